@@ -1,0 +1,144 @@
+"""``scorecard evaluate``: score a run against labels, from files or from a workspace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+import pandas as pd
+
+from labeling.errors import ScorecardError
+from labeling.measures import parse_measure
+from labeling.metrics import Evaluation, evaluate
+
+FORMATS = ("table", "json", "csv", "trec")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score a run against relevance labels",
+        description=(
+            "Score a run against relevance labels with trec_eval's conventions. Files may be "
+            "TREC qrels/runs (whitespace separated) or CSV/JSONL with named columns; the format "
+            "is recognised by content."
+        ),
+    )
+    parser.add_argument("qrels", nargs="?", help="labels file (TREC qrels, CSV or JSONL)")
+    parser.add_argument("run", nargs="?", help="run file (TREC run, CSV or JSONL)")
+    parser.add_argument("--db", help="evaluate a stored run on a workspace's consensus labels")
+    parser.add_argument("--run", dest="run_name", metavar="NAME", help="stored run (with --db)")
+    parser.add_argument(
+        "-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
+        help="a measure such as nDCG@10, P(rel=2)@5, RR, AP (repeat for several)",
+    )
+    parser.add_argument("--per-query", action="store_true", help="print each query's values too")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    parser.add_argument(
+        "--judged-only", action="store_true",
+        help="drop unlabeled results before scoring (trec_eval -J)",
+    )
+    parser.add_argument(
+        "--skip-missing", action="store_true",
+        help="leave out labeled queries the run returned nothing for (default: they score 0)",
+    )
+    parser.add_argument(
+        "--fail-under", action="append", default=[], metavar="MEASURE=FLOOR",
+        help="exit with status 1 when a mean falls below its floor, e.g. nDCG@10=0.6",
+    )
+    parser.set_defaults(handler=run_evaluate)
+
+
+def _parse_floors(items: list[str]) -> dict[str, float]:
+    floors: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        try:
+            floor = float(value)
+        except ValueError:
+            floor = None
+        if not sep or not name or floor is None:
+            raise ScorecardError(f"--fail-under {item!r}: expected MEASURE=FLOOR, e.g. nDCG@10=0.6")
+        parse_measure(name)
+        floors[name] = floor
+    return floors
+
+
+def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if args.db:
+        if not args.run_name or args.qrels or args.run:
+            raise ScorecardError("with --db, name a stored run with --run NAME and no files")
+        from labeling.consensus import consensus_qrels, run_frame
+        from labeling.store import open_workspace
+
+        db = open_workspace(args.db, create=False)
+        return consensus_qrels(db), run_frame(db, args.run_name)
+    if not (args.qrels and args.run):
+        raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
+    from labeling.formats import read_qrels, read_run
+
+    return read_qrels(args.qrels), read_run(args.run)
+
+
+def write_evaluation(
+    result: Evaluation, measures: list[str], fmt: str, per_query: bool, out: TextIO
+) -> None:
+    """Print ``result`` as a table, JSON, CSV or trec_eval-style lines."""
+    means = result.mean
+    frame = result.per_query
+    if fmt == "trec":
+        if per_query:
+            for query_id, values in zip(frame.index, frame.itertuples(index=False), strict=True):
+                for name, value in zip(measures, values, strict=True):
+                    out.write(f"{name}\t{query_id}\t{float(value)!r}\n")
+        for name in measures:
+            out.write(f"{name}\tall\t{float(means[name])!r}\n")
+    elif fmt == "json":
+        payload: dict[str, object] = {
+            "queries": len(frame),
+            "mean": {name: float(means[name]) for name in measures},
+        }
+        if per_query:
+            payload["per_query"] = {
+                str(q): {name: float(v) for name, v in row.items()}
+                for q, row in frame.to_dict(orient="index").items()
+            }
+        json.dump(payload, out, indent=2)
+        out.write("\n")
+    elif fmt == "csv":
+        table = frame.copy() if per_query else frame.iloc[0:0].copy()
+        table.loc["all"] = means
+        table.index.name = "query_id"
+        table.to_csv(out, float_format=None)
+    else:
+        width = max(len(name) for name in measures)
+        if per_query:
+            for query_id, row in frame.iterrows():
+                for name in measures:
+                    out.write(f"{name:<{width}}  {query_id}  {row[name]:.4f}\n")
+        out.write(f"{'measure':<{width}}  mean    (over {len(frame)} queries)\n")
+        for name in measures:
+            out.write(f"{name:<{width}}  {means[name]:.4f}\n")
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    measures = list(args.measures)
+    for name in measures:
+        parse_measure(name)
+    floors = _parse_floors(args.fail_under)
+    qrels, run = _load(args)
+    result = evaluate(
+        qrels, run, measures + [m for m in floors if m not in measures],
+        judged_only=args.judged_only, missing="skip" if args.skip_missing else "zero",
+    )
+    shown = Evaluation(result.per_query[measures], result.parts)
+    write_evaluation(shown, measures, args.format, args.per_query, sys.stdout)
+    failed = [
+        f"{name} = {result.mean[name]:.4f} < {floor}"
+        for name, floor in floors.items() if result.mean[name] < floor
+    ]
+    for line in failed:
+        print(f"scorecard: below floor: {line}", file=sys.stderr)
+    return 1 if failed else 0
