@@ -1,0 +1,41 @@
+"""Retrieval Scorecard: the Streamlit app. Run with ``streamlit run app.py``.
+
+The workspace is ``$SCORECARD_WORKSPACE`` (default ``workspace/scorecard.db`` in the checkout);
+when the file does not exist the demo workspace is built there first.
+Every ``pages/*.py`` not starting with ``_`` is a page; known pages come first, in this order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from pages import _common
+
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+# file stem -> (title, icon); pages not listed here follow, alphabetically, with default titles.
+KNOWN_PAGES = {
+    "home": ("Overview", ":material/home:"),
+    "label": ("Label", ":material/rule:"),
+    "dashboard": ("Dashboard", ":material/monitoring:"),
+    "queries": ("Queries", ":material/search:"),
+    "data": ("Data", ":material/database:"),
+}
+
+
+def page_list() -> list[st.Page]:
+    stems = sorted(p.stem for p in PAGES_DIR.glob("*.py") if not p.stem.startswith("_"))
+    ordered = [s for s in KNOWN_PAGES if s in stems] + [s for s in stems if s not in KNOWN_PAGES]
+    pages = []
+    for stem in ordered:
+        title, icon = KNOWN_PAGES.get(stem, (stem.replace("_", " ").capitalize(), None))
+        pages.append(
+            st.Page(f"pages/{stem}.py", title=title, icon=icon, default=stem == "home")
+        )
+    return pages
+
+
+st.set_page_config(page_title=_common.PAGE_TITLE, layout="wide")
+# Each page starts with _common.page_setup() (workspace, demo build, sidebar).
+st.navigation(page_list()).run()

@@ -1,0 +1,226 @@
+"""``scorecard init | import | export | baseline``: thin wrappers over the workspace library."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from labeling.errors import ScorecardError
+
+
+def _out(text: str) -> None:
+    print(text, file=sys.stdout)
+
+
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"scorecard: warning: {warning}", file=sys.stderr)
+
+
+def _meta(items: list[str]) -> dict[str, str]:
+    meta: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ScorecardError(f"--meta {item!r} is not KEY=VALUE")
+        meta[key.strip()] = value
+    return meta
+
+
+# ---------------------------------------------------------------------------------------------
+# Handlers
+
+
+def _init(args: argparse.Namespace) -> int:
+    from labeling.store import counts, init_workspace, open_workspace
+
+    if args.demo:
+        if args.db.exists():
+            raise ScorecardError(f"{args.db}: already exists; --demo builds a new workspace")
+        if args.scale != "graded":
+            raise ScorecardError("--demo uses the graded scale; drop --scale")
+        try:
+            demo = importlib.import_module("labeling.demo")
+        except ImportError as error:
+            raise ScorecardError(f"--demo is unavailable: {error}") from error
+        demo.build_demo(args.db)
+        db = open_workspace(args.db, create=False)
+    else:
+        db = init_workspace(args.db, scale=args.scale)
+    sizes = counts(db)
+    _out(
+        f"workspace {args.db}: {sizes['chunks']} chunks, {sizes['queries']} queries, "
+        f"{sizes['judgments']} judgments, {sizes['runs']} runs"
+    )
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from labeling import imports
+    from labeling.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    kind = args.kind
+    if kind == "chunks":
+        result = imports.import_chunks(db, args.file)
+    elif kind == "queries":
+        result = imports.import_queries(db, args.file)
+    elif kind == "qrels":
+        result = imports.import_qrels(
+            db, args.file, annotator=args.annotator, strict=args.strict, format=args.format
+        )
+    elif kind == "run":
+        result = imports.import_run(
+            db,
+            args.file,
+            args.run_name,
+            _meta(args.meta),
+            strict=args.strict,
+            replace=args.replace,
+            format=args.format,
+            batch_rows=args.batch_rows,
+        )
+    else:
+        result = imports.import_beir(db, args.folder)
+    _warn(result.warnings)
+    _out(f"{result.summary()} into {args.db}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from labeling import exports
+    from labeling.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    if args.kind == "qrels":
+        _out(f"wrote {exports.export_qrels(db, args.out)} qrels to {args.out}")
+    elif args.kind == "run":
+        _out(f"wrote {exports.export_run(db, args.name, args.out)} results to {args.out}")
+    elif args.kind == "judgments":
+        _out(f"wrote {exports.export_judgments(db, args.out)} judgments to {args.out}")
+    else:
+        sizes = exports.export_beir(db, args.folder)
+        _out(
+            f"wrote BEIR folder {args.folder}: "
+            + ", ".join(f"{n} {part}" for part, n in sizes.items())
+        )
+    return 0
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    from labeling.baseline import bm25_run
+    from labeling.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
+    result = bm25_run(db, args.run_name, k=args.k, fields=fields)
+    _out(f"stored BM25 run {args.run_name!r}: {result.rows} results")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsers
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the init, import, export and baseline commands."""
+    db_help = "workspace file (SQLite)"
+
+    init = subparsers.add_parser(
+        "init", help="create a workspace", description="Create a workspace."
+    )
+    init.add_argument("db", metavar="DB", type=Path, help=db_help)
+    init.add_argument("--demo", action="store_true", help="fill it with the demo data set")
+    init.add_argument(
+        "--scale",
+        default="graded",
+        help="graded (0-3, default), binary (0/1) or '0:not relevant,1:relevant'",
+    )
+    init.set_defaults(handler=_init)
+
+    imp = subparsers.add_parser(
+        "import",
+        help="import chunks, queries, qrels, a run or BEIR",
+        description="Import a file into a workspace (all or nothing).",
+    )
+    imp.add_argument("db", metavar="DB", type=Path, help=db_help)
+    kinds = imp.add_subparsers(dest="kind", metavar="KIND", required=True)
+    for kind, text in (
+        ("chunks", "chunks records (JSONL/CSV/Parquet)"),
+        ("queries", "queries records (JSONL/CSV/Parquet)"),
+    ):
+        sub = kinds.add_parser(kind, help=text, description=f"Import {text}.")
+        sub.add_argument("file", metavar="FILE", type=Path)
+    qrels = kinds.add_parser(
+        "qrels",
+        help="relevance labels (TREC qrels, CSV, JSONL...)",
+        description="Append relevance labels as judgments.",
+    )
+    qrels.add_argument("file", metavar="FILE", type=Path)
+    qrels.add_argument("--annotator", default="import", help="annotator name (default: import)")
+    run = kinds.add_parser(
+        "run",
+        help="a retriever's run (TREC run, CSV, JSONL...)",
+        description="Store a retriever's ranked results under a name.",
+    )
+    run.add_argument("file", metavar="FILE", type=Path)
+    run.add_argument("--run-name", required=True, help="name of the run in the workspace")
+    run.add_argument(
+        "--meta",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="run metadata (index_build, chunk_size, embedding_model, "
+        "query_set_version, notes or any key); repeatable",
+    )
+    run.add_argument("--replace", action="store_true", help="replace a run of the same name")
+    run.add_argument("--batch-rows", type=int, default=50_000, help=argparse.SUPPRESS)
+    for sub in (qrels, run):
+        sub.add_argument(
+            "--strict",
+            action="store_true",
+            help="reject ids the workspace does not know instead of adding placeholders",
+        )
+        sub.add_argument("--format", default=None, help="file format (default: detected)")
+    beir = kinds.add_parser("beir", help="a BEIR folder", description="Import a BEIR folder.")
+    beir.add_argument("folder", metavar="FOLDER", type=Path)
+    imp.set_defaults(handler=_import)
+
+    exp = subparsers.add_parser(
+        "export",
+        help="export qrels, a run, judgments or BEIR",
+        description="Export from a workspace.",
+    )
+    exp.add_argument("db", metavar="DB", type=Path, help=db_help)
+    out = exp.add_subparsers(dest="kind", metavar="KIND", required=True)
+    sub = out.add_parser(
+        "qrels",
+        help="consensus qrels, TREC format",
+        description="Write one grade per pair (consensus) as TREC qrels.",
+    )
+    sub.add_argument("out", metavar="OUT", type=Path)
+    sub = out.add_parser("run", help="a run, TREC format", description="Write a run as TREC.")
+    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("out", metavar="OUT", type=Path)
+    sub = out.add_parser(
+        "judgments",
+        help="the judgment history, CSV",
+        description="Write every judgment ever made as CSV.",
+    )
+    sub.add_argument("out", metavar="OUT", type=Path)
+    sub = out.add_parser("beir", help="a BEIR folder", description="Write a BEIR folder.")
+    sub.add_argument("folder", metavar="FOLDER", type=Path)
+    exp.set_defaults(handler=_export)
+
+    base = subparsers.add_parser(
+        "baseline",
+        help="store a BM25 baseline run",
+        description="Compute a BM25 run (bm25s) for every query.",
+    )
+    base.add_argument("db", metavar="DB", type=Path, help=db_help)
+    base.add_argument("--run-name", default="bm25", help="run name (default: bm25)")
+    base.add_argument("--k", type=int, default=100, help="results per query (default: 100)")
+    base.add_argument("--fields", default="text", help="chunk fields to index: title,text")
+    base.set_defaults(handler=_baseline)

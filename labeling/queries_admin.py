@@ -1,0 +1,374 @@
+"""Workspace administration for the app's Data and Queries pages: listing, adding and editing
+queries, seeded dev/test splits, and exports as in-memory files for download buttons.
+
+Segment attributes are the ``query_attributes`` rows (name -> text value); ``source`` and
+``split`` are columns of ``queries``. Placeholder queries (ids a run or qrels file named
+before the queries were imported) are listed too, flagged, so they can be filled in.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import sqlite_utils
+
+from labeling import exports, imports
+from labeling.errors import InputError
+from labeling.store import write_transaction
+
+SOURCES = ("real", "synthetic")
+SPLITS = ("dev", "test")
+BASE_COLUMNS = ("id", "text", "source", "split")
+ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def attribute_names(db: sqlite_utils.Database) -> list[str]:
+    """Names of the segment attributes in use, alphabetical."""
+    return [r[0] for r in db.conn.execute(
+        "SELECT DISTINCT name FROM query_attributes ORDER BY name"
+    )]
+
+
+def queries_table(db: sqlite_utils.Database, search: str = "") -> pd.DataFrame:
+    """Queries with one column per segment attribute, optionally filtered by a substring.
+
+    ``search`` matches case-insensitively anywhere in the id or text. Columns: id, text, source,
+    split, placeholder (bool), then the attributes in name order (missing values are None).
+    """
+    sql = "SELECT id, text, source, split, placeholder FROM queries"
+    params: list[str] = []
+    if search.strip():
+        sql += " WHERE instr(lower(id), ?) > 0 OR instr(lower(coalesce(text, '')), ?) > 0"
+        needle = search.strip().lower()
+        params = [needle, needle]
+    frame = pd.read_sql_query(sql + " ORDER BY rowid", db.conn, params=params)
+    frame["placeholder"] = frame["placeholder"].astype(bool)
+    attrs = pd.read_sql_query("SELECT query_id, name, value FROM query_attributes", db.conn)
+    for name in attribute_names(db):
+        values = attrs.loc[attrs["name"] == name].set_index("query_id")["value"]
+        frame[name] = frame["id"].map(values).astype(object)
+        frame[name] = frame[name].where(frame[name].notna(), None)
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def _check_choice(value: str | None, allowed: tuple[str, ...], what: str) -> str | None:
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+        return None
+    if value not in allowed:
+        raise InputError(f"{what} must be {' or '.join(allowed)}, not {value!r}", source="queries")
+    return str(value)
+
+
+def _check_attributes(attributes: Mapping[str, object]) -> dict[str, str | None]:
+    clean: dict[str, str | None] = {}
+    for name, value in attributes.items():
+        name = str(name).strip()
+        if not ATTRIBUTE_NAME.match(name) or name in BASE_COLUMNS or name == "placeholder":
+            raise InputError(
+                f"attribute name {name!r} must start with a letter, use letters, digits, _ or -, "
+                "and not be id, text, source, split or placeholder",
+                source="queries",
+            )
+        missing = value is None or (isinstance(value, float) and pd.isna(value))
+        text = "" if missing else str(value).strip()
+        clean[name] = text or None
+    return clean
+
+
+def _next_query_id(conn, prefix: str = "u") -> str:
+    taken = {r[0] for r in conn.execute(
+        "SELECT id FROM queries WHERE id GLOB ?", [f"{prefix}[0-9]*"]
+    )}
+    number = len(taken) + 1
+    while f"{prefix}{number:03d}" in taken:
+        number += 1
+    return f"{prefix}{number:03d}"
+
+
+def add_query(
+    db: sqlite_utils.Database,
+    text: str,
+    *,
+    query_id: str | None = None,
+    source: str = "real",
+    split: str | None = None,
+    attributes: Mapping[str, object] | None = None,
+) -> str:
+    """Add one query and return its id (``u001``, ``u002``... when none is given).
+
+    Raises ``InputError`` for empty text, a taken id, or a bad source / split / attribute name.
+    """
+    text = (text or "").strip()
+    if not text:
+        raise InputError("the query text is empty", source="new query")
+    source_value = _check_choice(source, SOURCES, "source")
+    split_value = _check_choice(split, SPLITS, "split")
+    clean = _check_attributes(attributes or {})
+    with write_transaction(db) as conn:
+        qid = (query_id or "").strip() or _next_query_id(conn)
+        if conn.execute("SELECT 1 FROM queries WHERE id = ?", [qid]).fetchone():
+            raise InputError(f"query id {qid!r} is already taken", source="new query")
+        conn.execute(
+            "INSERT INTO queries (id, text, source, split) VALUES (?, ?, ?, ?)",
+            [qid, text, source_value, split_value],
+        )
+        conn.executemany(
+            "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
+            [(qid, name, value) for name, value in clean.items() if value is not None],
+        )
+    return qid
+
+
+def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
+    """Save source, split and attribute columns of ``edited`` (rows keyed by ``id``).
+
+    Text is never changed here (labels refer to it). Columns other than id, text, source, split
+    and placeholder are segment attributes; an empty cell removes that attribute. All rows are
+    checked before anything is written. Returns how many queries changed.
+    """
+    if "id" not in edited.columns:
+        raise InputError("the edited table has no id column", source="queries")
+    current = queries_table(db).set_index("id")
+    attribute_columns = [c for c in edited.columns if c not in (*BASE_COLUMNS, "placeholder")]
+    _check_attributes({c: None for c in attribute_columns})
+    updates = []
+    for row in edited.to_dict("records"):
+        qid = str(row["id"])
+        if qid not in current.index:
+            raise InputError(f"unknown query id {qid!r}", source="queries")
+        before = current.loc[qid]
+        new = {
+            "source": _check_choice(row.get("source", before["source"]), SOURCES, "source"),
+            "split": _check_choice(row.get("split", before["split"]), SPLITS, "split"),
+        }
+        attrs = _check_attributes({c: row.get(c) for c in attribute_columns})
+        old_attrs = {c: (before[c] if c in before.index else None) for c in attribute_columns}
+        old_attrs = {c: (None if v is None or pd.isna(v) else v) for c, v in old_attrs.items()}
+        old = {k: (None if before[k] is None or pd.isna(before[k]) else before[k]) for k in new}
+        if new != old or attrs != old_attrs:
+            updates.append((qid, new, attrs))
+    with write_transaction(db) as conn:
+        for qid, new, attrs in updates:
+            conn.execute(
+                "UPDATE queries SET source = ?, split = ? WHERE id = ?",
+                [new["source"], new["split"], qid],
+            )
+            for name, value in attrs.items():
+                if value is None:
+                    conn.execute(
+                        "DELETE FROM query_attributes WHERE query_id = ? AND name = ?", [qid, name]
+                    )
+                else:
+                    conn.execute(
+                        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)"
+                        " ON CONFLICT (query_id, name) DO UPDATE SET value = excluded.value",
+                        [qid, name, value],
+                    )
+    return len(updates)
+
+
+@dataclass
+class SplitResult:
+    """How many queries a split assignment put in dev and in test."""
+
+    dev: int
+    test: int
+
+    def summary(self) -> str:
+        return f"{self.dev} queries in dev, {self.test} in test"
+
+
+def split_assignment(
+    query_ids: list[str],
+    dev_share: float,
+    seed: int,
+    strata: Mapping[str, str | None] | None = None,
+) -> dict[str, str]:
+    """A seeded dev/test assignment: query id -> "dev" or "test".
+
+    The ids are sorted then shuffled with ``random.Random(seed)``; ``round(share * n)`` go to
+    dev. With ``strata`` (query id -> group) each group is split on its own so every segment
+    keeps about the same dev share. The same ids, share and seed always give the same split.
+    """
+    if not 0.0 <= dev_share <= 1.0:
+        raise InputError(f"dev share must be between 0 and 1, not {dev_share}", source="split")
+    groups: dict[str, list[str]] = {}
+    for qid in sorted(set(query_ids)):
+        key = "" if strata is None else str(strata.get(qid) or "")
+        groups.setdefault(key, []).append(qid)
+    rng = random.Random(seed)
+    assignment: dict[str, str] = {}
+    for key in sorted(groups):
+        ids = groups[key]
+        rng.shuffle(ids)
+        cut = round(dev_share * len(ids))
+        assignment.update({qid: ("dev" if i < cut else "test") for i, qid in enumerate(ids)})
+    return assignment
+
+
+def assign_split(
+    db: sqlite_utils.Database,
+    dev_share: float,
+    seed: int,
+    *,
+    stratify_by: str | None = None,
+    only_unassigned: bool = False,
+) -> SplitResult:
+    """Assign a seeded dev/test split to the (non-placeholder) queries and store it.
+
+    ``stratify_by`` names a segment attribute to split within; ``only_unassigned`` leaves
+    queries that already have a split alone.
+    """
+    sql = "SELECT id FROM queries WHERE placeholder = 0"
+    if only_unassigned:
+        sql += " AND split IS NULL"
+    ids = [r[0] for r in db.conn.execute(sql)]
+    strata = None
+    if stratify_by:
+        strata = dict(db.conn.execute(
+            "SELECT query_id, value FROM query_attributes WHERE name = ?", [stratify_by]
+        ).fetchall())
+    assignment = split_assignment(ids, dev_share, seed, strata)
+    with write_transaction(db) as conn:
+        conn.executemany(
+            "UPDATE queries SET split = ? WHERE id = ?",
+            [(split, qid) for qid, split in assignment.items()],
+        )
+    dev = sum(1 for s in assignment.values() if s == "dev")
+    return SplitResult(dev=dev, test=len(assignment) - dev)
+
+
+def split_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Number of non-placeholder queries per split ("dev", "test", "none")."""
+    rows = db.conn.execute(
+        "SELECT coalesce(split, 'none'), count(*) FROM queries WHERE placeholder = 0 GROUP BY 1"
+    ).fetchall()
+    return {"dev": 0, "test": 0, "none": 0} | dict(rows)
+
+
+def runs_overview(db: sqlite_utils.Database) -> pd.DataFrame:
+    """One row per stored run: name, index_build, notes, created_at, queries, results."""
+    return pd.read_sql_query(
+        "SELECT r.name, r.index_build, r.notes, r.created_at,"
+        " count(DISTINCT x.query_id) AS queries, count(x.chunk_id) AS results"
+        " FROM runs r LEFT JOIN run_results x ON x.run_id = r.id GROUP BY r.id ORDER BY r.id",
+        db.conn,
+    )
+
+
+def annotators(db: sqlite_utils.Database) -> list[str]:
+    """Names of everyone who has judged something, alphabetical."""
+    return [r[0] for r in db.conn.execute(
+        "SELECT DISTINCT annotator FROM judgments ORDER BY annotator"
+    )]
+
+
+# ---------------------------------------------------------------------------------------------
+# Exports as bytes (for download buttons)
+
+
+def _via_file(write, name: str) -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        write(path)
+        return path.read_bytes()
+
+
+def safe_filename(name: str) -> str:
+    """``name`` reduced to letters, digits, ``.``, ``_`` and ``-`` (for download file names)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "export"
+
+
+def qrels_bytes(db: sqlite_utils.Database) -> bytes:
+    """Consensus qrels in TREC format."""
+    return _via_file(lambda p: exports.export_qrels(db, p), "qrels.txt")
+
+
+def run_bytes(db: sqlite_utils.Database, run_name: str) -> bytes:
+    """The stored run ``run_name`` in TREC run format."""
+    return _via_file(lambda p: exports.export_run(db, run_name, p), "run.trec")
+
+
+def judgments_csv_bytes(db: sqlite_utils.Database) -> bytes:
+    """The whole judgment history as CSV."""
+    return _via_file(lambda p: exports.export_judgments(db, p), "judgments.csv")
+
+
+def beir_zip_bytes(db: sqlite_utils.Database, folder_name: str = "beir") -> bytes:
+    """The workspace as a BEIR folder, zipped (files under ``folder_name/``)."""
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / folder_name
+        exports.export_beir(db, root)
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(root.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(Path(tmp)).as_posix())
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# Imports from uploaded bytes
+
+IMPORT_KINDS = ("chunks", "queries", "qrels", "run")
+
+
+def import_bytes(
+    db: sqlite_utils.Database,
+    kind: str,
+    file_name: str,
+    data: bytes,
+    *,
+    annotator: str = "import",
+    run_name: str | None = None,
+    meta: Mapping[str, object] | None = None,
+    strict: bool = False,
+    replace: bool = False,
+) -> imports.ImportResult:
+    """Import an uploaded file's bytes with the matching ``labeling.imports`` function.
+
+    The bytes go to a temporary file named like the upload (formats are recognised by the file
+    extension); errors name the upload, not the temporary path.
+    """
+    if kind not in IMPORT_KINDS:
+        raise InputError(f"unknown import kind {kind!r}", source=file_name)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / safe_filename(Path(file_name).name)
+        path.write_bytes(data)
+        try:
+            if kind == "chunks":
+                return imports.import_chunks(db, path)
+            if kind == "queries":
+                return imports.import_queries(db, path)
+            if kind == "qrels":
+                name = (annotator or "").strip()
+                if not name:
+                    raise InputError("enter the annotator these labels come from", source=file_name)
+                return imports.import_qrels(db, path, annotator=name, strict=strict)
+            name = (run_name or "").strip()
+            if not name:
+                raise InputError("enter a name for the run", source=file_name)
+            clean_meta = {k: v for k, v in (meta or {}).items() if v not in (None, "")}
+            return imports.import_run(db, path, name, clean_meta, strict=strict, replace=replace)
+        except InputError as error:
+            if error.source and str(path) in error.source:
+                error.source = error.source.replace(str(path), file_name)
+            elif error.source is None:
+                error.source = file_name
+            raise

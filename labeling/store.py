@@ -1,0 +1,379 @@
+"""The workspace: one SQLite file holding chunks, queries, runs and the judgment history.
+
+Conventions
+- ``open_workspace`` is the one way to open a workspace. The connection runs in autocommit mode
+  (``isolation_level=None``); every write goes through ``write_transaction`` (``BEGIN
+  IMMEDIATE``), so concurrent writers queue on ``busy_timeout`` instead of failing.
+- Ids are text and stable: ``chunks.id``, ``queries.id``. An id a label or run file names that the
+  workspace does not know becomes a *placeholder* row (``placeholder = 1``, no text).
+- ``judgments`` is append-only (triggers abort UPDATE and DELETE); ``current_judgments`` is the
+  latest row per (query, chunk, annotator). ``grade`` is NULL when the annotator could not judge.
+- ``flags`` is a JSON object: ``unsure``, ``cant_judge``, ``adjudicated``, ``generator`` (bools).
+- Segment attributes of queries live in ``query_attributes(query_id, name, value)``: segmenting by
+  attribute X is ``SELECT query_id, value FROM query_attributes WHERE name = 'X'``.
+- Timestamps are ISO-8601 UTC strings (``2026-05-09T07:35:25.123456+00:00``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+from labeling.errors import InputError, ScorecardError
+
+BUSY_TIMEOUT_MS = 30_000
+
+GRADED_SCALE: list[tuple[int, str, str]] = [
+    (0, "not relevant", "The chunk does not help answer the query."),
+    (1, "partially relevant", "The chunk touches the topic but does not answer the query."),
+    (2, "relevant", "The chunk answers part of the query."),
+    (3, "highly relevant", "The chunk answers the query fully."),
+]
+BINARY_SCALE: list[tuple[int, str, str]] = [
+    (0, "not relevant", "The chunk does not help answer the query."),
+    (1, "relevant", "The chunk helps answer the query."),
+]
+
+JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator")
+
+
+def utc_now() -> str:
+    """The current time as an ISO-8601 UTC string, the workspace's timestamp format."""
+    return datetime.now(UTC).isoformat()
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema migrations: migration i brings user_version from i to i + 1. Never edit a released one;
+# append a new function instead.
+
+
+def _execute_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run statements one by one: ``executescript`` would COMMIT the open transaction."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            conn.execute(statement)
+            statement = ""
+    if statement.strip():
+        raise ValueError(f"incomplete SQL statement: {statement!r}")
+
+
+def _migration_1(conn: sqlite3.Connection) -> None:
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE scale (
+            grade INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            guideline TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE chunks (
+            id TEXT PRIMARY KEY,
+            doc_id TEXT,
+            title TEXT,
+            text TEXT,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            placeholder INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX chunks_doc_id ON chunks(doc_id);
+        CREATE TABLE queries (
+            id TEXT PRIMARY KEY,
+            text TEXT,
+            source TEXT CHECK (source IN ('real', 'synthetic')),
+            split TEXT CHECK (split IN ('dev', 'test')),
+            metadata TEXT NOT NULL DEFAULT '{}',
+            placeholder INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE query_attributes (
+            query_id TEXT NOT NULL REFERENCES queries(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value TEXT,
+            PRIMARY KEY (query_id, name)
+        );
+        CREATE INDEX query_attributes_name ON query_attributes(name, value);
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            index_build TEXT,
+            chunk_size INTEGER,
+            embedding_model TEXT,
+            query_set_version TEXT,
+            created_at TEXT NOT NULL,
+            notes TEXT,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE TABLE run_results (
+            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            query_id TEXT NOT NULL REFERENCES queries(id),
+            chunk_id TEXT NOT NULL REFERENCES chunks(id),
+            rank INTEGER,
+            score REAL NOT NULL,
+            UNIQUE (run_id, query_id, chunk_id)
+        );
+        CREATE TABLE judgments (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            query_id TEXT NOT NULL REFERENCES queries(id),
+            chunk_id TEXT NOT NULL REFERENCES chunks(id),
+            grade INTEGER,
+            annotator TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            note TEXT,
+            flags TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(flags))
+        );
+        CREATE INDEX judgments_pair ON judgments(query_id, chunk_id, annotator);
+        CREATE INDEX judgments_chunk ON judgments(chunk_id);
+        CREATE TRIGGER judgments_no_update BEFORE UPDATE ON judgments
+        BEGIN SELECT RAISE(ABORT, 'judgments are append-only: UPDATE is not allowed'); END;
+        CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
+        BEGIN SELECT RAISE(ABORT, 'judgments are append-only: DELETE is not allowed'); END;
+        CREATE TRIGGER judgments_grade_in_scale BEFORE INSERT ON judgments
+        WHEN NEW.grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM scale WHERE grade = NEW.grade)
+        BEGIN SELECT RAISE(ABORT, 'grade is not on the workspace scale'); END;
+        CREATE VIEW current_judgments AS
+            SELECT j.* FROM judgments j
+            JOIN (SELECT max(id) AS id FROM judgments GROUP BY query_id, chunk_id, annotator)
+            USING (id);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1]
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """The workspace's schema version (``PRAGMA user_version``)."""
+    return int(db.conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    if conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS):
+        return
+    conn.execute("BEGIN IMMEDIATE")  # re-read under the write lock: another process may migrate
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise ScorecardError(
+                f"workspace schema version {version} is newer than this scorecard "
+                f"({len(MIGRATIONS)}); upgrade retrieval-scorecard"
+            )
+        for number in range(version, len(MIGRATIONS)):
+            MIGRATIONS[number](conn)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Database:
+    """Open (and migrate) the workspace at ``path``; the one way to open the database.
+
+    WAL journal, foreign keys on, a 30 s busy timeout, autocommit connection usable from any
+    thread. With ``create=False`` a missing file raises ``ScorecardError``.
+    """
+    path = Path(path)
+    if not create and not path.exists():
+        raise ScorecardError(f"{path}: no such workspace (run `scorecard init {path}` first)")
+    conn = sqlite3.connect(
+        str(path), check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; durable at checkpoints
+    _migrate(conn)
+    return sqlite_utils.Database(conn, execute_plugins=False)
+
+
+@contextlib.contextmanager
+def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``; ``ROLLBACK`` and re-raise on any error.
+
+    Nested use becomes a savepoint. sqlite-utils write methods called inside join the transaction.
+    """
+    conn = db.conn
+    if conn.in_transaction:
+        with db.atomic():
+            yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")
+
+
+# ---------------------------------------------------------------------------------------------
+# Scale
+
+
+def parse_scale(spec: str) -> list[tuple[int, str, str]]:
+    """``"graded"``, ``"binary"`` or a custom ``"0:not relevant,1:relevant"`` list."""
+    if spec == "graded":
+        return list(GRADED_SCALE)
+    if spec == "binary":
+        return list(BINARY_SCALE)
+    scale: list[tuple[int, str, str]] = []
+    for item in spec.split(","):
+        grade, sep, name = item.partition(":")
+        try:
+            value = int(grade.strip())
+        except ValueError:
+            value = None
+        if not sep or value is None or not name.strip():
+            raise ScorecardError(
+                f"scale item {item.strip()!r} is not GRADE:NAME "
+                "(use graded, binary or e.g. '0:not relevant,1:relevant')"
+            )
+        scale.append((value, name.strip(), ""))
+    if len({g for g, _, _ in scale}) != len(scale):
+        raise ScorecardError("scale lists a grade twice")
+    return sorted(scale)
+
+
+def set_scale(db: sqlite_utils.Database, scale: Sequence[tuple[int, str, str]]) -> None:
+    """Replace the grading scale. Refused when existing judgments use a grade not in it."""
+    grades = {int(g) for g, _, _ in scale}
+    with write_transaction(db) as conn:
+        used = {
+            r[0] for r in conn.execute("SELECT DISTINCT grade FROM judgments WHERE grade NOT NULL")
+        }
+        if used - grades:
+            raise ScorecardError(
+                f"judgments use grades {sorted(used - grades)} that the new scale lacks"
+            )
+        conn.execute("DELETE FROM scale")
+        conn.executemany("INSERT INTO scale (grade, name, guideline) VALUES (?, ?, ?)", scale)
+
+
+def get_scale(db: sqlite_utils.Database) -> list[tuple[int, str, str]]:
+    """The scale as (grade, name, guideline) rows, lowest grade first."""
+    return [
+        tuple(r) for r in db.conn.execute("SELECT grade, name, guideline FROM scale ORDER BY grade")
+    ]
+
+
+def init_workspace(
+    path: str | Path, *, scale: str | Sequence[tuple[int, str, str]] = "graded"
+) -> sqlite_utils.Database:
+    """Create (or open) a workspace and set its scale if it has none yet."""
+    db = open_workspace(path)
+    rows = parse_scale(scale) if isinstance(scale, str) else list(scale)
+    if not get_scale(db):
+        set_scale(db, rows)
+    elif [g for g, _, _ in get_scale(db)] != [g for g, _, _ in rows] and scale != "graded":
+        raise ScorecardError(f"{path}: workspace already has a different scale")
+    return db
+
+
+# ---------------------------------------------------------------------------------------------
+# Judgments (append-only)
+
+
+def add_judgment(
+    db: sqlite_utils.Database,
+    query_id: str,
+    chunk_id: str,
+    grade: int | None,
+    annotator: str,
+    *,
+    note: str | None = None,
+    flags: dict[str, bool] | None = None,
+    created_at: str | None = None,
+) -> int:
+    """Append one judgment and return its id. ``grade=None`` means the annotator could not judge.
+
+    Raises ``InputError`` for a grade off the scale or an unknown query/chunk id.
+    """
+    flags = {k: bool(v) for k, v in (flags or {}).items() if v}
+    unknown = set(flags) - set(JUDGMENT_FLAGS)
+    if unknown:
+        raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
+    with write_transaction(db) as conn:
+        try:
+            cursor = conn.execute(
+                "INSERT INTO judgments"
+                " (query_id, chunk_id, grade, annotator, created_at, note, flags)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    query_id,
+                    chunk_id,
+                    grade,
+                    annotator,
+                    created_at or utc_now(),
+                    note,
+                    json.dumps(flags, sort_keys=True),
+                ),
+            )
+        except sqlite3.IntegrityError as error:
+            if "FOREIGN KEY" in str(error):
+                raise InputError(
+                    f"unknown query {query_id!r} or chunk {chunk_id!r}", source="judgment"
+                ) from error
+            raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
+        return int(cursor.lastrowid)
+
+
+def judgment_history(
+    db: sqlite_utils.Database, query_id: str | None = None, chunk_id: str | None = None
+) -> list[dict]:
+    """All judgments (oldest first), optionally for one query and/or chunk; flags decoded."""
+    where, params = [], []
+    if query_id is not None:
+        where.append("query_id = ?")
+        params.append(query_id)
+    if chunk_id is not None:
+        where.append("chunk_id = ?")
+        params.append(chunk_id)
+    sql = "SELECT * FROM judgments" + (" WHERE " + " AND ".join(where) if where else "")
+    rows = list(db.query(sql + " ORDER BY id", params))
+    for row in rows:
+        row["flags"] = json.loads(row["flags"])
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Small read helpers for the app
+
+
+def counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Row counts of the main tables (chunks, queries, runs, run_results, judgments)."""
+    tables = ("chunks", "queries", "query_attributes", "runs", "run_results", "judgments")
+    return {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+
+
+def run_names(db: sqlite_utils.Database) -> list[str]:
+    """Names of the stored runs, oldest first."""
+    return [r[0] for r in db.conn.execute("SELECT name FROM runs ORDER BY id")]
+
+
+def get_run(db: sqlite_utils.Database, name: str) -> dict:
+    """The ``runs`` row of ``name`` (metadata decoded); ``ScorecardError`` if there is none."""
+    rows = list(db.query("SELECT * FROM runs WHERE name = ?", [name]))
+    if not rows:
+        raise ScorecardError(f"no run named {name!r} (runs: {', '.join(run_names(db)) or 'none'})")
+    row = rows[0]
+    row["metadata"] = json.loads(row["metadata"])
+    return row
+
+
+def query_segments(db: sqlite_utils.Database, attribute: str) -> dict[str, str | None]:
+    """query_id -> value of segment attribute ``attribute`` (queries lacking it are absent)."""
+    return dict(
+        db.conn.execute(
+            "SELECT query_id, value FROM query_attributes WHERE name = ?", [attribute]
+        ).fetchall()
+    )

@@ -1,0 +1,108 @@
+"""Streamlit-only helpers shared by the pages: the workspace handle, the sidebar, messages."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import sqlite_utils
+import streamlit as st
+
+from labeling import demo, store
+from labeling.errors import ScorecardError
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_WORKSPACE = ROOT / "workspace" / "scorecard.db"
+WORKSPACE_ENV = "SCORECARD_WORKSPACE"
+ANNOTATOR_KEY = "annotator"
+ANNOTATOR_INPUT_KEY = "annotator_input"
+FLASH_KEY = "_flash"
+PAGE_TITLE = "Retrieval Scorecard"
+
+log = logging.getLogger("scorecard.app")
+
+
+def workspace_path() -> Path:
+    """``$SCORECARD_WORKSPACE``, else ``workspace/scorecard.db`` in the checkout."""
+    configured = os.environ.get(WORKSPACE_ENV, "").strip()
+    return Path(configured).expanduser().resolve() if configured else DEFAULT_WORKSPACE
+
+
+@st.cache_resource(show_spinner=False)
+def _open_workspace(path: str) -> sqlite_utils.Database:
+    """One handle per workspace path for the whole server (usable from any thread)."""
+    return store.open_workspace(path)
+
+
+def get_db() -> sqlite_utils.Database:
+    """The open workspace; builds the demo there first when the file does not exist."""
+    path = workspace_path()
+    if not path.exists():
+        with st.spinner(f"Building the demo workspace at {path} ..."):
+            demo.build_demo(path)
+    return _open_workspace(str(path))
+
+
+def annotator() -> str:
+    """The annotator name typed in the sidebar ('' when none)."""
+    return str(st.session_state.get(ANNOTATOR_KEY) or "").strip()
+
+
+def page_setup() -> sqlite_utils.Database:
+    """Start of every page: page config, the workspace (built if missing), the sidebar.
+
+    Pages call this themselves rather than relying on ``app.py``: Streamlit runs a page file
+    directly (without ``app.py``) when a session's first request names a page of ``pages/``,
+    and AppTest does so on every rerun after the first.
+    """
+    st.set_page_config(page_title=PAGE_TITLE, layout="wide")
+    db = get_db()
+    sidebar(db)
+    return db
+
+
+def sidebar(db: sqlite_utils.Database) -> None:
+    """Workspace path and counts, and the annotator name (kept in session state)."""
+    counts = store.counts(db)
+    with st.sidebar:
+        st.caption("Workspace")
+        st.code(str(workspace_path()), language=None, wrap_lines=True)
+        st.caption(
+            f"{counts['chunks']} chunks · {counts['queries']} queries · {counts['runs']} runs · "
+            f"{counts['judgments']} judgments"
+        )
+        state = st.session_state
+        if ANNOTATOR_KEY not in state:
+            state[ANNOTATOR_KEY] = os.environ.get("SCORECARD_ANNOTATOR", "")
+        # Widget state does not survive a page switch (pages render the sidebar themselves),
+        # so the name lives in a plain session key and the input is refilled from it.
+        state[ANNOTATOR_INPUT_KEY] = state[ANNOTATOR_KEY]
+        st.text_input(
+            "Annotator", key=ANNOTATOR_INPUT_KEY, placeholder="your name",
+            help="Labels you add are recorded under this name.", on_change=_keep_annotator,
+        )
+
+
+def _keep_annotator() -> None:
+    st.session_state[ANNOTATOR_KEY] = str(st.session_state[ANNOTATOR_INPUT_KEY]).strip()
+
+
+def flash(kind: str, message: str, where: str) -> None:
+    """Queue a message (success / warning / error) for ``where`` to show on the next render."""
+    st.session_state.setdefault(FLASH_KEY, {}).setdefault(where, []).append((kind, message))
+
+
+def show_flash(where: str) -> None:
+    """Show and forget the queued messages of ``where``."""
+    for kind, message in st.session_state.get(FLASH_KEY, {}).pop(where, []):
+        {"success": st.success, "warning": st.warning, "error": st.error}[kind](message)
+
+
+def report_failure(error: Exception, where: str) -> None:
+    """A user-facing one-line error; unexpected errors are logged with their traceback."""
+    if isinstance(error, ScorecardError):
+        flash("error", str(error), where)
+    else:
+        log.exception("unexpected error in %s", where)
+        flash("error", f"Unexpected error ({type(error).__name__}): {error}", where)

@@ -1,0 +1,131 @@
+"""Data: import files into the workspace and download exports."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from labeling import queries_admin, store
+from pages import _common
+
+WHERE = "data"  # messages go to f"{WHERE}_{kind}", under that kind's import button
+KINDS = {
+    "chunks": ("Chunks",
+               "One chunk per row: `id`, `text`, optional `title`, `doc_id`; other fields are kept "
+               "as metadata. Re-importing an id updates it."),
+    "queries": ("Queries",
+                "One query per row: `id`, `text`, optional `source` (real/synthetic), `split` "
+                "(dev/test); other fields become segment attributes."),
+    "qrels": ("Labels (qrels)",
+              "TREC qrels (`query 0 chunk grade`) or a table with query_id, doc_id, relevance. "
+              "Rows are added as judgments by the annotator below."),
+    "run": ("Run",
+            "TREC run (`query Q0 chunk rank score tag`) or a table with query_id, doc_id, score."),
+}
+RUN_META = [
+    ("index_build", "Index build"),
+    ("chunk_size", "Chunk size"),
+    ("embedding_model", "Embedding model"),
+    ("query_set_version", "Query set version"),
+    ("notes", "Notes"),
+]
+
+
+def uploader_key(kind: str) -> str:
+    """The uploader's key; it changes after a successful import so the uploader empties."""
+    return f"upload_{kind}_{st.session_state.get(f'upload_nonce_{kind}', 0)}"
+
+
+def do_import(kind: str) -> None:
+    upload = st.session_state.get(uploader_key(kind))
+    if upload is None:
+        _common.flash("error", "Choose a file first.", f"{WHERE}_{kind}")
+        return
+    state = st.session_state
+    options: dict = {"strict": bool(state.get(f"strict_{kind}", False))}
+    if kind == "qrels":
+        options["annotator"] = state.get("qrels_annotator") or ""
+    if kind == "run":
+        options["run_name"] = state.get("run_name") or ""
+        options["meta"] = {field: state.get(f"run_{field}") for field, _ in RUN_META}
+        options["replace"] = bool(state.get("run_replace", False))
+    db = _common.get_db()
+    before = store.counts(db)
+    try:
+        result = queries_admin.import_bytes(db, kind, upload.name, upload.getvalue(), **options)
+    except Exception as error:  # shown to the user as one line
+        _common.report_failure(error, f"{WHERE}_{kind}")
+        return
+    after = store.counts(db)
+    changes = ", ".join(
+        f"{after[t] - before[t]:+d} {t}" for t in after if after[t] != before[t]
+    )
+    _common.flash(
+        "success", f"{upload.name}: {result.summary()}" + (f" ({changes})" if changes else ""),
+        f"{WHERE}_{kind}",
+    )
+    for warning in result.warnings:
+        _common.flash("warning", f"{upload.name}: {warning}", f"{WHERE}_{kind}")
+    state[f"upload_nonce_{kind}"] = state.get(f"upload_nonce_{kind}", 0) + 1
+
+
+db = _common.page_setup()
+st.title("Data")
+
+st.subheader("Workspace contents")
+counts = store.counts(db)
+st.dataframe(
+    pd.DataFrame({"table": list(counts), "rows": list(counts.values())}),
+    hide_index=True, key="table_counts", width=360,
+)
+
+st.subheader("Import")
+tabs = st.tabs([label for label, _ in KINDS.values()], key="import_tab", on_change="rerun")
+for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
+    with tab:
+        st.caption(help_text)
+        st.file_uploader(f"{label} file", key=uploader_key(kind))
+        if kind == "qrels":
+            if "qrels_annotator" not in st.session_state:
+                st.session_state["qrels_annotator"] = _common.annotator() or "import"
+            st.text_input("Annotator", key="qrels_annotator")
+        if kind == "run":
+            st.text_input("Run name", key="run_name", placeholder="e.g. hybrid-v2")
+            columns = st.columns(len(RUN_META))
+            for column, (field, field_label) in zip(columns, RUN_META, strict=True):
+                column.text_input(field_label, key=f"run_{field}")
+            st.checkbox("Replace a run with the same name", key="run_replace")
+        if kind in ("qrels", "run"):
+            st.checkbox(
+                "Strict: reject ids the workspace does not know", key=f"strict_{kind}",
+                help="Otherwise unknown ids are added as placeholders.",
+            )
+        st.button(f"Import {label.lower()}", key=f"import_{kind}", type="primary",
+                  on_click=do_import, args=(kind,))
+        _common.show_flash(f"{WHERE}_{kind}")
+
+st.subheader("Export")
+st.caption("Qrels and the BEIR folder use the consensus grade of each pair.")
+columns = st.columns(3)
+columns[0].download_button(
+    "Qrels (TREC)", lambda: queries_admin.qrels_bytes(db), file_name="qrels.txt",
+    mime="text/plain", key="download_qrels", on_click="ignore",
+)
+columns[1].download_button(
+    "Judgments (CSV)", lambda: queries_admin.judgments_csv_bytes(db), file_name="judgments.csv",
+    mime="text/csv", key="download_judgments", on_click="ignore",
+)
+columns[2].download_button(
+    "BEIR folder (zip)", lambda: queries_admin.beir_zip_bytes(db), file_name="beir.zip",
+    mime="application/zip", key="download_beir", on_click="ignore",
+)
+names = store.run_names(db)
+if names:
+    st.caption("Runs (TREC)")
+    run_columns = st.columns(min(len(names), 4))
+    for i, name in enumerate(names):
+        run_columns[i % len(run_columns)].download_button(
+            name, lambda name=name: queries_admin.run_bytes(db, name),
+            file_name=f"{queries_admin.safe_filename(name)}.trec", mime="text/plain",
+            key=f"download_run_{i}", on_click="ignore",
+        )

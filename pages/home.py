@@ -1,0 +1,52 @@
+"""Overview: what the workspace holds and what the app will do next."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from labeling import queries_admin, store
+from pages import _common
+
+db = _common.page_setup()
+counts = store.counts(db)
+
+st.title("Retrieval Scorecard")
+st.write(
+    "Label query-chunk pairs, compare retrieval runs and share a scorecard. "
+    "Everything lives in one workspace file."
+)
+
+columns = st.columns(4)
+for column, (label, table) in zip(
+    columns,
+    [("Chunks", "chunks"), ("Queries", "queries"), ("Runs", "runs"), ("Judgments", "judgments")],
+    strict=True,
+):
+    column.metric(label, f"{counts[table]:,}")
+
+left, right = st.columns([3, 2])
+with left:
+    st.subheader("Runs")
+    runs = queries_admin.runs_overview(db)
+    if runs.empty:
+        st.info("No runs yet: import one on the Data page.")
+    else:
+        st.dataframe(runs, hide_index=True, key="home_runs")
+    splits = queries_admin.split_counts(db)
+    people = queries_admin.annotators(db)
+    st.caption(
+        f"Queries: {splits['dev']} dev, {splits['test']} test, {splits['none']} without a split. "
+        f"Annotators: {', '.join(people) if people else 'none yet'}."
+    )
+with right:
+    st.subheader("Where things are")
+    st.markdown(
+        "- **Data**: import chunks, queries, labels (qrels) and runs; download exports.\n"
+        "- **Queries**: add queries, search them, edit segments, assign a dev/test split.\n"
+    )
+    st.subheader("Coming next")
+    st.markdown(
+        "- **Labeling**: grade the pooled results of your runs, with keyboard shortcuts.\n"
+        "- **Dashboard**: metrics per run and per segment, with coverage warnings.\n"
+        "- **Sharing**: a self-contained scorecard file you can send around.\n"
+    )

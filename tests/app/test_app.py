@@ -1,0 +1,50 @@
+"""The app starts on a fresh workspace (building the demo) and shows what it holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from labeling import store
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+
+
+def test_app_builds_the_demo_when_the_workspace_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "fresh" / "scorecard.db"
+    monkeypatch.setenv("SCORECARD_WORKSPACE", str(path))
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+
+    assert not at.exception
+    assert path.exists()
+    counts = store.counts(store.open_workspace(path, create=False))
+    assert counts["chunks"] > 50 and counts["queries"] > 30 and counts["runs"] == 3
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Chunks"] == f"{counts['chunks']:,}"
+    assert metrics["Judgments"] == f"{counts['judgments']:,}"
+    assert str(path) in at.sidebar.code[0].value
+    assert f"{counts['queries']} queries" in at.sidebar.caption[1].value
+
+
+def test_annotator_name_is_kept_across_pages(open_app) -> None:
+    at = open_app()
+    at.text_input(key="annotator_input").input("carol").run()
+    at.switch_page("pages/queries.py").run()
+
+    assert not at.exception
+    assert at.text_input(key="annotator_input").value == "carol"
+    assert at.session_state["annotator"] == "carol"
+
+
+def test_every_page_renders(open_app) -> None:
+    at = open_app()
+    pages = sorted(p.name for p in (ROOT / "pages").glob("[!_]*.py"))
+    for page in pages:
+        at.switch_page(f"pages/{page}").run()
+        assert not at.exception, page

@@ -1,0 +1,116 @@
+"""One Streamlit server and one headless Chromium for all browser tests.
+
+The server runs ``app.py`` on a free loopback port against a temporary workspace (the demo is
+built there on the first page load); its output goes to ``streamlit.log`` in that folder.
+Chromium is Debian's ``/usr/bin/chromium`` (never ``playwright install``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+STARTUP_SECONDS = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running app whose workspace is a temporary file."""
+    folder = tmp_path_factory.mktemp("e2e")
+    port = _free_port()
+    env = {**os.environ, "SCORECARD_WORKSPACE": str(folder / "scorecard.db")}
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        "--server.address", "127.0.0.1", "--server.port", str(port),
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]
+    log_path = folder / "streamlit.log"
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not _healthy(url):
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start; log:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Debian Chromium driven by Playwright."""
+    if not CHROMIUM.exists():
+        message = "Chromium not found: install it with `apt-get install chromium` (Debian)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, app_server: str):
+    """A fresh browser page on the app's home, loaded and idle."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1400})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(app_server)
+    _wait_idle(page)
+    yield page
+    context.close()
+
+
+def _wait_idle(page) -> None:
+    page.locator(CONNECTED).wait_for(state="attached")
+    page.locator(IDLE).wait_for(state="attached")
+
+
+@pytest.fixture
+def wait_idle():
+    """``wait_idle(page)``: wait until the app is connected and its script has finished."""
+    return _wait_idle

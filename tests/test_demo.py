@@ -1,0 +1,59 @@
+"""The demo workspace: built in one go from data/, idempotent, with texture for later pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labeling import store
+from labeling.demo import build_demo
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "nested" / "scorecard.db"
+    build_demo(path)
+    return path
+
+
+def test_demo_has_everything(demo: Path) -> None:
+    db = store.open_workspace(demo, create=False)
+    counts = store.counts(db)
+    assert counts["chunks"] >= 80 and counts["queries"] >= 40
+    assert store.run_names(db) == ["bm25", "bm25-title", "fusion"]
+    assert [g for g, _, _ in store.get_scale(db)] == [0, 1, 2, 3]
+    sql = db.conn.execute
+    assert sql("SELECT count(*) FROM chunks WHERE placeholder = 1").fetchone()[0] == 0
+    assert sql("SELECT count(*) FROM queries WHERE placeholder = 1").fetchone()[0] == 0
+    assert {r[0] for r in sql("SELECT DISTINCT source FROM queries")} == {"real", "synthetic"}
+    assert {r[0] for r in sql("SELECT DISTINCT split FROM queries")} == {"dev", "test"}
+    assert len(store.query_segments(db, "topic")) == counts["queries"]
+    assert len(set(store.query_segments(db, "topic").values())) == 4
+
+
+def test_demo_labels_disagree_and_leave_gaps(demo: Path) -> None:
+    db = store.open_workspace(demo, create=False)
+    sql = db.conn.execute
+    assert [r[0] for r in sql("SELECT DISTINCT annotator FROM judgments ORDER BY 1")] == [
+        "alice", "bob"
+    ]
+    disagreements = sql(
+        "SELECT count(*) FROM current_judgments a JOIN current_judgments b"
+        " ON a.query_id = b.query_id AND a.chunk_id = b.chunk_id"
+        " WHERE a.annotator = 'alice' AND b.annotator = 'bob' AND a.grade != b.grade"
+    ).fetchone()[0]
+    assert disagreements > 10
+    unjudged_top10 = sql(
+        "SELECT count(DISTINCT r.query_id || ' ' || r.chunk_id) FROM run_results r"
+        " WHERE r.rank <= 10 AND NOT EXISTS (SELECT 1 FROM judgments j"
+        " WHERE j.query_id = r.query_id AND j.chunk_id = r.chunk_id)"
+    ).fetchone()[0]
+    assert unjudged_top10 > 0
+
+
+def test_build_demo_is_idempotent(demo: Path) -> None:
+    before = store.counts(store.open_workspace(demo, create=False))
+    build_demo(demo)
+    assert store.counts(store.open_workspace(demo, create=False)) == before
+    assert [p.name for p in demo.parent.iterdir() if "building" in p.name] == []

@@ -1,0 +1,68 @@
+"""Exporters: consensus qrels, the judgment history CSV (formula-safe), BEIR parts."""
+
+from __future__ import annotations
+
+import csv
+
+from labeling.exports import corpus_frame, defuse, export_judgments, export_qrels, queries_frame
+from labeling.store import add_judgment, init_workspace
+
+
+def make(tmp_path):
+    db = init_workspace(tmp_path / "w.db")
+    db.conn.execute("INSERT INTO queries (id, text, split) VALUES ('q1', 'a?', 'test')")
+    db.conn.execute("INSERT INTO queries (id, placeholder) VALUES ('q9', 1)")
+    db.conn.execute("INSERT INTO query_attributes VALUES ('q1', 'intent', 'lookup')")
+    db.conn.execute(
+        "INSERT INTO chunks (id, doc_id, text) VALUES ('c1', 'd1', 'x'), ('c2', NULL, 'y')"
+    )
+    db.conn.execute("INSERT INTO chunks (id, placeholder) VALUES ('c9', 1)")
+    return db
+
+
+def test_defuse():
+    assert [defuse(v) for v in ["=1+1", "+x", "-2", "@SUM(A1)", "\tx", "ok", 5, -1, None]] == [
+        "'=1+1",
+        "'+x",
+        "'-2",
+        "'@SUM(A1)",
+        "'\tx",
+        "ok",
+        5,
+        -1,
+        None,
+    ]
+
+
+def test_judgment_history_csv_keeps_every_row_and_defuses_formulas(tmp_path):
+    db = make(tmp_path)
+    add_judgment(db, "q1", "c1", 1, '=HYPERLINK("http://evil")', note='say "hi", then\nleave')
+    add_judgment(db, "q1", "c1", 3, "ann", note="@cmd", flags={"adjudicated": True})
+    n = export_judgments(db, tmp_path / "j.csv")
+    with open(tmp_path / "j.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert n == 2 and len(rows) == 2
+    assert rows[0]["annotator"] == '\'=HYPERLINK("http://evil")'
+    assert rows[0]["note"] == 'say "hi", then\nleave'
+    assert rows[1]["note"] == "'@cmd" and rows[1]["flags"] == '{"adjudicated": true}'
+    assert [r["grade"] for r in rows] == ["1", "3"]
+
+
+def test_export_qrels_uses_consensus(tmp_path):
+    db = make(tmp_path)
+    add_judgment(db, "q1", "c1", 1, "a")
+    add_judgment(db, "q1", "c1", 2, "b")
+    add_judgment(db, "q1", "c2", 0, "a")
+    assert export_qrels(db, tmp_path / "q.txt") == 2
+    text = (tmp_path / "q.txt").read_text().split()
+    assert "c1" in text and "c2" in text
+
+
+def test_beir_frames_skip_placeholders_and_carry_attributes(tmp_path):
+    db = make(tmp_path)
+    corpus = corpus_frame(db)
+    assert corpus["_id"].tolist() == ["c1", "c2"]
+    assert corpus["metadata"].tolist() == [{"doc_id": "d1"}, {}]
+    queries = queries_frame(db)
+    assert queries["_id"].tolist() == ["q1"]
+    assert queries["metadata"].tolist() == [{"intent": "lookup", "split": "test"}]
