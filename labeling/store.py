@@ -25,7 +25,9 @@ from pathlib import Path
 
 import sqlite_utils
 
+from labeling import schema_dashboard, schema_labeling, schema_synthetic
 from labeling.errors import InputError, ScorecardError
+from labeling.sqlscript import execute_script
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -53,20 +55,8 @@ def utc_now() -> str:
 # append a new function instead.
 
 
-def _execute_script(conn: sqlite3.Connection, script: str) -> None:
-    """Run statements one by one: ``executescript`` would COMMIT the open transaction."""
-    statement = ""
-    for line in script.splitlines(keepends=True):
-        statement += line
-        if sqlite3.complete_statement(statement):
-            conn.execute(statement)
-            statement = ""
-    if statement.strip():
-        raise ValueError(f"incomplete SQL statement: {statement!r}")
-
-
 def _migration_1(conn: sqlite3.Connection) -> None:
-    _execute_script(
+    execute_script(
         conn,
         """
         CREATE TABLE scale (
@@ -144,7 +134,13 @@ def _migration_1(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migration_1]
+# Each later feature owns the migration of its tables, in its own module.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _migration_1,
+    schema_labeling.migrate,
+    schema_synthetic.migrate,
+    schema_dashboard.migrate,
+]
 
 
 def schema_version(db: sqlite_utils.Database) -> int:
