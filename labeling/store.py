@@ -25,7 +25,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from labeling import schema_dashboard, schema_labeling, schema_synthetic
+from labeling import schema_access, schema_dashboard, schema_labeling, schema_synthetic
 from labeling.errors import InputError, ScorecardError
 from labeling.sqlscript import execute_script
 
@@ -140,6 +140,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     schema_labeling.migrate,
     schema_synthetic.migrate,
     schema_dashboard.migrate,
+    schema_access.migrate,
 ]
 
 
