@@ -229,6 +229,7 @@ def evaluate_ranked(
     """Evaluate rows already ranked by ``labeling.ranking.rank_rows`` (to reuse one ranking)."""
     if missing not in ("zero", "skip"):
         raise ValueError("missing must be 'zero' or 'skip'")
+    answered = rows.retrieved > 0  # before judged_only: "missing" means no results at all
     if judged_only:
         rows = rows.judged_only()
     ctx = _Context(rows)
@@ -244,7 +245,6 @@ def evaluate_ranked(
     per_query = pd.DataFrame(values, index=index)
     part_frame = pd.DataFrame(parts, index=index)
     if missing == "skip":
-        answered = rows.retrieved > 0
         per_query, part_frame = per_query[answered], part_frame[answered]
     return Evaluation(per_query=per_query, parts=part_frame)
 

@@ -23,9 +23,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
+from labeling._memory import keep_freed_memory
 from labeling.errors import InputError
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+LARGE_RUN_ROWS = 1_000_000  # from here on, allocator settings pay (see labeling._memory)
 
 
 @dataclass
@@ -124,42 +126,73 @@ def _score_ranks(score: np.ndarray) -> tuple[np.ndarray, int]:
     return ranks, levels
 
 
+def _score_key_desc(score: np.ndarray) -> np.ndarray | None:
+    """An unsigned 32-bit key that sorts scores descending, or None if they need 64 bits.
+
+    Scores that are exact in float32 (embedding similarities usually are) map to their IEEE
+    bits made order-preserving, so one 64-bit key can hold (query, score).
+    """
+    narrow = score.astype(np.float32)
+    if not np.array_equal(narrow, score):
+        return None
+    narrow += np.float32(0.0)  # -0.0 becomes +0.0: equal scores need equal keys
+    bits = narrow.view(np.uint32)
+    negative = bits >= np.uint32(0x80000000)
+    ascending = np.where(negative, ~bits, bits | np.uint32(0x80000000))
+    return ~ascending
+
+
+def _order_by_query_and_score(query: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Permutation sorting rows by query, then score descending; ties left in any order."""
+    n = len(query)
+    same_query = query[1:] == query[:-1]
+    if bool(np.all(query[1:] >= query[:-1])) and bool(
+        np.all(~same_query | (score[1:] <= score[:-1]))
+    ):
+        # Most run files are already grouped by query and ordered by score.
+        return np.arange(n, dtype=np.int64)
+    score_key = _score_key_desc(score)
+    if score_key is not None and int(query.max()) < 2**31:
+        key = (query.astype(np.uint64) << np.uint64(32)) | score_key.astype(np.uint64)
+        return np.argsort(key)
+    score_rank, levels = _score_ranks(score)
+    if (int(query.max()) + 1) * levels < 2**53:
+        # float64 keys are exact below 2**53 and argsort fastest here.
+        return np.argsort((query * levels + score_rank).astype(np.float64))
+    return np.lexsort((score_rank, query))
+
+
 def _order(
     query: np.ndarray, score: np.ndarray, doc: np.ndarray, doc_values: pa.Array
 ) -> np.ndarray:
     """Permutation sorting rows by query, score descending, then doc id descending.
 
     ``doc`` holds codes into ``doc_values``; ids are compared as strings only through the
-    ranks of the distinct values, so no per-row string is sorted.
+    ranks of the distinct values, and only for rows whose query and score tie.
     """
-    n = len(query)
-    if n == 0:
+    if len(query) == 0:
         return np.zeros(0, dtype=np.int64)
-    same_query = query[1:] == query[:-1]
-    ordered = bool(np.all(query[1:] >= query[:-1])) and bool(
-        np.all(~same_query | (score[1:] <= score[:-1]))
-    )
-    if ordered:
-        # Most run files are already grouped by query and ordered by score.
-        tie = same_query & (score[1:] == score[:-1])
-        if not tie.any():
-            return np.arange(n, dtype=np.int64)
-    doc_rank = _descending_ranks(doc_values)[doc]
-    if ordered:
-        score_rank, levels = np.zeros(n, dtype=np.int64), 1
-        # Only ties need sorting: give each run of equal scores its own level.
-        score_rank[1:] = np.cumsum(~tie)
-        levels = int(score_rank[-1]) + 1
-        query = np.zeros(n, dtype=np.int64)
-    else:
-        score_rank, levels = _score_ranks(score)
+    order = _order_by_query_and_score(query, score)
+    ordered_query, ordered_score = query[order], score[order]
+    tie = (ordered_query[1:] == ordered_query[:-1]) & (ordered_score[1:] == ordered_score[:-1])
+    if not tie.any():
+        return order
+    in_tie = np.zeros(len(order), dtype=bool)
+    in_tie[1:] = tie
+    in_tie[:-1] |= tie
+    positions = np.flatnonzero(in_tie)
+    # A tie group starts at a tied row that does not tie with the row before it.
+    group = np.cumsum(~tie[positions[1:] - 1]) if len(positions) > 1 else np.zeros(0, np.int64)
+    group = np.concatenate(([0], group))
+    rows = order[positions]
+    doc_rank = _descending_ranks(doc_values)[doc[rows]]
     width = len(doc_values)
-    top = (int(query.max()) + 1) * levels * width
-    if top < 2**53:
-        # One key holds all three; float64 keys are exact below 2**53 and sort fastest.
-        key = (query * levels + score_rank) * width + doc_rank
-        return np.argsort(key.astype(np.float64))
-    return np.lexsort((doc_rank, score_rank, query))
+    if (int(group[-1]) + 1) * width < 2**53:
+        within = np.argsort((group * width + doc_rank).astype(np.float64))
+    else:
+        within = np.lexsort((doc_rank, group))
+    order[positions] = rows[within]
+    return order
 
 
 def _duplicate_row(query: np.ndarray, doc: np.ndarray, width: int) -> int | None:
@@ -180,6 +213,8 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
     """
     _require(qrels, QRELS_COLUMNS, "qrels")
     _require(run, ("query_id", "doc_id"), "run")
+    if len(run) >= LARGE_RUN_ROWS:
+        keep_freed_memory()
     grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
     bad = np.isnan(grades) | (grades != np.floor(grades))
     if bad.any():
