@@ -69,3 +69,11 @@ def test_bad_file_names_file_and_line_without_traceback(tmp_path, files):
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     assert str(bad) in done.stderr and "line 2" in done.stderr
+
+
+def test_repeated_pair_in_run_file_names_its_line(tmp_path, files, capsys):
+    run = tmp_path / "repeat.run"
+    run.write_text("q1 Q0 A 1 3.0 t\n\nq1 Q0 B 2 2.0 t\nq1 Q0 A 3 1.0 t\n")
+    assert main(["evaluate", files[0], str(run), "-m", "P@5"]) == 2
+    err = capsys.readouterr().err
+    assert "repeat.run, line 4" in err and "first on line 1" in err

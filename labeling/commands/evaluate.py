@@ -9,7 +9,7 @@ from typing import TextIO
 
 import pandas as pd
 
-from labeling.errors import ScorecardError
+from labeling.errors import InputError, ScorecardError
 from labeling.measures import parse_measure
 from labeling.metrics import Evaluation, evaluate
 
@@ -79,7 +79,29 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
         raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
     from labeling.formats import read_qrels, read_run
 
-    return read_qrels(args.qrels), read_run(args.run)
+    # The engine refuses a repeated (query, doc) pair itself; only then is a file read again
+    # with the (slower) check that names the line.
+    return (
+        read_qrels(args.qrels, check_duplicates=False),
+        read_run(args.run, check_duplicates=False),
+    )
+
+
+def _evaluate_files(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+    qrels, run = _load(args)
+    try:
+        return evaluate(
+            qrels, run, measures,
+            judged_only=args.judged_only, missing="skip" if args.skip_missing else "zero",
+        )
+    except InputError as error:
+        if args.db or error.source not in ("qrels", "run"):
+            raise
+        from labeling.formats import read_qrels, read_run
+
+        # Name the file and line of the repeated pair.
+        read_qrels(args.qrels) if error.source == "qrels" else read_run(args.run)
+        raise
 
 
 def write_evaluation(
@@ -128,11 +150,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     for name in measures:
         parse_measure(name)
     floors = _parse_floors(args.fail_under)
-    qrels, run = _load(args)
-    result = evaluate(
-        qrels, run, measures + [m for m in floors if m not in measures],
-        judged_only=args.judged_only, missing="skip" if args.skip_missing else "zero",
-    )
+    result = _evaluate_files(args, measures + [m for m in floors if m not in measures])
     shown = Evaluation(result.per_query[measures], result.parts)
     write_evaluation(shown, measures, args.format, args.per_query, sys.stdout)
     failed = [

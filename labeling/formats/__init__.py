@@ -60,27 +60,40 @@ def _format(path: PathLike, fmt: str | None, expected_trec: str) -> str:
     return fmt
 
 
-def read_qrels(path: PathLike, format: str | None = None) -> pd.DataFrame:
-    """Judgements from TREC qrels, CSV/TSV or JSON lines; format detected from content if None."""
+def read_qrels(
+    path: PathLike, format: str | None = None, *, check_duplicates: bool = True
+) -> pd.DataFrame:
+    """Judgements from TREC qrels, CSV/TSV or JSON lines; format detected from content if None.
+
+    ``check_duplicates=False`` leaves a repeated (query, doc) pair to the caller (the metric
+    engine refuses one too; read again with the check to name its line).
+    """
     fmt = _format(path, format, "trec_qrels")
     if fmt == "trec_qrels":
-        return trec.read_trec(path, fmt)
+        return trec.read_trec(path, fmt, check_duplicates=check_duplicates)
     source = source_name(path)
     rows = tabular.read_rows(path, fmt)
     frame = tabular.qrels_from_rows(rows, source)
-    tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, "judgement")
+    if check_duplicates:
+        tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, "judgement")
     return frame
 
 
-def read_run(path: PathLike, format: str | None = None) -> pd.DataFrame:
-    """A run from a TREC run file, CSV/TSV or JSON lines; format detected from content if None."""
+def read_run(
+    path: PathLike, format: str | None = None, *, check_duplicates: bool = True
+) -> pd.DataFrame:
+    """A run from a TREC run file, CSV/TSV or JSON lines; format detected from content if None.
+
+    ``check_duplicates`` as for :func:`read_qrels`.
+    """
     fmt = _format(path, format, "trec_run")
     if fmt == "trec_run":
-        return trec.read_trec(path, fmt)
+        return trec.read_trec(path, fmt, check_duplicates=check_duplicates)
     source = source_name(path)
     rows = tabular.read_rows(path, fmt)
     frame = tabular.run_from_rows(rows, source)
-    tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, "result")
+    if check_duplicates:
+        tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, "result")
     return frame
 
 

@@ -204,7 +204,7 @@ def _check_duplicates(table: pa.Table, data: bytes, source: str, what: str) -> N
     )
 
 
-def read_trec(path: PathLike, kind: str) -> pd.DataFrame:
+def read_trec(path: PathLike, kind: str, *, check_duplicates: bool = True) -> pd.DataFrame:
     """Whole TREC qrels (``kind='trec_qrels'``) or run (``'trec_run'``) file as a frame."""
     layout = _LAYOUTS[kind]
     source = source_name(path)
@@ -212,7 +212,8 @@ def read_trec(path: PathLike, kind: str) -> pd.DataFrame:
     table, data = _parse(data, layout, source, 1)
     if table.num_rows == 0:
         raise InputError("file is empty (only blank lines)", source=source)
-    _check_duplicates(table, data, source, "judgement" if layout is QRELS else "result")
+    if check_duplicates:
+        _check_duplicates(table, data, source, "judgement" if layout is QRELS else "result")
     return _to_frame(table, layout)
 
 
