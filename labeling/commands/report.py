@@ -1,0 +1,51 @@
+"""``scorecard report``: write a run's scorecard as a shareable HTML, Markdown or JSON file."""
+
+from __future__ import annotations
+
+import argparse
+
+from labeling import report
+from labeling.store import open_workspace
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write a shareable scorecard (HTML, Markdown or JSON)",
+        description=(
+            "Write the scorecard of a stored run: scores by segment with 95%% bootstrap "
+            "intervals, the comparison with a baseline run (paired randomization test, "
+            "Holm-adjusted), and the worst queries with the relevant chunks they missed. The "
+            "format follows the file name: .html (one file, opens offline), .md (for a "
+            "pull-request comment) or .json."
+        ),
+    )
+    parser.add_argument("db", help="the workspace file")
+    parser.add_argument("--run", required=True, metavar="NAME", help="the run to report on")
+    parser.add_argument("--baseline", metavar="NAME", help="compare with this run")
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help="card.html, card.md or card.json")
+    parser.add_argument(
+        "-m", "--measure", dest="measures", action="append", metavar="MEASURE",
+        help="a measure such as nDCG@10 (repeat for several; default: "
+        + ", ".join(report.DEFAULT_MEASURES) + "); the first sorts the worst queries",
+    )
+    parser.add_argument("--segment", metavar="ATTRIBUTE",
+                        help="query attribute to segment by (default: the first attribute)")
+    parser.add_argument("--judged-only", action="store_true",
+                        help="drop unlabeled results before scoring (trec_eval -J)")
+    parser.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    report.output_format(args.out)  # a wrong file name fails before any work
+    db = open_workspace(args.db, create=False)
+    card = report.build_scorecard(
+        db, args.run, baseline=args.baseline,
+        measures=args.measures or report.DEFAULT_MEASURES, segment=args.segment,
+        policy="judged_only" if args.judged_only else "nonrelevant",
+    )
+    fmt = report.write_scorecard(card, args.out)
+    print(f"wrote the {fmt} scorecard of {args.run} to {args.out} "
+          f"(label snapshot {card.snapshot}, {card.n_queries} queries)")
+    return 0

@@ -1,0 +1,82 @@
+"""Metric guide: what each measure means, which ones care about order, and which to lead with."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from labeling import guide, store
+from pages import _common
+
+DEFAULTS_KEY = "dashboard_default_measures"  # read by the dashboard page
+WHERE = "guide_chooser"
+
+
+def set_defaults(measures: list[str]) -> None:
+    st.session_state[DEFAULTS_KEY] = list(measures)
+    _common.flash("success", f"Dashboard defaults set to {', '.join(measures)}.", WHERE)
+
+
+db = _common.page_setup()
+
+st.title("Metric guide")
+st.info(guide.NOT_MEASURED, icon=":material/info:")
+
+st.header("The measures")
+matrix = pd.DataFrame(guide.definitions_table())
+st.dataframe(matrix, hide_index=True, key="guide_matrix")
+st.download_button(
+    "Download the table (CSV)", matrix.to_csv(index=False).encode(),
+    file_name="metric_guide.csv", mime="text/csv", key="guide_download",
+)
+st.caption("Order sensitive: moving documents inside the top k changes the value. Try it on the "
+           "Metric simulator page.")
+columns = st.columns(2)
+for index, definition in enumerate(guide.DEFINITIONS):
+    with columns[index % 2].container(border=True):
+        sensitivity = "order sensitive" if definition.order_sensitive else "order-insensitive"
+        st.markdown(f"**{definition.title}** · `{definition.example}` · {definition.relevance} "
+                    f"labels · {sensitivity}")
+        st.latex(definition.formula)
+        st.caption(definition.use)
+
+st.header("Which measure should lead?")
+scale = store.get_scale(db)
+left, right = st.columns([3, 2], gap="large")
+with left:
+    failure = st.radio(
+        "What failure costs you most?", list(guide.FAILURES), key="guide_failure",
+        format_func=guide.FAILURES.get,
+    )
+    k = st.number_input(
+        "Chunks passed to the model (k)", min_value=1, max_value=100, value=5, step=1,
+        key="guide_k", help="Report at the cut-off your pipeline really uses.",
+    )
+    graded = st.toggle("We have graded labels", value=len(scale) > 2, key="guide_graded")
+with right:
+    advice = guide.recommend(failure, int(k), graded)
+    st.metric("Lead measure", advice.lead)
+    st.write("Also track: " + ", ".join(f"`{m}`" for m in advice.supporting))
+    st.write(advice.why)
+    st.button(
+        "Use as the dashboard's defaults", key="guide_set_defaults", on_click=set_defaults,
+        args=(advice.measures,), type="primary",
+    )
+    _common.show_flash(WHERE)
+    current = st.session_state.get(DEFAULTS_KEY)
+    if current:
+        st.caption("Dashboard defaults now: " + ", ".join(current))
+st.caption("Then add one guardrail from the generation side, usually faithfulness: these "
+           "retrieval measures cannot see it.")
+
+st.header("Knowledge check")
+for number, question in enumerate(guide.QUESTIONS, start=1):
+    with st.container(border=True):
+        choice = st.radio(
+            f"{number}. {question.text}", range(len(question.options)), index=None,
+            key=f"guide_q_{question.key}", format_func=lambda i, q=question: q.options[i],
+        )
+        if choice is not None:
+            right, explanation = guide.check_answer(question.key, int(choice))
+            (st.success if right else st.error)(("Correct. " if right else "Not quite. ")
+                                                + explanation)

@@ -1,0 +1,45 @@
+"""Guide page: the chooser sets the dashboard's defaults; the quiz answers in place."""
+
+from __future__ import annotations
+
+
+def test_chooser_sets_dashboard_defaults(open_app) -> None:
+    at = open_app("guide")
+    assert not at.exception
+    at.radio(key="guide_failure").set_value("order").run()
+    assert at.metric[0].value == "nDCG@5"  # the demo workspace has a graded scale
+    at.radio(key="guide_failure").set_value("miss")
+    at.number_input(key="guide_k").set_value(8).run()
+    assert at.metric[0].value == "R@8"
+    at.button(key="guide_set_defaults").click().run()
+    assert at.session_state["dashboard_default_measures"] == ["R@8", "Success@8", "RR@8"]
+    assert "R@8" in at.success[0].value
+
+
+def test_order_without_graded_labels_leads_with_map(open_app) -> None:
+    at = open_app("guide")
+    at.radio(key="guide_failure").set_value("order")
+    at.toggle(key="guide_graded").set_value(False).run()
+    assert at.metric[0].value == "AP@5"
+
+
+def test_knowledge_check(open_app) -> None:
+    at = open_app("guide")
+    assert not at.success and not at.error
+    at.radio(key="guide_q_swap").set_value(0).run()
+    assert "order-insensitive" in at.error[0].value
+    at.radio(key="guide_q_swap").set_value(1).run()
+    at.radio(key="guide_q_factoid").set_value(0).run()
+    assert [s.value.split(".")[0] for s in at.success] == ["Correct", "Correct"]
+    assert "first correct hit" in at.success[1].value
+
+
+def test_measure_table_and_formulas(open_app) -> None:
+    at = open_app("guide")
+    table = at.dataframe[0].value
+    assert table.set_index("example")["order sensitive"].to_dict() == {
+        "P@5": False, "R@5": False, "Success@5": False, "RR": True, "AP@10": True,
+        "nDCG@10": True,
+    }
+    assert len(at.latex) == 6
+    assert "faithfulness" in at.info[0].value

@@ -1,0 +1,71 @@
+"""In a real browser with the network off: the HTML scorecard draws its charts and shows a
+chunk holding ``<script>`` as text."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from labeling import imports, report, store
+from labeling.demo import build_demo
+
+pytestmark = pytest.mark.e2e
+
+PAYLOAD = "<script>window.__injected = 1</script>"
+
+
+@pytest.fixture(scope="module")
+def card_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    folder = tmp_path_factory.mktemp("report")
+    build_demo(folder / "demo.db")
+    db = store.open_workspace(folder / "demo.db")
+    worst = report.build_scorecard(db, "fusion", n_worst=1, n_resamples=200).worst[0]
+    chunks = folder / "evil.jsonl"
+    chunks.write_text(
+        '{"id": "evil-01", "doc_id": "evil", "text": "Before ' + PAYLOAD.replace('"', '\\"')
+        + ' after <b>bold?</b>"}\n', encoding="utf-8",
+    )
+    imports.import_chunks(db, chunks)
+    # A relevant label the run never retrieved: the chunk is a missed chunk of a worst query.
+    store.add_judgment(db, worst["query_id"], "evil-01", 3, "alice")
+    card = report.build_scorecard(db, "fusion", baseline="bm25")
+    path = folder / "card.html"
+    report.write_scorecard(card, path)
+    return path, worst["query_id"]
+
+
+def test_html_scorecard_offline(browser, card_file) -> None:
+    path, query_id = card_file
+    assert PAYLOAD not in path.read_text(encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1280, "height": 1400})
+    context.set_offline(True)
+    requested: list[str] = []
+
+    def only_the_file(route) -> None:
+        if route.request.url.startswith(("file:", "data:", "blob:")):
+            route.continue_()
+        else:
+            requested.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_the_file)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(path.as_uri())
+        page.locator(".js-plotly-plot .main-svg").first.wait_for()
+        assert page.locator(".js-plotly-plot").count() == 2
+        assert page.locator(".js-plotly-plot .bars path").count() > 0  # the bars drew
+        assert page.evaluate("typeof window.__injected") == "undefined"
+        missed = page.locator(".chunk", has_text="window.__injected")
+        assert missed.count() == 1
+        assert PAYLOAD in missed.inner_text()
+        assert page.locator(f"h3:has-text('{query_id}')").count() == 1
+        assert page.locator("b", has_text="bold?").count() == 0
+        assert requested == []
+        if os.environ.get("SCORECARD_SCREENSHOT"):
+            page.screenshot(path=os.environ["SCORECARD_SCREENSHOT"])
+    finally:
+        context.close()

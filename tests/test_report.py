@@ -1,0 +1,150 @@
+"""The shareable scorecard: content, escaping of user text, the three formats and the command."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from labeling import dashboard, imports, queries_admin, report, store
+from labeling.cli import main
+from labeling.demo import build_demo
+
+SCRIPT = "<script>window.__injected = 1</script>"
+MARKDOWN = "**bold** [link](http://evil.example) | pipe <img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "demo.db"
+    build_demo(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def hostile(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo with a chunk and a query text holding HTML and markdown, made a worst query."""
+    path = tmp_path_factory.mktemp("hostile") / "demo.db"
+    shutil.copyfile(demo, path)
+    db = store.open_workspace(path)
+    source = path.parent / "chunk.jsonl"
+    source.write_text(json.dumps({"id": "evil-01", "doc_id": "evil", "text": f"A {SCRIPT} B"})
+                      + "\n", encoding="utf-8")
+    imports.import_chunks(db, source)
+    query = queries_admin.add_query(db, MARKDOWN, attributes={"topic": "<i>it</i>"})
+    for grade, chunk in ((3, "evil-01"), (0, "onboarding-01")):
+        store.add_judgment(db, query, chunk, grade, "alice")
+    db.conn.close()
+    dashboard.clear_cache()
+    return path
+
+
+@pytest.fixture(scope="module")
+def card(demo: Path) -> report.Scorecard:
+    dashboard.clear_cache()
+    return report.build_scorecard(store.open_workspace(demo), "fusion", baseline="bm25")
+
+
+def test_scorecard_content(card: report.Scorecard, demo: Path) -> None:
+    db = store.open_workspace(demo)
+    values = dashboard.per_query(db, "fusion", list(report.DEFAULT_MEASURES))
+    overall = card.card.loc[card.card["segment"] == dashboard.OVERALL].set_index("measure")
+    assert overall["mean"].to_dict() == pytest.approx(values.mean().to_dict())
+    assert (overall["ci_low"] <= overall["mean"]).all()
+    assert card.segment == "topic" and set(card.card["segment"]) > {"hr", "it"}
+    assert card.snapshot == dashboard.label_snapshot(db).snapshot
+    assert card.run["index_build"].startswith("reciprocal-rank fusion")
+    assert card.run["query_set_version"] == "demo-1"
+    assert list(card.comparison["measure"]) == list(report.DEFAULT_MEASURES)
+    assert len(card.worst) == report.N_WORST
+    worst = [w["value"] for w in card.worst]
+    assert worst == sorted(worst) and worst[0] < 1
+    assert card.worst[0]["missed"] and card.worst[0]["missed"][0]["text"]
+    assert "baseline" in card.worst[0]
+
+
+def test_html_is_self_contained(card: report.Scorecard) -> None:
+    page = report.to_html(card)
+    assert page.count("plotly.js v") == 1  # plotly's JavaScript, inlined once
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=[\"']https?:", page)
+    for text in ("label snapshot", card.snapshot, "faithfulness", "Against the baseline bm25",
+                 "p (Holm)", "The 10 worst queries by R@10", "Conventions", "--fail-under",
+                 "reciprocal-rank fusion (k=60)"):
+        assert text in page, text
+
+
+def test_user_text_is_escaped_everywhere(hostile: Path, tmp_path: Path) -> None:
+    db = store.open_workspace(hostile)
+    card = report.build_scorecard(db, "fusion", baseline="bm25")
+    assert any(w["text"] == MARKDOWN for w in card.worst)
+    page = report.to_html(card)
+    assert SCRIPT not in page and "<img src=x" not in page and "<i>it</i>" not in page
+    assert "&lt;script&gt;window.__injected = 1&lt;/script&gt;" in page
+    markdown = report.to_markdown(card)
+    assert "<script>" not in markdown and "<img" not in markdown and "**bold**" not in markdown
+    assert "\\*\\*bold\\*\\* \\[link\\]\\(http" in markdown
+    data = json.loads(report.to_json(card))
+    missed = [m["text"] for w in data["worst_queries"] for m in w["missed"]]
+    assert f"A {SCRIPT} B" in missed  # JSON keeps the text as it is
+
+
+def test_json_has_no_nan_and_round_trips(card: report.Scorecard) -> None:
+    data = json.loads(report.to_json(card))
+    assert data["run"]["name"] == "fusion" and data["baseline"]["name"] == "bm25"
+    assert data["label_snapshot"] == card.snapshot
+    assert {row["measure"] for row in data["comparison"]} == set(report.DEFAULT_MEASURES)
+    assert all(isinstance(row["significant"], bool) for row in data["comparison"])
+    assert data["run"]["chunk_size"] is None
+
+
+def test_without_baseline(demo: Path) -> None:
+    card = report.build_scorecard(store.open_workspace(demo), "bm25", measures=["nDCG@10"],
+                                  segment="source", n_worst=3)
+    assert card.comparison is None and card.baseline is None
+    assert len(card.worst) == 3 and "baseline" not in card.worst[0]
+    assert "Against the baseline" not in report.to_html(card)
+    assert "### Against" not in report.to_markdown(card)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"baseline": "fusion"}, "another run"), ({"segment": "colour"}, "no segment"),
+     ({"measures": ["nDCG@x"]}, "cutoff"), ({"measures": []}, "at least one")],
+)
+def test_bad_requests(demo: Path, kwargs: dict, message: str) -> None:
+    with pytest.raises(Exception, match=message):
+        report.build_scorecard(store.open_workspace(demo), "fusion", **kwargs)
+
+
+def test_report_command(demo: Path, tmp_path: Path, capsys) -> None:
+    for name in ("card.html", "card.md", "card.json"):
+        out = tmp_path / name
+        assert main(["report", str(demo), "--run", "fusion", "--baseline", "bm25",
+                     "--out", str(out), "-m", "R@5", "-m", "RR"]) == 0
+        assert out.stat().st_size > 500
+    assert "wrote the json scorecard of fusion" in capsys.readouterr().out
+    data = json.loads((tmp_path / "card.json").read_text())
+    assert data["measures"] == ["R@5", "RR"] and data["worst_measure"] == "R@5"
+    assert main(["report", str(demo), "--run", "fusion", "--out", str(tmp_path / "c.txt")]) == 2
+    assert ".html, .md or .json" in capsys.readouterr().err
+    assert main(["report", str(demo), "--run", "nope", "--out", str(tmp_path / "c.md")]) == 2
+    assert main(["report", str(tmp_path / "none.db"), "--run", "x",
+                 "--out", str(tmp_path / "c.md")]) == 2
+
+
+def test_fail_under_gates_a_stored_run(demo: Path) -> None:
+    """The gate the scorecard suggests, both outcomes (on the workspace's labels)."""
+    base = ["evaluate", "--db", str(demo), "--run", "fusion", "-m", "R@10", "-m", "nDCG@10"]
+    assert main([*base, "--fail-under", "R@10=0.9", "--fail-under", "nDCG@10=0.6"]) == 0
+    assert main([*base, "--fail-under", "R@10=0.99", "--fail-under", "nDCG@10=0.6"]) == 1
+
+
+def test_download_for_the_app(card: report.Scorecard) -> None:
+    content, name, mime = report.download(card, "markdown")
+    assert name == f"scorecard-fusion-vs-bm25-{card.generated_at[:10]}.md"
+    assert mime == "text/markdown" and content.decode().startswith("## Retrieval scorecard")
+    with pytest.raises(Exception, match="unknown scorecard format"):
+        report.download(card, "pdf")
