@@ -1,0 +1,247 @@
+"""labeling.dashboard on the demo workspace and on a tiny hand-made one."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labeling import consensus, dashboard, store
+from labeling.demo import build_demo
+from labeling.errors import ScorecardError
+from labeling.metrics import evaluate
+
+MEASURES = ["R@10", "RR", "nDCG@5"]
+
+
+@pytest.fixture(scope="module")
+def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "scorecard.db"
+    build_demo(path)
+    return path
+
+
+@pytest.fixture
+def db(demo_file: Path, tmp_path: Path):
+    path = tmp_path / "scorecard.db"
+    shutil.copyfile(demo_file, path)
+    dashboard.clear_cache()
+    handle = store.open_workspace(path)
+    yield handle
+    handle.conn.close()
+    dashboard.clear_cache()
+
+
+@pytest.fixture
+def tiny(tmp_path: Path):
+    """Two documents of two chunks each; one query; one run ranking c2, a1, d1, a2."""
+    db = store.init_workspace(tmp_path / "tiny.db")
+    db["chunks"].insert_all([
+        {"id": "a1", "doc_id": "A", "text": "alpha one"},
+        {"id": "a2", "doc_id": "A", "text": "alpha two"},
+        {"id": "c2", "doc_id": "C", "text": "gamma two"},
+        {"id": "d1", "doc_id": None, "text": "lonely chunk"},
+    ])
+    db["queries"].insert({"id": "q1", "text": "alpha?", "source": "real", "split": "test"})
+    db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})
+    db["run_results"].insert_all([
+        {"run_id": 1, "query_id": "q1", "chunk_id": c, "rank": i + 1, "score": 4.0 - i}
+        for i, c in enumerate(["c2", "a1", "d1", "a2"])
+    ])
+    store.add_judgment(db, "q1", "a1", 1, "ann")
+    store.add_judgment(db, "q1", "a2", 3, "ann")
+    store.add_judgment(db, "q1", "c2", 0, "ann")
+    dashboard.clear_cache()
+    yield db
+    db.conn.close()
+    dashboard.clear_cache()
+
+
+def test_chunk_scores_equal_the_engine_on_consensus_labels(db):
+    ours = dashboard.per_query(db, "bm25", MEASURES)
+    qrels = consensus.consensus_qrels(db)
+    expected = evaluate(qrels, consensus.run_frame(db, "bm25"), MEASURES).per_query
+    pd.testing.assert_frame_equal(ours, expected.set_axis(expected.index.astype("string")),
+                                  check_names=False)
+    judged = dashboard.per_query(db, "bm25", MEASURES, policy="judged_only")
+    expected = evaluate(qrels, consensus.run_frame(db, "bm25"), MEASURES, judged_only=True)
+    np.testing.assert_allclose(judged.to_numpy(), expected.per_query.to_numpy())
+
+
+def test_document_unit_takes_best_rank_and_highest_grade(tiny):
+    chunk = dashboard.per_query(tiny, "r", ["RR", "P@1", "nDCG@4"])
+    doc = dashboard.per_query(tiny, "r", ["RR", "P@1", "R@2"], unit="document")
+    assert chunk.loc["q1", "RR"] == pytest.approx(1 / 2)  # a1 at rank 2
+    # Documents: C (rank 1, grade 0), A (rank 2 via a1, grade max(1, 3) = 3), d1 (rank 3).
+    assert doc.loc["q1", "RR"] == pytest.approx(1 / 2)
+    assert doc.loc["q1", "P@1"] == 0.0
+    assert doc.loc["q1", "R@2"] == 1.0  # A is the only relevant document
+    ranked, missed = dashboard.drill_down(tiny, "r", "q1")
+    assert ranked["chunk_id"].tolist() == ["c2", "a1", "d1", "a2"]
+    assert ranked["grade_name"].tolist()[2] == "unjudged"
+    assert missed.empty
+
+
+def test_scorecard_segments_sum_to_overall(db):
+    values = dashboard.per_query(db, "bm25", MEASURES)
+    queries = dashboard.query_table(db)
+    card = dashboard.scorecard(values, queries, "topic")
+    overall = card.loc[card["segment"] == dashboard.OVERALL]
+    assert set(overall["n"]) == {46}
+    parts = card.loc[(card["segment"] != dashboard.OVERALL) & (card["measure"] == "RR")]
+    assert parts["n"].sum() == 46
+    assert (parts["n"] * parts["mean"]).sum() / 46 == pytest.approx(values["RR"].mean())
+    assert (card["ci_low"] <= card["mean"] + 1e-12).all()
+    assert (card["mean"] <= card["ci_high"] + 1e-12).all()
+    pd.testing.assert_frame_equal(card, dashboard.scorecard(values, queries, "topic"))
+    source = dashboard.scorecard(values, queries, "source")
+    assert set(source["segment"]) == {dashboard.OVERALL, "real", "synthetic"}
+
+
+def test_split_filter(db):
+    test = dashboard.per_query(db, "bm25", MEASURES, split="test")
+    dev = dashboard.per_query(db, "bm25", MEASURES, split="dev")
+    assert len(test) + len(dev) == 46
+    splits = dashboard.query_table(db)["split"]
+    assert set(splits[test.index]) == {"test"}
+
+
+def test_new_label_changes_the_numbers(db):
+    before = dashboard.per_query(db, "bm25", ["P@10"])
+    ranked, _ = dashboard.drill_down(db, "bm25", "q01")
+    chunk = ranked.loc[ranked["grade"].isna() & (ranked["rank"] <= 10), "chunk_id"].iloc[0]
+    snapshot = dashboard.label_snapshot(db).snapshot
+    dashboard.judge(db, "q01", chunk, 3, "carol")
+    after = dashboard.per_query(db, "bm25", ["P@10"])
+    assert after.loc["q01", "P@10"] == pytest.approx(before.loc["q01", "P@10"] + 0.1)
+    assert dashboard.label_snapshot(db).snapshot != snapshot
+
+
+def test_test_split_lock_blocks_every_label_change(db):
+    digest = dashboard.lock_split(db, "lead")
+    assert dashboard.split_lock(db)["snapshot_hash"] == digest == dashboard.split_hash(db)
+    with pytest.raises(ScorecardError, match=r"query 'q02' is in the test split, which is locked"):
+        store.add_judgment(db, "q02", "remote-work-01", 2, "alice")
+    with pytest.raises(Exception, match="locked"):  # the trigger covers direct writes too
+        db.conn.execute("UPDATE queries SET split = 'dev' WHERE id = 'q02'")
+    with pytest.raises(ScorecardError, match="already locked"):
+        dashboard.lock_split(db, "lead")
+    store.add_judgment(db, "q01", "remote-work-01", 2, "alice")  # dev stays open
+    assert dashboard.split_hash(db) == digest
+    dashboard.unlock_split(db)
+    store.add_judgment(db, "q02", "remote-work-01", 2, "alice")
+    assert dashboard.split_lock(db) is None
+
+
+def test_coverage_and_unjudged_pairs(db):
+    queries = dashboard.query_table(db)
+    cov = dashboard.coverage(db, ["bm25", "fusion"], 10, queries, "topic", threshold=0.8)
+    assert set(cov["run"]) == {"bm25", "fusion"}
+    judged = dashboard.per_query(db, "bm25", ["Judged@10"])["Judged@10"].mean()
+    overall = cov.loc[(cov["run"] == "bm25") & (cov["segment"] == dashboard.OVERALL)]
+    assert overall["judged"].iloc[0] == pytest.approx(judged)
+    assert (cov["below"] == (cov["judged"] < 0.8)).all()
+    pairs = dashboard.unjudged_pairs(db, ["bm25"], 10)
+    labeled = set(map(tuple, consensus.consensus_qrels(db)[["query_id", "doc_id"]].to_numpy()))
+    assert pairs and not set(pairs) & labeled
+    # Judged@10 * 10 per query = judged rows in the top 10; the rest are the unjudged pairs.
+    assert len(pairs) == pytest.approx(46 * 10 * (1 - judged) - _short_lists(db, "bm25", 10))
+
+
+def _short_lists(db, run: str, k: int) -> int:
+    frame = consensus.run_frame(db, run)
+    sizes = frame.groupby("query_id").size().reindex(dashboard.query_table(db).index).fillna(0)
+    return int((k - sizes.clip(upper=k)).sum())
+
+
+def test_send_unjudged_to_queue(db):
+    queue = pytest.importorskip("labeling.queue", reason="labeling.queue is not written yet")
+    assert hasattr(queue, "enqueue_pairs")
+    pairs = dashboard.unjudged_pairs(db, ["bm25"], 5)
+    assert dashboard.send_unjudged_to_queue(db, pairs) == len(pairs)
+    assert dashboard.send_unjudged_to_queue(db, pairs) == 0
+
+
+def test_compare_runs(db):
+    table = dashboard.compare_runs(db, "bm25", ["bm25-title", "fusion"], ["RR"],
+                                   n_resamples=2000)
+    assert list(table["candidate"]) == ["bm25-title", "fusion"]
+    raw = table["p_randomization"].to_numpy()
+    np.testing.assert_allclose(np.sort(table["p_holm"]), np.sort(
+        np.minimum(1, np.maximum.accumulate(np.sort(raw) * [2, 1]))))
+    assert (table["wins"] + table["ties"] + table["losses"] == table["n"]).all()
+    pairs = dashboard.paired_scores(db, "bm25", "fusion", "RR")
+    assert table.loc[1, "difference"] == pytest.approx(pairs["difference"].mean())
+
+
+def test_worst_query_shows_missed_relevant_chunk(db):
+    values = dashboard.per_query(db, "bm25", ["RR"])
+    worst = dashboard.worst_queries(values, dashboard.query_table(db), "RR")
+    assert worst["value"].is_monotonic_increasing
+    query = worst["query_id"].iloc[0]
+    ranked, missed = dashboard.drill_down(db, "bm25", query)
+    assert not missed.empty and (missed["grade"] >= 1).all()
+    assert not set(missed["chunk_id"]) & set(ranked["chunk_id"])
+    drop = dashboard.worst_queries(values, dashboard.query_table(db), "RR",
+                                   baseline=dashboard.per_query(db, "fusion", ["RR"]))
+    assert drop["drop"].is_monotonic_decreasing
+
+
+def test_failure_tags_and_counts(db):
+    assert dashboard.failure_tag_names(db)[:2] == list(dashboard.FAILURE_TAGS)[:2]
+    dashboard.add_failure_tag(db, "  date   format ", created_by="lead")
+    assert dashboard.failure_tag_names(db)[-1] == "date format"
+    dashboard.tag_failure(db, "q01", "bm25", ["acronym", "date format"], "rev", "RTO")
+    dashboard.tag_failure(db, "q02", "bm25", ["acronym"], "rev")
+    counts = dashboard.tag_counts(db, dashboard.query_table(db), "topic")
+    row = counts.loc[(counts["tag"] == "acronym")]
+    assert row["queries"].tolist() == [2] and row["segment"].tolist() == ["hr"]
+    with pytest.raises(ScorecardError, match="unknown failure tag"):
+        dashboard.tag_failure(db, "q01", "bm25", ["nope"], "rev")
+
+
+def test_history_warns_on_different_snapshots(db):
+    frame, warnings = dashboard.history(db, "demo-1", ["RR"])
+    assert frame["run"].tolist() == ["bm25", "bm25-title", "fusion"] and not warnings
+    first = dashboard.save_snapshot(db, "bm25", ["RR"])
+    store.add_judgment(db, "q01", "remote-work-01", 3, "carol")
+    second = dashboard.save_snapshot(db, "fusion", ["RR"])
+    assert first != second
+    frame, warnings = dashboard.history(db, "demo-1", ["RR"])
+    assert len(warnings) == 1 and first in warnings[0] and second in warnings[0]
+    assert frame.set_index("run").loc["bm25", "saved_snapshot"] == first
+
+
+def test_curves_reach_the_cutoff_value(db):
+    curve = dashboard.curves(db, ["bm25"], ["R@10"])
+    at10 = curve.loc[curve["k"] == 10, "mean"].iloc[0]
+    assert at10 == pytest.approx(dashboard.per_query(db, "bm25", ["R@10"])["R@10"].mean())
+    assert curve["mean"].is_monotonic_increasing
+
+
+def test_escape_markdown():
+    assert dashboard.escape_markdown("<b>*x*</b> [a](b)") == (
+        r"&lt;b&gt;\*x\*&lt;/b&gt; \[a\]\(b\)")
+
+
+def test_bad_controls_raise(db):
+    with pytest.raises(ScorecardError):
+        dashboard.per_query(db, "bm25", ["nope@3"])
+    with pytest.raises(ScorecardError):
+        dashboard.per_query(db, "bm25", ["RR"], policy="sometimes")
+
+
+def test_workspace_without_labels(tmp_path):
+    db = store.init_workspace(tmp_path / "empty.db")
+    db["queries"].insert({"id": "q1", "text": "x"})
+    db["chunks"].insert({"id": "c1", "text": "y"})
+    db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})
+    db["run_results"].insert({"run_id": 1, "query_id": "q1", "chunk_id": "c1", "score": 1.0})
+    values = dashboard.per_query(db, "r", ["RR"])
+    assert values.empty and list(values.columns) == ["RR"]
+    card = dashboard.scorecard(values, dashboard.query_table(db))
+    assert card["n"].tolist() == [0]
+    db.conn.close()
