@@ -1,0 +1,7 @@
+"""Synthetic questions from passages: sampling, generators, quality signals, import and review.
+
+A *candidate* is a generated question tied to its source chunk, the sentence it came from and
+the answer span (character offsets into the chunk text). Candidates wait in the
+``synthetic_candidates`` table until a reviewer accepts (they become ``source=synthetic``
+queries with a top-grade judgment by ``generator``) or rejects them with a reason.
+"""

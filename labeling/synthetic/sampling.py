@@ -1,0 +1,117 @@
+"""Passage sampling: random, stratified by document, or by segment; seeded so it can be redrawn.
+
+Chunks shorter than ``min_words`` or without a sentence the offline generator can ask about are
+skipped. A chunk's *segment attributes* are its metadata values whose names are valid query
+attribute names, else, for attributes the workspace's queries use, the value most common among
+the queries labeled relevant (grade >= 1) on chunks of the same document.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from labeling.errors import ScorecardError
+from labeling.queries_admin import ATTRIBUTE_NAME, BASE_COLUMNS
+from labeling.synthetic import offline
+
+STRATEGIES = ("random", "document", "segment")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A passage to generate questions from."""
+
+    id: str
+    doc_id: str | None
+    title: str | None
+    text: str
+
+
+def chunk_attributes(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+    """chunk id -> segment attributes (see the module docstring)."""
+    rows = db.conn.execute(
+        "SELECT id, doc_id, metadata FROM chunks WHERE placeholder = 0"
+    ).fetchall()
+    votes: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for doc_id, name, value in db.conn.execute(
+        "SELECT c.doc_id, a.name, a.value FROM (SELECT DISTINCT chunk_id, query_id FROM judgments"
+        " WHERE grade >= 1) j JOIN chunks c ON c.id = j.chunk_id"
+        " JOIN query_attributes a ON a.query_id = j.query_id"
+        " WHERE c.doc_id IS NOT NULL AND a.value IS NOT NULL"
+    ):
+        votes[doc_id][name][value] += 1
+    out: dict[str, dict[str, str]] = {}
+    for chunk_id, doc_id, metadata in rows:
+        attrs = {
+            name: counter.most_common(1)[0][0] for name, counter in votes.get(doc_id, {}).items()
+        }
+        for name, value in (json.loads(metadata or "{}") or {}).items():
+            if (
+                ATTRIBUTE_NAME.match(str(name)) and name not in BASE_COLUMNS
+                and isinstance(value, str | int | float) and not isinstance(value, bool)
+            ):
+                attrs[str(name)] = str(value)
+        out[chunk_id] = attrs
+    return out
+
+
+def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12) -> list[Chunk]:
+    """Non-placeholder chunks with at least ``min_words`` words and one fact sentence, by id."""
+    chunks = []
+    for cid, doc_id, title, text in db.conn.execute(
+        "SELECT id, doc_id, title, text FROM chunks WHERE placeholder = 0 AND text IS NOT NULL"
+        " ORDER BY id"
+    ):
+        if len(text.split()) >= min_words and offline.fact_sentences(text):
+            chunks.append(Chunk(cid, doc_id, title, text))
+    return chunks
+
+
+def sample_chunks(
+    db: sqlite_utils.Database,
+    n: int,
+    *,
+    strategy: str = "random",
+    seed: int = 0,
+    segment: str | None = None,
+    min_words: int = 12,
+) -> list[Chunk]:
+    """``n`` eligible chunks (fewer if the workspace has fewer), the same for the same seed.
+
+    ``document``: round-robin over documents in a seeded order, so every document is drawn
+    before any is drawn twice. ``segment``: the same over the values of chunk attribute
+    ``segment`` (chunks without a value form their own stratum).
+    """
+    if strategy not in STRATEGIES:
+        raise ScorecardError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+    if n < 1:
+        raise ScorecardError("the sample size must be at least 1")
+    rng = random.Random(seed)
+    chunks = eligible_chunks(db, min_words=min_words)
+    if strategy == "random":
+        return rng.sample(chunks, min(n, len(chunks)))
+    if strategy == "document":
+        key = {c.id: c.doc_id or "" for c in chunks}
+    else:
+        if not segment:
+            raise ScorecardError("sampling by segment needs the attribute name")
+        attrs = chunk_attributes(db)
+        key = {c.id: attrs.get(c.id, {}).get(segment) or "" for c in chunks}
+    strata: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in chunks:
+        strata[key[chunk.id]].append(chunk)
+    order = sorted(strata)
+    rng.shuffle(order)
+    for name in order:
+        rng.shuffle(strata[name])
+    picked: list[Chunk] = []
+    while len(picked) < min(n, len(chunks)):
+        for name in order:
+            if strata[name] and len(picked) < n:
+                picked.append(strata[name].pop())
+    return picked
