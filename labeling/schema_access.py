@@ -1,4 +1,8 @@
-"""Schema migration for the access tables (see `labeling.store.MIGRATIONS`)."""
+"""Schema migration for the access tables (see `labeling.store.MIGRATIONS`).
+
+``users``: one row per account. ``password_hash`` is an argon2id PHC string (salt and
+parameters inside it); the clear password is never stored. No row at all means sign-in is off.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,13 @@ import sqlite3
 from labeling.sqlscript import execute_script
 
 SCRIPT = """
+CREATE TABLE users (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'annotator', 'viewer')),
+    password_hash TEXT NOT NULL CHECK (password_hash LIKE '$argon2%'),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
 """
 
 

@@ -1,0 +1,468 @@
+"""Accounts and roles: hashes not passwords, sign-in, and the role check at every write."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import io
+import json
+import pkgutil
+import shutil
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from argon2 import PasswordHasher
+
+import labeling
+from labeling import auth, baseline, imports, queries_admin, store
+from labeling.cli import main
+from labeling.demo import build_demo
+from labeling.errors import InputError, ScorecardError
+
+PASSWORDS = {"ada": "ada-secret-1", "bob": "bob-secret-2", "vic": "vic-secret-3"}
+ROLES = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
+
+
+@pytest.fixture(scope="module")
+def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("auth") / "demo.db"
+    build_demo(path)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cheap argon2 parameters: the real ones cost ~50 ms per hash by design."""
+    monkeypatch.setattr(auth, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    auth._dummy_hash.cache_clear()
+
+
+@pytest.fixture
+def db(demo_file: Path, tmp_path: Path):
+    """A demo copy with an admin (ada), an annotator (bob) and a viewer (vic)."""
+    path = tmp_path / "w.db"
+    shutil.copyfile(demo_file, path)
+    workspace = store.open_workspace(path)
+    for name, role in ROLES.items():
+        auth.add_user(workspace, name, role, PASSWORDS[name])
+    return workspace
+
+
+def fingerprint(db) -> str:
+    """A digest of every row of every table (what 'nothing changed' means)."""
+    digest = hashlib.sha256()
+    for line in db.conn.iterdump():
+        digest.update(line.encode())
+    return digest.hexdigest()
+
+
+def pair(db) -> tuple[str, str]:
+    q, c = db.conn.execute(
+        "SELECT query_id, chunk_id FROM run_results ORDER BY query_id, chunk_id LIMIT 1"
+    ).fetchone()
+    return q, c
+
+
+# ---------------------------------------------------------------------------------------------
+# Passwords and sign-in
+
+
+def test_passwords_are_stored_only_as_salted_hashes(db):
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = Path(db.conn.execute("PRAGMA database_list").fetchone()[2])
+    raw = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    for password in PASSWORDS.values():
+        assert password.encode() not in raw
+        assert password.encode("utf-16-le") not in raw
+    hashes = [r[0] for r in db.conn.execute("SELECT password_hash FROM users")]
+    assert all(h.startswith("$argon2id$") for h in hashes)
+    # salted: the same password twice gives two different hashes
+    assert auth.hash_password("same-password") != auth.hash_password("same-password")
+    assert all("password" not in user for user in auth.list_users(db))
+
+
+def test_sign_in_needs_the_right_password(db):
+    assert auth.authenticate(db, "ada", PASSWORDS["ada"]) == "admin"
+    assert auth.authenticate(db, " bob ", PASSWORDS["bob"]) == "annotator"
+    assert auth.authenticate(db, "ada", PASSWORDS["bob"]) is None
+    assert auth.authenticate(db, "ada", PASSWORDS["ada"].upper()) is None
+    assert auth.authenticate(db, "ada", "") is None
+    assert auth.authenticate(db, "nobody", PASSWORDS["ada"]) is None
+    assert auth.authenticate(db, "", "") is None
+
+
+def test_account_input_is_checked(db):
+    with pytest.raises(InputError, match="at least 8"):
+        auth.add_user(db, "eve", "viewer", "short")
+    with pytest.raises(InputError, match="role must be"):
+        auth.add_user(db, "eve", "superuser", "long-enough-1")
+    with pytest.raises(InputError, match="account name"):
+        auth.add_user(db, "<script>", "viewer", "long-enough-1")
+    with pytest.raises(InputError, match="already exists"):
+        auth.add_user(db, "ada", "viewer", "long-enough-1")
+    with pytest.raises(InputError, match="no account"):
+        auth.set_role(db, "eve", "viewer")
+
+
+def test_the_last_admin_stays_until_the_last_account_goes(db):
+    with pytest.raises(InputError, match="last admin"):
+        auth.set_role(db, "ada", "viewer")
+    with pytest.raises(InputError, match="last admin"):
+        auth.remove_user(db, "ada")
+    auth.set_role(db, "bob", "admin")
+    auth.set_role(db, "ada", "viewer")
+    for name in ("ada", "vic", "bob"):
+        auth.remove_user(db, name)
+    assert not auth.accounts_enabled(db)
+
+
+# ---------------------------------------------------------------------------------------------
+# The role check
+
+
+def test_sign_in_is_off_without_accounts(demo_file, tmp_path):
+    path = tmp_path / "open.db"
+    shutil.copyfile(demo_file, path)
+    db = store.open_workspace(path)
+    q, c = pair(db)
+    with auth.acting_as(auth.ANONYMOUS):
+        store.add_judgment(db, q, c, 1, "someone")
+        queries_admin.add_query(db, "a new query")
+
+
+def test_owner_is_trusted_and_anonymous_is_refused(db):
+    q, c = pair(db)
+    store.add_judgment(db, q, c, 1, "script")  # no actor: the file owner
+    before = fingerprint(db)
+    for actor in (auth.ANONYMOUS, "nobody"):
+        with auth.acting_as(actor), pytest.raises(auth.AccessDenied, match="needs an account"):
+            store.add_judgment(db, q, c, 1, "x")
+    assert fingerprint(db) == before
+
+
+def test_annotator_judges_but_cannot_import_edit_or_manage(db, tmp_path):
+    q, c = pair(db)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"{q} 0 {c} 1\n")
+    with auth.acting_as("bob"):
+        store.add_judgment(db, q, c, 2, "bob")
+        before = fingerprint(db)
+        with pytest.raises(auth.AccessDenied, match="bob is an annotator: importing needs"):
+            imports.import_qrels(db, qrels)
+        with pytest.raises(auth.AccessDenied):
+            queries_admin.import_bytes(db, "qrels", "q.txt", qrels.read_bytes(), annotator="b")
+        with pytest.raises(auth.AccessDenied):
+            queries_admin.assign_split(db, 0.5, 1)
+        with pytest.raises(auth.AccessDenied, match="managing accounts"):
+            auth.add_user(db, "eve", "admin", "long-enough-1")
+        if importlib.util.find_spec("labeling.dashboard") is not None:
+            from labeling import dashboard
+
+            with pytest.raises(auth.AccessDenied, match="locking the test split needs"):
+                dashboard.lock_split(db, "bob")
+            with pytest.raises(auth.AccessDenied):
+                dashboard.unlock_split(db)
+        assert fingerprint(db) == before
+    with auth.acting_as("ada"):
+        assert imports.import_qrels(db, qrels).rows == 1
+
+
+def test_role_changes_and_removals_apply_to_the_next_write(db):
+    q, c = pair(db)
+    with auth.acting_as("bob"):
+        store.add_judgment(db, q, c, 1, "bob")
+        with pytest.raises(auth.AccessDenied):  # nobody promotes themselves
+            auth.set_role(db, "bob", "admin")
+    auth.set_role(db, "bob", "viewer")
+    with auth.acting_as("bob"), pytest.raises(auth.AccessDenied, match="bob is a viewer"):
+        store.add_judgment(db, q, c, 1, "bob")
+    auth.remove_user(db, "bob")
+    with auth.acting_as("bob"), pytest.raises(auth.AccessDenied, match="no account 'bob'"):
+        store.add_judgment(db, q, c, 1, "bob")
+
+
+def test_the_app_resolver_supplies_the_actor(db):
+    q, c = pair(db)
+    previous = auth._resolver  # the app's, when an AppTest ran in this process
+    auth.set_actor_resolver(lambda: "vic")
+    try:
+        with pytest.raises(auth.AccessDenied):
+            store.add_judgment(db, q, c, 1, "vic")
+        with auth.acting_as(None):  # an explicit actor wins over the resolver
+            store.add_judgment(db, q, c, 1, "owner")
+    finally:
+        auth.set_actor_resolver(previous)
+
+
+# ---------------------------------------------------------------------------------------------
+# A viewer cannot write through any public function
+
+
+def _write_calls(db, tmp_path: Path) -> dict[str, object]:
+    """Every public write of ``labeling``, called with valid arguments."""
+    q, c = pair(db)
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text('{"id": "new-c", "text": "t"}\n')
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"id": "new-q", "text": "t"}\n')
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"{q} 0 {c} 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text(f"{q} Q0 {c} 1 1.5 x\n")
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    (beir / "corpus.jsonl").write_text('{"_id": "b1", "text": "t"}\n')
+    (beir / "queries.jsonl").write_text('{"_id": "bq1", "text": "t"}\n')
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nbq1\tb1\t1\n")
+    table = queries_admin.queries_table(db).head(1).assign(split="test")
+    calls = {
+        "store.add_judgment": lambda: store.add_judgment(db, q, c, 1, "vic"),
+        "store.set_scale": lambda: store.set_scale(db, store.GRADED_SCALE),
+        "imports.import_chunks": lambda: imports.import_chunks(db, chunks),
+        "imports.import_queries": lambda: imports.import_queries(db, queries),
+        "imports.import_qrels": lambda: imports.import_qrels(db, qrels),
+        "imports.import_run": lambda: imports.import_run(db, run, "new-run"),
+        "imports.import_beir": lambda: imports.import_beir(db, beir),
+        "queries_admin.add_query": lambda: queries_admin.add_query(db, "new query"),
+        "queries_admin.update_queries": lambda: queries_admin.update_queries(db, table),
+        "queries_admin.assign_split": lambda: queries_admin.assign_split(db, 0.5, 3),
+        "queries_admin.import_bytes": lambda: queries_admin.import_bytes(
+            db, "run", "r.txt", run.read_bytes(), run_name="r2"
+        ),
+        "baseline.bm25_run": lambda: baseline.bm25_run(db, run_name="bm25-new", k=5),
+        "auth.add_user": lambda: auth.add_user(db, "eve", "admin", "long-enough-1"),
+        "auth.remove_user": lambda: auth.remove_user(db, "bob"),
+        "auth.set_role": lambda: auth.set_role(db, "vic", "admin"),
+        "auth.set_password": lambda: auth.set_password(db, "ada", "long-enough-1"),
+    }
+    calls.update(_feature_write_calls(db, q, c))
+    return calls
+
+
+def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
+    """The writes of the labeling queue, the dashboard and synthetic review, when present."""
+    calls: dict[str, object] = {}
+    try:
+        from labeling import queue
+    except ImportError:
+        queue = None
+    if queue is not None:
+        with auth.acting_as(None):  # the owner prepares a judgment to undo
+            judgment = queue.save_judgment(db, q, c, 1, "vic")
+        calls.update({
+            "queue.enqueue_pairs": lambda: queue.enqueue_pairs(db, [(q, c)], reason="t"),
+            "queue.set_overlap_share": lambda: queue.set_overlap_share(db, 0.3),
+            "queue.save_judgment": lambda: queue.save_judgment(db, q, c, 2, "vic"),
+            "queue.skip": lambda: queue.skip(db, q, c, "vic"),
+            "queue.undo": lambda: queue.undo(db, judgment, "vic"),
+            "queue.rejudge": lambda: queue.rejudge(db, query_id=q, requested_by="vic"),
+            "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
+        })
+        for module, name, call in (
+            ("labeling.pooling", "build_pool", lambda m: m.build_pool(db, store.run_names(db))),
+            ("labeling.agreement", "adjudicate", lambda m: m.adjudicate(db, q, c, 2, "vic")),
+        ):
+            if importlib.util.find_spec(module) is not None:
+                target = importlib.import_module(module)
+                short = f"{module.removeprefix('labeling.')}.{name}"
+                calls[short] = lambda call=call, target=target: call(target)
+    try:
+        from labeling import dashboard
+    except ImportError:
+        dashboard = None
+    if dashboard is not None:
+        run = store.run_names(db)[0]
+        with auth.acting_as(None):
+            dashboard.add_failure_tag(db, "prepared-tag")
+        calls.update({
+            "dashboard.judge": lambda: dashboard.judge(db, q, c, 1, "vic"),
+            "dashboard.add_failure_tag": lambda: dashboard.add_failure_tag(db, "new-tag"),
+            "dashboard.tag_failure": lambda: dashboard.tag_failure(
+                db, q, run, ["prepared-tag"], "vic"
+            ),
+            "dashboard.lock_split": lambda: dashboard.lock_split(db, "vic"),
+            "dashboard.unlock_split": lambda: dashboard.unlock_split(db),
+            "dashboard.save_snapshot": lambda: dashboard.save_snapshot(db, run, ["P@5"]),
+            "dashboard.send_unjudged_to_queue": lambda: dashboard.send_unjudged_to_queue(
+                db, [(q, c)]
+            ),
+        })
+    try:
+        from labeling.synthetic import review
+        from labeling.synthetic.candidate import Candidate
+    except ImportError:
+        review = None
+    if review is not None:
+        def candidate(text: str) -> Candidate:
+            return Candidate(chunk_id=c, question=text, generator="offline")
+
+        with auth.acting_as(None):
+            ids = review.add_candidates(db, [candidate(f"Prepared question {i}?") for i in (1, 2)])
+        calls.update({
+            "synthetic.review.add_candidates": lambda: review.add_candidates(
+                db, [candidate("What is new?")]
+            ),
+            "synthetic.review.accept": lambda: review.accept(db, ids[0], "vic"),
+            "synthetic.review.accept_many": lambda: review.accept_many(db, ids, "vic"),
+            "synthetic.review.reject": lambda: review.reject(db, ids[1], "vic", "off topic"),
+            "synthetic.review.reject_many": lambda: review.reject_many(
+                db, ids, "vic", "off topic"
+            ),
+            "synthetic.review.generate": lambda: review.generate(db, 2, seed=1),
+        })
+    try:
+        from labeling.synthetic import importers
+    except ImportError:
+        importers = None
+    if importers is not None:
+        text = db.conn.execute("SELECT text FROM chunks WHERE id = ?", [c]).fetchone()[0]
+        folder = Path(tempfile.mkdtemp())
+        llama = folder / "llama.json"
+        llama.write_text(json.dumps({
+            "queries": {"n1": "What is new here?"}, "corpus": {"d1": text},
+            "relevant_docs": {"n1": ["d1"]},
+        }))
+        ragas = folder / "ragas.jsonl"
+        ragas.write_text(json.dumps({"user_input": "What is new?", "reference_contexts": [text]}))
+        calls["synthetic.importers.import_llamaindex"] = lambda: importers.import_llamaindex(
+            db, llama
+        )
+        calls["synthetic.importers.import_ragas"] = lambda: importers.import_ragas(db, ragas)
+    return calls
+
+
+def test_a_viewer_cannot_write_through_any_function(db, tmp_path):
+    calls = _write_calls(db, tmp_path)
+    before = fingerprint(db)
+    with auth.acting_as("vic"):
+        for name, call in calls.items():
+            with pytest.raises(auth.AccessDenied, match="vic is a viewer"):
+                call()
+            assert fingerprint(db) == before, name
+
+
+def test_the_owner_can_do_every_write(db, tmp_path):
+    for name, call in _write_calls(db, tmp_path).items():
+        try:
+            call()
+        except auth.AccessDenied as error:
+            pytest.fail(f"{name}: {error}")
+        except ScorecardError:  # some calls undo earlier ones (accept then accept_many)
+            pass
+
+
+# Write functions of `labeling` are found by what they call: anything reaching the database
+# through these names. A new one must be added to `_write_calls` above.
+WRITE_MARKERS = {"write_transaction", "add_judgment", "_import_transaction"}
+NOT_PUBLIC_WRITES = {
+    "store.write_transaction", "store.init_workspace", "demo.build_demo",
+    "auth.authenticate",  # re-hashes the signer's own password on sign-in, as the owner
+}
+
+
+def test_every_public_write_function_is_covered(db, tmp_path):
+    covered = set(_write_calls(db, tmp_path))
+    calls_of: dict[str, set[str]] = {}
+    for module_info in pkgutil.walk_packages(labeling.__path__, "labeling."):
+        if ".commands." in module_info.name or module_info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(module_info.name)
+        short = module_info.name.removeprefix("labeling.")
+        for name, function in vars(module).items():
+            if name.startswith("_") or not inspect.isfunction(function):
+                continue
+            if function.__module__ != module_info.name:
+                continue
+            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+            called = {
+                node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name)
+            }
+            calls_of[f"{short}.{name}"] = called
+    writers = set(WRITE_MARKERS)
+    while True:  # a function calling a write function writes too
+        found = {f for f, called in calls_of.items() if called & writers}
+        names = WRITE_MARKERS | {f.rsplit(".", 1)[1] for f in found}
+        if names == writers:
+            break
+        writers = names
+    missing = found - covered - NOT_PUBLIC_WRITES
+    assert not missing, f"write functions without a role test (add them to _write_calls): {missing}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def _cli(capsys, monkeypatch):
+    """Run ``scorecard ARGS`` in this process with ``stdin`` as its standard input."""
+
+    def run(*args: str, stdin: str = "") -> Done:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = main(list(args))
+        out = capsys.readouterr()
+        return Done(code, out.out, out.err)
+
+    return run
+
+
+def test_cli_manages_accounts(demo_file, tmp_path, _cli):
+    path = tmp_path / "cli.db"
+    shutil.copyfile(demo_file, path)
+    done = _cli("user", "add", str(path), "amy", "--role", "admin", "--password-stdin",
+                stdin="amy-password\n")
+    assert done.returncode == 0, done.stderr
+    assert "sign-in is on" in done.stdout
+    done = _cli("user", "add", str(path), "ann", "--role", "annotator", "--password-stdin",
+                stdin="ann-password\r\n")
+    assert done.returncode == 0, done.stderr
+    db = store.open_workspace(path)
+    assert auth.authenticate(db, "ann", "ann-password") == "annotator"
+    assert _cli("user", "role", str(path), "ann", "viewer").returncode == 0
+    assert auth.role_of(db, "ann") == "viewer"
+    done = _cli("user", "remove", str(path), "amy")
+    assert done.returncode == 2 and "last admin" in done.stderr
+    listing = _cli("user", "list", str(path)).stdout
+    assert "amy\tadmin" in listing and "ann\tviewer" in listing and "password" not in listing
+    assert _cli("user", "remove", str(path), "ann").returncode == 0
+    done = _cli("user", "remove", str(path), "amy")
+    assert done.returncode == 0 and "sign-in is off" in done.stdout
+    done = _cli("user", "add", str(path), "x", "--role", "viewer", "--password-stdin",
+                stdin="short\n")
+    assert done.returncode == 2 and "at least 8" in done.stderr
+    done = _cli("user", "add", str(path), "x", "--role", "viewer")  # stdin is not a terminal
+    assert done.returncode == 2 and "--password-stdin" in done.stderr
+    assert not _cli("user", "list", str(path)).stdout
+
+
+def test_cli_backup(demo_file, tmp_path, _cli):
+    path = tmp_path / "src.db"
+    shutil.copyfile(demo_file, path)
+    out = tmp_path / "copy.db"
+    done = _cli("backup", str(path), str(out))
+    assert done.returncode == 0, done.stderr
+    assert "backed up to" in done.stdout
+    copy = store.open_workspace(out, create=False)
+    assert store.counts(copy) == store.counts(store.open_workspace(path))
+    again = _cli("backup", str(path), str(out))
+    assert again.returncode == 2 and "exists" in again.stderr
+    assert _cli("backup", str(path), str(out), "--overwrite").returncode == 0
+    assert _cli("backup", str(path), str(path), "--overwrite").returncode == 2
+    assert not list(tmp_path.glob(".copy.db.partial*"))
+

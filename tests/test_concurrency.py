@@ -1,0 +1,133 @@
+"""Eight annotators save 1,000 judgments each, one transaction per judgment as the app does,
+while another process keeps reading the dashboard's numbers and a backup is taken: every
+judgment is there afterwards, none was rejected, and the reader and the backup saw whole
+transactions only."""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from argon2 import PasswordHasher
+
+from labeling import auth, store
+from labeling.backup import backup
+from labeling.demo import build_demo
+
+WRITERS = 8
+JUDGMENTS = 1_000
+
+
+def _write(args: tuple[str, int, list[tuple[str, str]], object, object]) -> str:
+    db_path, worker, pairs, barrier, _ = args
+    from labeling import auth, store
+
+    try:
+        db = store.open_workspace(db_path)
+        barrier.wait(timeout=120)  # start together, after the slow spawn imports
+        with auth.acting_as(f"w{worker}"):  # the role is checked on every write
+            for i in range(JUDGMENTS):
+                q, c = pairs[(i + worker * 7) % len(pairs)]
+                store.add_judgment(db, q, c, (i + worker) % 4, f"w{worker}", note=f"n{i}")
+        db.close()
+        return "ok"
+    except Exception as error:  # report it, do not hang the pool
+        return f"{type(error).__name__}: {error}"
+
+
+def _read(args: tuple[str, int, list, object, object]) -> str:
+    db_path, _, _, barrier, done = args
+    from labeling import consensus, store
+    from labeling.metrics import evaluate
+
+    try:
+        db = store.open_workspace(db_path)
+        run_name = store.run_names(db)[0]
+        barrier.wait(timeout=120)
+        loops, seen = 0, 0
+        while not done.is_set() or loops == 0:
+            total = store.counts(db)["judgments"]
+            if total < seen:
+                return f"judgments went from {seen} to {total}"
+            seen = total
+            qrels = consensus.consensus_qrels(db)
+            result = evaluate(qrels, consensus.run_frame(db, run_name), ["nDCG@10", "P@5", "RR"])
+            if result.mean.isna().any():
+                return f"bad means {result.mean.to_dict()}"
+            loops += 1
+        db.close()
+        return f"read {loops}"
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def _task(args):
+    return _read(args) if args[1] < 0 else _write(args)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("concurrency") / "w.db"
+    build_demo(path)
+    db = store.open_workspace(path)
+    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)  # speed, not security
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(auth, "_HASHER", cheap)
+        for worker in range(WRITERS):
+            auth.add_user(db, f"w{worker}", "annotator", "password-of-w")
+        auth.add_user(db, "boss", "admin", "password-of-boss")
+    db.close()
+    return path
+
+
+def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
+    db_path = tmp_path / "w.db"
+    shutil.copyfile(workspace, db_path)
+    db = store.open_workspace(db_path)
+    before = store.counts(db)["judgments"]
+    pairs = [tuple(r) for r in db.conn.execute(
+        "SELECT DISTINCT query_id, chunk_id FROM run_results ORDER BY 1, 2 LIMIT 300"
+    )]
+    context = multiprocessing.get_context("spawn")
+    manager = context.Manager()
+    barrier, done = manager.Barrier(WRITERS + 2), manager.Event()
+    jobs = [(str(db_path), w, pairs, barrier, done) for w in range(WRITERS)]
+    jobs.append((str(db_path), -1, [], barrier, done))
+    with context.Pool(WRITERS + 1) as pool:
+        pending = pool.map_async(_task, jobs)
+        barrier.wait(timeout=120)
+        started = time.monotonic()
+        # a backup while they write: a consistent snapshot with whole transactions only
+        while store.counts(db)["judgments"] < before + WRITERS * JUDGMENTS // 4:
+            time.sleep(0.01)
+        copy = backup(db_path, tmp_path / "mid.db")
+        while store.counts(db)["judgments"] < before + WRITERS * JUDGMENTS:
+            if pending.ready():
+                break
+            time.sleep(0.05)
+        done.set()
+        outcomes = pending.get(timeout=300)
+        seconds = time.monotonic() - started
+    manager.shutdown()
+    assert outcomes[:WRITERS] == ["ok"] * WRITERS, outcomes
+    assert outcomes[-1].startswith("read "), outcomes[-1]
+
+    assert store.counts(db)["judgments"] == before + WRITERS * JUDGMENTS
+    per_worker = dict(db.conn.execute(
+        "SELECT annotator, count(*) FROM judgments WHERE annotator GLOB 'w[0-9]' GROUP BY 1"
+    ).fetchall())
+    assert per_worker == {f"w{w}": JUDGMENTS for w in range(WRITERS)}
+    notes = db.conn.execute(
+        "SELECT count(DISTINCT annotator || note) FROM judgments WHERE annotator GLOB 'w[0-9]'"
+    ).fetchone()[0]
+    assert notes == WRITERS * JUDGMENTS  # each judgment once: none lost, none doubled
+    assert db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    mid = store.open_workspace(copy.path, create=False)
+    assert mid.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert before <= store.counts(mid)["judgments"] <= before + WRITERS * JUDGMENTS
+    assert store.counts(mid)["judgments"] == copy.counts["judgments"]
+    print(f"{WRITERS * JUDGMENTS} judgments in {seconds:.1f} s; reader: {outcomes[-1]}")
