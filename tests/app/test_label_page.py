@@ -1,0 +1,153 @@
+"""The Label page (judging card) and the Judge-by-query page, driven with AppTest."""
+
+from __future__ import annotations
+
+import re
+
+from labeling import pooling, queue, shortcuts, store
+
+GRADES = [0, 1, 2, 3]
+
+
+def start(open_app, annotator: str = "carol", page: str = "label"):
+    at = open_app()
+    at.session_state["annotator"] = annotator
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception
+    return at
+
+
+def pool(at):
+    at.multiselect(key="pool_runs").set_value(["bm25", "fusion"])
+    at.button(key="pool_build").click().run()
+    assert not at.exception
+    return at
+
+
+def current(at) -> tuple[str, str]:
+    return tuple(at.session_state["label_current"])
+
+
+def test_queue_built_from_two_runs(open_app, workspace):
+    at = pool(start(open_app))
+    db = store.open_workspace(workspace)
+    expected = pooling.pool_pairs(db, ["bm25", "fusion"], 10)
+    assert len(queue.queued_pairs(db)) == len(expected)
+    assert any(f"Pooled {len(expected)} pairs" in s.value for s in at.success)
+    card_text = " ".join(m.value for m in at.markdown)
+    for run in ("bm25", "fusion"):  # blind: no run names on the card
+        assert run not in card_text
+    assert at.session_state["label_current"] is not None
+
+
+def test_each_grade_with_its_key(open_app, workspace):
+    at = pool(start(open_app))
+    db = store.open_workspace(workspace)
+    keys = shortcuts.grade_keys(GRADES)
+    for grade in GRADES:
+        button = at.button(key=f"label_grade_{grade}")
+        assert button.proto.shortcut.upper() == keys[grade]
+        pair = current(at)
+        button.click().run()
+        assert not at.exception
+        assert queue.current_grade(db, *pair, "carol") == grade
+        assert current(at) != pair  # the next card at once
+    for action in ("skip", "undo", "back", "cant_judge"):
+        assert at.button(key=f"label_{action}").proto.shortcut.upper() == shortcuts.key(action)
+    assert "You: 4 judged" in at.get("progress")[0].proto.text
+
+
+def test_skip_undo_and_correction(open_app, workspace):
+    at = pool(start(open_app))
+    db = store.open_workspace(workspace)
+    skipped = current(at)
+    at.button(key="label_skip").click().run()
+    assert current(at) != skipped
+    pair = current(at)
+    at.text_input(key=f"label_note_{at.session_state['label_nonce']}").input("looks fine")
+    at.button(key="label_grade_2").click().run()
+    assert queue.pair_history(db, *pair)[-1]["note"] == "looks fine"
+    at.button(key="label_undo").click().run()
+    assert current(at) == pair and queue.current_grade(db, *pair, "carol") is None
+    at.button(key="label_grade_1").click().run()
+    at.button(key="label_back").click().run()
+    assert current(at) == pair
+    assert any("Your current grade: 1" in i.value for i in at.info)
+    at.button(key="label_grade_3").click().run()  # a correction appends
+    mine = [h["grade"] for h in queue.pair_history(db, *pair) if h["annotator"] == "carol"]
+    assert mine == [2, None, 1, 3]
+    at.button(key="label_back").click().run()
+    history = at.dataframe[0].value
+    assert history.loc[history["annotator"] == "carol", "grade"].tolist()[-2:] == [1, 3]
+
+
+def test_cant_judge_needs_a_reason(open_app, workspace):
+    at = pool(start(open_app))
+    db = store.open_workspace(workspace)
+    pair = current(at)
+    at.button(key="label_cant_judge").click().run()
+    assert any("say why" in e.value for e in at.error) and current(at) == pair
+    at.text_input(key=f"label_reason_{at.session_state['label_nonce']}").input("legal")
+    at.button(key="label_cant_judge").click().run()
+    last = queue.pair_history(db, *pair)[-1]
+    assert last["grade"] is None and last["note"] == "legal" and current(at) != pair
+
+
+def test_overlap_serves_a_pair_to_a_second_annotator(open_app, workspace):
+    db = store.open_workspace(workspace)
+    fresh = db.conn.execute(  # pairs nobody has judged, so only the overlap asks for a second
+        "SELECT q.id, c.id FROM queries q, chunks c WHERE NOT EXISTS (SELECT 1 FROM judgments j"
+        " WHERE j.query_id = q.id AND j.chunk_id = c.id) ORDER BY q.id, c.id LIMIT 3"
+    ).fetchall()
+    at = start(open_app)
+    at.number_input(key="overlap_share_input").set_value(100)
+    at.button(key="overlap_save").click().run()
+    assert any("need two people" in s.value for s in at.success)
+    queue.enqueue_pairs(db, fresh, reason="test")
+    at = start(open_app)
+    pair = current(at)
+    at.button(key="label_grade_2").click().run()
+    dave = start(open_app, "dave")
+    assert current(dave) == pair
+    dave.button(key="label_grade_1").click().run()
+    assert {h["annotator"] for h in queue.pair_history(db, *pair)} == {"carol", "dave"}
+    erin = start(open_app, "erin")
+    assert current(erin) != pair  # complete with two people
+
+
+def test_user_text_is_never_markup(open_app, workspace):
+    db = store.open_workspace(workspace)
+    evil = "<script>alert('x')</script> See [the policy](http://evil.example) **now** $1"
+    with store.write_transaction(db) as conn:
+        conn.execute("INSERT INTO chunks (id, title, text) VALUES ('evil', '<b>T</b>', ?)",
+                     [evil])
+        conn.execute("INSERT INTO queries (id, text) VALUES ('qx', 'policy <img src=x>')")
+    queue.enqueue_pairs(db, [("qx", "evil")], reason="test")
+    at = start(open_app)
+    assert current(at) == ("qx", "evil")
+    bodies = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    joined = "\n".join(bodies)
+    assert "\\<script\\>" in joined and "<script>" not in joined
+    assert "](http" not in joined and "\\[the " in joined and "\\]\\(http" in joined
+    assert re.search(r"(?<!\\)<", joined) is None  # every < is escaped
+    assert ":orange-background[policy]" in joined  # the query term, highlighted
+    assert not any(m.proto.allow_html for m in at.markdown)
+
+
+def test_no_name_no_card(open_app):
+    at = open_app()
+    at.switch_page("pages/label.py").run()
+    assert any("Type your name" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "label_grade_0"]
+
+
+def test_judge_by_query_grades_in_place(open_app, workspace):
+    pool(start(open_app))
+    jbq = start(open_app, page="judge_by_query")
+    query_id = jbq.selectbox(key="jbq_query").value
+    db = store.open_workspace(workspace)
+    chunk = str(pooling.pairs_of_query(db, query_id, "carol")["chunk_id"].iloc[0])
+    control = next(w for w in jbq.get("button_group") if w.key == f"jbq_{query_id}_{chunk}")
+    control.set_value(3).run()
+    assert not jbq.exception
+    assert queue.current_grade(db, query_id, chunk, "carol") == 3

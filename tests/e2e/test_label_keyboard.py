@@ -1,0 +1,75 @@
+"""Browser flow: judge ten pairs with the keyboard only, then read them back from the SQLite
+file; measures the time from a key press to the next card (printed, never asserted)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+import uuid
+
+import pytest
+
+from labeling import queue, store
+
+pytestmark = pytest.mark.e2e
+
+CARD = ".st-key-label_card"
+PAIR = re.compile(r"Query · (\S+).*?Chunk · (\S+)", re.S)
+
+
+def shown_pair(page) -> tuple[str, str]:
+    match = PAIR.search(page.locator(CARD).inner_text())
+    assert match, page.locator(CARD).inner_text()
+    return match.group(1), match.group(2)
+
+
+def test_judge_ten_pairs_with_the_keyboard(page, app_server, app_workspace, wait_idle):
+    name = f"kb-{uuid.uuid4().hex[:8]}"  # other browser tests share the workspace
+    page.goto(f"{app_server}/label")
+    wait_idle(page)
+    box = page.get_by_label("Annotator", exact=True)
+    box.fill(name)
+    box.press("Enter")
+    wait_idle(page)
+    db = store.open_workspace(app_workspace)
+    # Fresh pairs nobody has judged, so this annotator is served them whatever other tests did.
+    fresh = db.conn.execute(
+        "SELECT q.id, c.id FROM queries q, chunks c WHERE NOT EXISTS (SELECT 1 FROM judgments j"
+        " WHERE j.query_id = q.id AND j.chunk_id = c.id) ORDER BY random() LIMIT 40"
+    ).fetchall()
+    queue.enqueue_pairs(db, fresh, reason="e2e")
+    page.reload()
+    wait_idle(page)
+    box = page.get_by_label("Annotator", exact=True)
+    if box.input_value() != name:  # a reload starts a new browser session
+        box.fill(name)
+        box.press("Enter")
+        wait_idle(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.locator(CARD).wait_for()
+
+    pressed: dict[tuple[str, str], int] = {}
+    timings = []
+    for i in range(10):
+        pair = shown_pair(page)
+        grade = i % 4
+        started = time.perf_counter()
+        page.keyboard.press(str(grade))
+        page.wait_for_function(  # the card shows another pair
+            "([selector, q, c]) => { const el = document.querySelector(selector);"
+            " if (!el) return false; const t = el.innerText;"
+            " return !(t.includes('Query · ' + q) && t.includes('Chunk · ' + c)); }",
+            arg=[CARD, pair[0], pair[1]],
+        )
+        timings.append(time.perf_counter() - started)
+        wait_idle(page)
+        pressed[pair] = grade
+    assert len(pressed) == 10
+
+    rows = db.conn.execute(
+        "SELECT query_id, chunk_id, grade FROM judgments WHERE annotator = ? ORDER BY id", [name]
+    ).fetchall()
+    assert {(q, c): g for q, c, g in rows} == pressed
+    print(f"\nkey press to next card: median {statistics.median(timings) * 1000:.0f} ms, "
+          f"max {max(timings) * 1000:.0f} ms over {len(timings)} cards")

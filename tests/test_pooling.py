@@ -1,0 +1,83 @@
+"""Pooling: the union of the top k of the chosen runs, by the metric engine's ranking."""
+
+from __future__ import annotations
+
+import pytest
+
+from labeling import consensus, pooling, queue, store
+from labeling.errors import InputError, ScorecardError
+
+
+@pytest.fixture
+def db(tmp_path):
+    handle = store.init_workspace(tmp_path / "pool.db")
+    with store.write_transaction(handle) as conn:
+        conn.executemany("INSERT INTO queries (id, text, split) VALUES (?, ?, ?)",
+                         [("q1", "alpha", "dev"), ("q2", "beta", "test")])
+        conn.executemany("INSERT INTO query_attributes VALUES (?, 'topic', ?)",
+                         [("q1", "hr"), ("q2", "it")])
+        conn.executemany("INSERT INTO chunks (id, text) VALUES (?, ?)",
+                         [(f"c{i}", f"text {i}") for i in range(8)])
+        for run_id, name in ((1, "a"), (2, "b")):
+            conn.execute("INSERT INTO runs (id, name, created_at) VALUES (?, ?, 'now')",
+                         [run_id, name])
+        rows = [  # run a: q1 c0 > c1 > c2 (c2 ties c3; c3 wins, higher id), q2 c4 > c5
+            (1, "q1", "c0", 9.0), (1, "q1", "c1", 8.0), (1, "q1", "c2", 7.0),
+            (1, "q1", "c3", 7.0), (1, "q2", "c4", 5.0), (1, "q2", "c5", 4.0),
+            (2, "q1", "c6", 3.0), (2, "q1", "c0", 2.0), (2, "q2", "c7", 1.0),
+        ]
+        conn.executemany(
+            "INSERT INTO run_results (run_id, query_id, chunk_id, score) VALUES (?, ?, ?, ?)",
+            rows)
+    yield handle
+    handle.conn.close()
+
+
+def pairs(frame):
+    return sorted(zip(frame["query_id"], frame["chunk_id"], strict=True))
+
+
+def test_union_of_top_k(db):
+    top2 = pooling.pool_pairs(db, ["a", "b"], k=2)
+    assert pairs(top2) == [("q1", "c0"), ("q1", "c1"), ("q1", "c6"),
+                           ("q2", "c4"), ("q2", "c5"), ("q2", "c7")]
+    assert pairs(pooling.pool_pairs(db, ["a"], k=3)) == [
+        ("q1", "c0"), ("q1", "c1"), ("q1", "c3"), ("q2", "c4"), ("q2", "c5")]  # tie: c3
+
+
+def test_ranks_agree_with_the_metric_engine(db):
+    run = consensus.run_frame(db, "a")
+    top = run.loc[run["rank"] <= 3]
+    assert pairs(pooling.pool_pairs(db, ["a"], k=3)) == sorted(
+        zip(top["query_id"], top["doc_id"], strict=True))
+
+
+def test_split_and_segment_filters(db):
+    assert {q for q, _ in pairs(pooling.pool_pairs(db, ["a", "b"], 10, split="test"))} == {"q2"}
+    frame = pooling.pool_pairs(db, ["a", "b"], 10, segment=("topic", ["hr"]))
+    assert {q for q, _ in pairs(frame)} == {"q1"}
+
+
+def test_build_pool_queues_blind(db):
+    result = pooling.build_pool(db, ["a", "b"], k=2)
+    assert (result.pooled, result.new) == (6, 6)
+    assert pooling.build_pool(db, ["a", "b"], k=3).new == 1
+    rows = queue.queued_pairs(db)
+    assert {r["reason"] for r in rows} == {"pool"}
+    assert set(rows[0]) == {"query_id", "chunk_id", "reason", "needed", "judged"}
+    listed = pooling.queued_queries(db)
+    assert listed["pairs"].tolist() == [4, 3]
+    by_query = pooling.pairs_of_query(db, "q1", "carol")
+    assert by_query["chunk_id"].tolist() == sorted(by_query["chunk_id"].tolist())
+    queue.save_judgment(db, "q1", "c0", 2, "carol")
+    by_query = pooling.pairs_of_query(db, "q1", "carol")
+    assert by_query.set_index("chunk_id").loc["c0", "my_grade"] == 2
+
+
+def test_bad_input(db):
+    with pytest.raises(ScorecardError):
+        pooling.pool_pairs(db, ["nope"])
+    with pytest.raises(InputError):
+        pooling.pool_pairs(db, ["a"], k=0)
+    with pytest.raises(InputError):
+        pooling.pool_pairs(db, [])
