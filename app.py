@@ -18,9 +18,14 @@ PAGES_DIR = Path(__file__).resolve().parent / "pages"
 KNOWN_PAGES = {
     "home": ("Overview", ":material/home:"),
     "label": ("Label", ":material/rule:"),
+    "judge_by_query": ("Judge by query", ":material/checklist:"),
+    "agreement": ("Agreement", ":material/group:"),
+    "review": ("Review", ":material/fact_check:"),
     "dashboard": ("Dashboard", ":material/monitoring:"),
     "queries": ("Queries", ":material/search:"),
     "data": ("Data", ":material/database:"),
+    "guide": ("Metric guide", ":material/menu_book:"),
+    "simulator": ("Metric simulator", ":material/tune:"),
 }
 
 
@@ -37,5 +42,6 @@ def page_list() -> list[st.Page]:
 
 
 st.set_page_config(page_title=_common.PAGE_TITLE, layout="wide")
+st.session_state[_common.THROUGH_APP_KEY] = True
 # Each page starts with _common.page_setup() (workspace, demo build, sidebar).
 st.navigation(page_list()).run()

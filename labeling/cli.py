@@ -17,6 +17,9 @@ from labeling.errors import ScorecardError
 COMMAND_MODULES = [
     "labeling.commands.evaluate",
     "labeling.commands.workspace",
+    "labeling.commands.access",
+    "labeling.commands.report",
+    "labeling.commands.synthetic",
 ]
 
 

@@ -395,7 +395,7 @@ class _import_transaction:
     """``write_transaction`` that turns SQLite failures into InputError naming the file."""
 
     def __init__(self, db: sqlite_utils.Database, source: str):
-        self._context = write_transaction(db)
+        self._context = write_transaction(db, action="import")  # admin only
         self._source = source
 
     def __enter__(self) -> sqlite3.Connection:

@@ -327,6 +327,8 @@ def beir_zip_bytes(db: sqlite_utils.Database, folder_name: str = "beir") -> byte
 # Imports from uploaded bytes
 
 IMPORT_KINDS = ("chunks", "queries", "qrels", "run")
+# Same as `[server] maxUploadSize` in .streamlit/config.toml (MB), so the message is ours.
+MAX_UPLOAD_MB = 200
 
 
 def import_bytes(
@@ -348,6 +350,12 @@ def import_bytes(
     """
     if kind not in IMPORT_KINDS:
         raise InputError(f"unknown import kind {kind!r}", source=file_name)
+    if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
+        raise InputError(
+            f"the file is {len(data) / 1024 / 1024:.1f} MB, over the {MAX_UPLOAD_MB} MB upload "
+            "limit; import it with `scorecard import` instead",
+            source=file_name,
+        )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / safe_filename(Path(file_name).name)
         path.write_bytes(data)

@@ -244,7 +244,8 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
     order = _order(run_query, score, run_doc, run_docs)
     query = run_query[order]
     # Grades: look each (query, doc) up in a sparse query x doc matrix of the labels.
-    vocab_code = pc.index_in(run_docs, value_set=pa.array(np.asarray(doc_vocab, dtype=object)))
+    vocab = pa.array(np.asarray(doc_vocab, dtype=object), type=run_docs.type)
+    vocab_code = pc.index_in(run_docs, value_set=vocab)
     doc_in_vocab = vocab_code.to_numpy(zero_copy_only=False)
     judged_doc = doc_in_vocab[run_doc[order]]
     grade = np.full(len(order), np.nan)

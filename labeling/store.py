@@ -25,7 +25,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from labeling import schema_access, schema_dashboard, schema_labeling, schema_synthetic
+from labeling import auth, schema_access, schema_dashboard, schema_labeling, schema_synthetic
 from labeling.errors import InputError, ScorecardError
 from labeling.sqlscript import execute_script
 
@@ -42,7 +42,7 @@ BINARY_SCALE: list[tuple[int, str, str]] = [
     (1, "relevant", "The chunk helps answer the query."),
 ]
 
-JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator")
+JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator", "confirm")
 
 
 def utc_now() -> str:
@@ -192,18 +192,24 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
 
 
 @contextlib.contextmanager
-def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite3.Connection]:
+def write_transaction(
+    db: sqlite_utils.Database, action: str = "edit"
+) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT``; ``ROLLBACK`` and re-raise on any error.
 
     Nested use becomes a savepoint. sqlite-utils write methods called inside join the transaction.
+    ``action`` is what the write does for the role check (``labeling.auth.PERMISSIONS``):
+    ``"judge"`` or ``"review"`` for writes annotators may do; the default is admin only.
     """
     conn = db.conn
     if conn.in_transaction:
+        auth.check_current(db, action)
         with db.atomic():
             yield conn
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
+        auth.check_current(db, action)  # under the write lock: sees the role as stored now
         yield conn
     except BaseException:
         if conn.in_transaction:
@@ -299,7 +305,16 @@ def add_judgment(
     unknown = set(flags) - set(JUDGMENT_FLAGS)
     if unknown:
         raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="judge") as conn:
+        locked = conn.execute(  # a locked split (labeling.dashboard.lock_split) is frozen
+            "SELECT q.split FROM queries q JOIN split_locks l ON l.split = q.split WHERE q.id = ?",
+            (query_id,),
+        ).fetchone()
+        if locked:
+            raise ScorecardError(
+                f"query {query_id!r} is in the {locked[0]} split, which is locked: "
+                "its labels cannot change until the split is unlocked"
+            )
         try:
             cursor = conn.execute(
                 "INSERT INTO judgments"

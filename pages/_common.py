@@ -11,6 +11,7 @@ import streamlit as st
 
 from labeling import demo, store
 from labeling.errors import ScorecardError
+from pages import _auth
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_WORKSPACE = ROOT / "workspace" / "scorecard.db"
@@ -18,6 +19,7 @@ WORKSPACE_ENV = "SCORECARD_WORKSPACE"
 ANNOTATOR_KEY = "annotator"
 ANNOTATOR_INPUT_KEY = "annotator_input"
 FLASH_KEY = "_flash"
+THROUGH_APP_KEY = "_through_app"  # set by app.py on every run
 PAGE_TITLE = "Retrieval Scorecard"
 
 log = logging.getLogger("scorecard.app")
@@ -56,8 +58,18 @@ def page_setup() -> sqlite_utils.Database:
     directly (without ``app.py``) when a session's first request names a page of ``pages/``,
     and AppTest does so on every rerun after the first.
     """
+    if not st.session_state.get(THROUGH_APP_KEY):
+        # A fresh server's first request for a page URL runs the page file alone: Streamlit
+        # stays in its pages-folder mode until some run calls st.navigation. Leave that mode
+        # and run again, through app.py, so the app's navigation shows.
+        from streamlit.runtime.pages_manager import PagesManager
+
+        PagesManager.uses_pages_directory = False
+        st.session_state[THROUGH_APP_KEY] = True
+        st.rerun()
     st.set_page_config(page_title=PAGE_TITLE, layout="wide")
     db = get_db()
+    _auth.sign_in(db)  # stops the page until signed in when the workspace has accounts
     sidebar(db)
     return db
 
@@ -81,6 +93,7 @@ def sidebar(db: sqlite_utils.Database) -> None:
         st.text_input(
             "Annotator", key=ANNOTATOR_INPUT_KEY, placeholder="your name",
             help="Labels you add are recorded under this name.", on_change=_keep_annotator,
+            disabled=_auth.user() is not None,  # signed in: the account name
         )
 
 

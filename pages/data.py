@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import queries_admin, store
-from pages import _common
+from pages import _auth, _common
 
 WHERE = "data"  # messages go to f"{WHERE}_{kind}", under that kind's import button
 KINDS = {
@@ -101,7 +101,7 @@ for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
                 help="Otherwise unknown ids are added as placeholders.",
             )
         st.button(f"Import {label.lower()}", key=f"import_{kind}", type="primary",
-                  on_click=do_import, args=(kind,))
+                  on_click=do_import, args=(kind,), disabled=not _auth.can(db, "import"))
         _common.show_flash(f"{WHERE}_{kind}")
 
 st.subheader("Export")

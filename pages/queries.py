@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import queries_admin
-from pages import _common
+from pages import _auth, _common
 
 WHERE_ADD, WHERE_EDIT, WHERE_SPLIT = "queries_add", "queries_edit", "queries_split"
 NO_SPLIT = "(none)"
@@ -64,6 +64,7 @@ def assign_split(stratify_options: list[str]) -> None:
 
 
 db = _common.page_setup()
+can_edit = _auth.can(db, "edit")  # viewers and annotators: read only
 names = queries_admin.attribute_names(db)
 st.title("Queries")
 
@@ -81,7 +82,8 @@ with st.expander("Add a query", expanded=False):
     columns = st.columns(2)
     columns[0].text_input("New attribute (optional)", key="new_attr_name", placeholder="e.g. team")
     columns[1].text_input("Its value", key="new_attr_value")
-    st.button("Add query", key="add_query", type="primary", on_click=add_query, args=(names,))
+    st.button("Add query", key="add_query", type="primary", on_click=add_query, args=(names,),
+              disabled=not can_edit)
     _common.show_flash(WHERE_ADD)
 
 # --- Search and edit --------------------------------------------------------------------------
@@ -102,11 +104,11 @@ config: dict = {
 }
 config.update({name: st.column_config.TextColumn(name) for name in names})
 edited = st.data_editor(
-    table, hide_index=True, column_config=config, num_rows="fixed",
+    table, hide_index=True, column_config=config, num_rows="fixed", disabled=not can_edit,
     key=f"queries_editor_{st.session_state.get('editor_nonce', 0)}_{digest}",
 )
 st.button("Save changes", key="save_queries", on_click=save_edits, args=(edited,),
-          disabled=table.empty)
+          disabled=table.empty or not can_edit)
 _common.show_flash(WHERE_EDIT)
 
 # --- Split ------------------------------------------------------------------------------------
@@ -119,5 +121,6 @@ columns[1].number_input("Seed", 0, 2**31 - 1, 13, 1, key="split_seed")
 columns[2].selectbox("Stratify by", [NO_SPLIT, *names], key="split_stratify",
                      help="Split each segment of this attribute separately.")
 columns[3].checkbox("Only queries without a split", key="split_only_unassigned")
-st.button("Assign split", key="assign_split", on_click=assign_split, args=(names,))
+st.button("Assign split", key="assign_split", on_click=assign_split, args=(names,),
+          disabled=not can_edit)
 _common.show_flash(WHERE_SPLIT)

@@ -27,6 +27,7 @@ CHROMIUM_ARGS = [
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
 STARTUP_SECONDS = 60
+_SERVER_WORKSPACE: dict[str, Path] = {}
 
 
 def _free_port() -> int:
@@ -47,6 +48,7 @@ def _healthy(url: str) -> bool:
 def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a running app whose workspace is a temporary file."""
     folder = tmp_path_factory.mktemp("e2e")
+    _SERVER_WORKSPACE["path"] = folder / "scorecard.db"
     port = _free_port()
     env = {**os.environ, "SCORECARD_WORKSPACE": str(folder / "scorecard.db")}
     command = [
@@ -114,3 +116,9 @@ def _wait_idle(page) -> None:
 def wait_idle():
     """``wait_idle(page)``: wait until the app is connected and its script has finished."""
     return _wait_idle
+
+
+@pytest.fixture(scope="session")
+def app_workspace(app_server: str) -> Path:
+    """Path of the running app's workspace file (open it with ``labeling.store``)."""
+    return _SERVER_WORKSPACE["path"]
