@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from labeling import report
-from labeling.store import open_workspace
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -27,8 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="card.html, card.md or card.json")
     parser.add_argument(
         "-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-        help="a measure such as nDCG@10 (repeat for several; default: "
-        + ", ".join(report.DEFAULT_MEASURES) + "); the first sorts the worst queries",
+        help="a measure such as nDCG@10 (repeat for several; default: the scorecard's headline "
+        "measures, labeling.report.DEFAULT_MEASURES); the first sorts the worst queries",
     )
     parser.add_argument("--segment", metavar="ATTRIBUTE",
                         help="query attribute to segment by (default: the first attribute)")
@@ -38,6 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    # Imported here: the report pulls in scipy and plotly, which other commands do not need.
+    from labeling import report
+    from labeling.store import open_workspace
+
     report.output_format(args.out)  # a wrong file name fails before any work
     db = open_workspace(args.db, create=False)
     card = report.build_scorecard(

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from labeling.store import open_workspace
-from labeling.synthetic import importers, review, sampling
+from labeling.synthetic.sampling import STRATEGIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="passages to sample (default 20)")
     parser.add_argument("--generator", choices=("offline", "llm"), default="offline")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--strategy", choices=sampling.STRATEGIES, default="random",
+    parser.add_argument("--strategy", choices=STRATEGIES, default="random",
                         help="random, stratified by document, or by segment (--segment)")
     parser.add_argument("--segment", metavar="ATTRIBUTE", help="attribute for --strategy segment")
     parser.add_argument("--per-chunk", type=int, default=2, metavar="N",
@@ -40,6 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    # Imported here: generating pulls in bm25s and scipy, which other commands do not need.
+    from labeling.store import open_workspace
+    from labeling.synthetic import importers, review
+
     db = open_workspace(args.db, create=False)
     if args.import_llamaindex or args.import_ragas:
         if args.import_llamaindex:
