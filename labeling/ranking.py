@@ -73,10 +73,27 @@ def _as_str_values(series: pd.Series) -> pd.Series:
 def _encode(series: pd.Series) -> tuple[np.ndarray, pa.Array]:
     """Dictionary-encode string ids with Arrow: (int codes, distinct values)."""
     values = pa.array(_as_str_values(series).array)
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
     encoded = pc.dictionary_encode(values)
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+    if not isinstance(encoded, pa.ChunkedArray):
+        return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+    chunks = encoded.chunks
+    if chunks and _dictionaries_grow(chunks):
+        # Arrow encodes a chunked column with one memo table that only grows, so every chunk's
+        # codes are valid against the last chunk's dictionary: no copy of the strings needed.
+        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+        return codes.astype(np.int64), chunks[-1].dictionary
+    combined = pc.dictionary_encode(values.combine_chunks())
+    return combined.indices.to_numpy(zero_copy_only=False).astype(np.int64), combined.dictionary
+
+
+def _dictionaries_grow(chunks: list[pa.DictionaryArray]) -> bool:
+    """Whether each chunk's dictionary looks like a prefix of the last one's (cheap check)."""
+    last = chunks[-1].dictionary
+    for chunk in chunks:
+        size = len(chunk.dictionary)
+        if size > len(last) or (size and chunk.dictionary[size - 1] != last[size - 1]):
+            return False
+    return True
 
 
 def _ranks_within(query: np.ndarray, counts: np.ndarray) -> np.ndarray:
