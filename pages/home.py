@@ -41,12 +41,13 @@ with left:
 with right:
     st.subheader("Where things are")
     st.markdown(
-        "- **Data**: import chunks, queries, labels (qrels) and runs; download exports.\n"
-        "- **Queries**: add queries, search them, edit segments, assign a dev/test split.\n"
-    )
-    st.subheader("Coming next")
-    st.markdown(
-        "- **Labeling**: grade the pooled results of your runs, with keyboard shortcuts.\n"
-        "- **Dashboard**: metrics per run and per segment, with coverage warnings.\n"
-        "- **Sharing**: a self-contained scorecard file you can send around.\n"
+        "- **Label** and **Judge by query**: grade the pooled results of your runs, blind, "
+        "with keyboard shortcuts.\n"
+        "- **Agreement**: kappa, alpha and the disagreements to adjudicate.\n"
+        "- **Review**: accept or reject synthetic questions generated from passages.\n"
+        "- **Dashboard**: metrics by segment with intervals, run comparison, coverage and the "
+        "worst queries.\n"
+        "- **Queries** and **Data**: add and segment queries; import files, download exports.\n"
+        "- **Metric guide** and **Metric simulator**: what each measure means, and how it moves.\n"
+        "- Share a scorecard with `scorecard report DB --run NAME --out card.html`.\n"
     )
