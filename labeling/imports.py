@@ -209,6 +209,30 @@ def _warn_placeholders(result: ImportResult, queries: int, chunks: int) -> None:
 # Chunks and queries (records files)
 
 
+def _unique_ids(
+    conn: sqlite3.Connection,
+    batch: pd.DataFrame,
+    id_col: str,
+    kind: str,
+    lines: _RowLines,
+    source: str,
+) -> pd.Series:
+    """The batch's ids as strings; an id that is missing or repeats (in the batch or an earlier
+    batch of this import) is an error naming its line."""
+    ids = batch[id_col].astype("string")
+    if ids.isna().any():
+        row = int(np.argmax(ids.isna().to_numpy()))
+        raise InputError(f"{kind} without an id", source=source, line=int(lines[row]))
+    dup = _first_duplicate(batch.assign(_id=ids), ["_id"])
+    seen = _seen(conn, ids)
+    if dup is not None or seen is not None:
+        row = dup if seen is None or (dup is not None and dup < seen) else seen
+        raise InputError(
+            f"{kind} id {ids.iloc[row]!r} appears twice", source=source, line=int(lines[row])
+        )
+    return ids
+
+
 def _store_chunks(
     conn: sqlite3.Connection,
     batch: pd.DataFrame,
@@ -223,17 +247,7 @@ def _store_chunks(
             source=source,
             line=int(lines[0]) if len(lines) else None,
         )
-    ids = batch[id_col].astype("string")
-    if ids.isna().any():
-        row = int(np.argmax(ids.isna().to_numpy()))
-        raise InputError("chunk without an id", source=source, line=int(lines[row]))
-    dup = _first_duplicate(batch.assign(_id=ids), ["_id"])
-    seen = _seen(conn, ids)
-    if dup is not None or seen is not None:
-        row = dup if seen is None or (dup is not None and dup < seen) else seen
-        raise InputError(
-            f"chunk id {ids.iloc[row]!r} appears twice", source=source, line=int(lines[row])
-        )
+    ids = _unique_ids(conn, batch, id_col, "chunk", lines, source)
     doc_col = "doc_id" if id_col != "doc_id" and "doc_id" in batch.columns else None
     known = {id_col, "text", "title", "line", "metadata"} | ({doc_col} if doc_col else set())
     extras = [c for c in batch.columns if c not in known]
@@ -300,17 +314,7 @@ def _store_queries(
             source=source,
             line=int(lines[0]) if len(lines) else None,
         )
-    ids = batch[id_col].astype("string")
-    if ids.isna().any():
-        row = int(np.argmax(ids.isna().to_numpy()))
-        raise InputError("query without an id", source=source, line=int(lines[row]))
-    dup = _first_duplicate(batch.assign(_id=ids), ["_id"])
-    seen = _seen(conn, ids)
-    if dup is not None or seen is not None:
-        row = dup if seen is None or (dup is not None and dup < seen) else seen
-        raise InputError(
-            f"query id {ids.iloc[row]!r} appears twice", source=source, line=int(lines[row])
-        )
+    ids = _unique_ids(conn, batch, id_col, "query", lines, source)
     known = {id_col, text_col, "source", "split", "line", "metadata"}
     extras = [c for c in batch.columns if c not in known]
     existing = len(ids) - len(_unknown_ids(conn, "queries", ids.tolist()))
