@@ -35,38 +35,34 @@ def _note() -> str:
     return str(state.get(f"label_note_{state[NONCE]}") or "")
 
 
-def grade(value: int) -> None:
+def _record(write) -> None:
+    """Save a judgment of the current pair with ``write(db, query_id, chunk_id)``, then move on."""
     state = _state()
     pair = state.get(CURRENT)
     if not pair:
         return
     try:
-        judgment_id = queue.save_judgment(
-            _common.get_db(), pair[0], pair[1], value, _common.annotator(), note=_note()
-        )
+        judgment_id = write(_common.get_db(), pair[0], pair[1])
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE)
         return
     state[SAVED].append(judgment_id)
     state[TRAIL].append(pair)
     _advance(pair)
+
+
+def grade(value: int) -> None:
+    _record(lambda db, query_id, chunk_id: queue.save_judgment(
+        db, query_id, chunk_id, value, _common.annotator(), note=_note()
+    ))
 
 
 def cant_judge() -> None:
     state = _state()
-    pair = state.get(CURRENT)
-    if not pair:
-        return
     reason = str(state.get(f"label_reason_{state[NONCE]}") or "").strip()
-    try:
-        judgment_id = queue.cant_judge(_common.get_db(), pair[0], pair[1], _common.annotator(),
-                                       reason)
-    except Exception as error:  # shown to the user as one line
-        _common.report_failure(error, WHERE)
-        return
-    state[SAVED].append(judgment_id)
-    state[TRAIL].append(pair)
-    _advance(pair)
+    _record(lambda db, query_id, chunk_id: queue.cant_judge(
+        db, query_id, chunk_id, _common.annotator(), reason
+    ))
 
 
 def skip() -> None:
