@@ -19,6 +19,12 @@ PAIR = re.compile(r"Query · (\S+).*?Chunk · (\S+)", re.S)
 
 
 def shown_pair(page) -> tuple[str, str]:
+    # The card element can exist a moment before its text is drawn: wait for the pair in it.
+    page.wait_for_function(
+        "(selector) => { const el = document.querySelector(selector);"
+        " return !!el && /Query · \\S+[\\s\\S]*?Chunk · \\S+/.test(el.innerText); }",
+        arg=CARD,
+    )
     match = PAIR.search(page.locator(CARD).inner_text())
     assert match, page.locator(CARD).inner_text()
     return match.group(1), match.group(2)
