@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import scipy.sparse as sp
 
 from labeling._memory import keep_freed_memory
+from labeling.duplicates import first_duplicate
 from labeling.errors import InputError
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
@@ -57,8 +57,14 @@ class RankedRows:
         query = self.query[keep]
         retrieved = np.bincount(query, minlength=self.n_queries)
         return RankedRows(
-            self.query_ids, query, _ranks_within(query, retrieved), self.grade[keep],
-            self.doc_row[keep], self.qrels_query, self.qrels_grade, retrieved,
+            self.query_ids,
+            query,
+            _ranks_within(query, retrieved),
+            self.grade[keep],
+            self.doc_row[keep],
+            self.qrels_query,
+            self.qrels_grade,
+            retrieved,
         )
 
 
@@ -70,30 +76,10 @@ def _as_str_values(series: pd.Series) -> pd.Series:
     return series.astype("str")
 
 
-def _encode(series: pd.Series) -> tuple[np.ndarray, pa.Array]:
-    """Dictionary-encode string ids with Arrow: (int codes, distinct values)."""
-    values = pa.array(_as_str_values(series).array)
-    encoded = pc.dictionary_encode(values)
-    if not isinstance(encoded, pa.ChunkedArray):
-        return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
-    chunks = encoded.chunks
-    if chunks and _dictionaries_grow(chunks):
-        # Arrow encodes a chunked column with one memo table that only grows, so every chunk's
-        # codes are valid against the last chunk's dictionary: no copy of the strings needed.
-        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
-        return codes.astype(np.int64), chunks[-1].dictionary
-    combined = pc.dictionary_encode(values.combine_chunks())
-    return combined.indices.to_numpy(zero_copy_only=False).astype(np.int64), combined.dictionary
-
-
-def _dictionaries_grow(chunks: list[pa.DictionaryArray]) -> bool:
-    """Whether each chunk's dictionary looks like a prefix of the last one's (cheap check)."""
-    last = chunks[-1].dictionary
-    for chunk in chunks:
-        size = len(chunk.dictionary)
-        if size > len(last) or (size and chunk.dictionary[size - 1] != last[size - 1]):
-            return False
-    return True
+def _codes_in(values: pa.Array | pa.ChunkedArray, vocabulary: pa.Array) -> np.ndarray:
+    """Position of each value in ``vocabulary`` (int64), -1 where it is absent."""
+    found = pc.index_in(values, value_set=vocabulary.cast(values.type))
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
 
 
 def _ranks_within(query: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -121,12 +107,6 @@ def _scores(run: pd.DataFrame) -> np.ndarray:
         row = int(np.flatnonzero(bad)[0])
         raise InputError(f"row {row}: score is missing or not a finite number", source="run")
     return score
-
-
-def _descending_ranks(values: pa.Array) -> np.ndarray:
-    """Dense rank of each string in descending byte order (0 = greatest)."""
-    ranks = pc.rank(values, sort_keys="descending", tiebreaker="dense")
-    return ranks.to_numpy(zero_copy_only=False).astype(np.int64) - 1
 
 
 def _score_ranks(score: np.ndarray) -> tuple[np.ndarray, int]:
@@ -180,12 +160,15 @@ def _order_by_query_and_score(query: np.ndarray, score: np.ndarray) -> np.ndarra
 
 
 def _order(
-    query: np.ndarray, score: np.ndarray, doc: np.ndarray, doc_values: pa.Array
+    query: np.ndarray,
+    score: np.ndarray,
+    doc_ids: pa.Array | pa.ChunkedArray,
+    doc_row: np.ndarray,
 ) -> np.ndarray:
     """Permutation sorting rows by query, score descending, then doc id descending.
 
-    ``doc`` holds codes into ``doc_values``; ids are compared as strings only through the
-    ranks of the distinct values, and only for rows whose query and score tie.
+    Row ``i``'s doc id is ``doc_ids[doc_row[i]]``. Ids are compared as strings only for the
+    rows whose query and score tie.
     """
     if len(query) == 0:
         return np.zeros(0, dtype=np.int64)
@@ -202,24 +185,55 @@ def _order(
     group = np.cumsum(~tie[positions[1:] - 1]) if len(positions) > 1 else np.zeros(0, np.int64)
     group = np.concatenate(([0], group))
     rows = order[positions]
-    doc_rank = _descending_ranks(doc_values)[doc[rows]]
-    width = len(doc_values)
-    if (int(group[-1]) + 1) * width < 2**53:
-        within = np.argsort((group * width + doc_rank).astype(np.float64))
-    else:
-        within = np.lexsort((doc_rank, group))
-    order[positions] = rows[within]
+    if isinstance(doc_ids, pa.ChunkedArray):
+        doc_ids = doc_ids.combine_chunks()  # taking rows from chunks is several times slower
+    tied = pa.table({"group": group, "doc": pc.take(doc_ids, pa.array(doc_row[rows]))})
+    within = pc.sort_indices(tied, sort_keys=[("group", "ascending"), ("doc", "descending")])
+    order[positions] = rows[within.to_numpy()]
     return order
 
 
-def _duplicate_row(query: np.ndarray, doc: np.ndarray, width: int) -> int | None:
-    """Index of the first row repeating an earlier (query, doc) pair, or None."""
-    key = query * width + doc
-    ordered = np.sort(key)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    duplicated = pd.Series(key).duplicated().to_numpy()
-    return int(np.flatnonzero(duplicated)[0])
+def _strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
+    return pa.array(_as_str_values(series).array)
+
+
+def _encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """(int64 code of each value, distinct values in order of first appearance)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
+
+
+def _refuse_duplicates(
+    query_ids: pa.Array | pa.ChunkedArray, doc_ids: pa.Array | pa.ChunkedArray, what: str
+) -> None:
+    duplicate = first_duplicate(query_ids, doc_ids)
+    if duplicate is not None:
+        raise InputError(f"row {duplicate[1]} repeats a (query, doc) pair", source=what)
+
+
+def _lookup_grades(
+    query: np.ndarray,
+    doc: np.ndarray,
+    qrels_query: np.ndarray,
+    qrels_doc: np.ndarray,
+    qrels_grade: np.ndarray,
+    n_docs: int,
+) -> np.ndarray:
+    """Grade of each (query, doc) pair, NaN when unlabeled; ``doc`` is -1 for unlabeled docs."""
+    grade = np.full(len(query), np.nan)
+    candidates = np.flatnonzero(doc >= 0)
+    if not len(candidates) or not len(qrels_grade):
+        return grade
+    label_key = qrels_query * n_docs + qrels_doc
+    by_key = np.argsort(label_key)
+    sorted_key = label_key[by_key]
+    key = query[candidates] * n_docs + doc[candidates]
+    at = np.minimum(np.searchsorted(sorted_key, key), len(sorted_key) - 1)
+    hit = sorted_key[at] == key
+    grade[candidates[hit]] = qrels_grade[by_key[at[hit]]]
+    return grade
 
 
 def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
@@ -239,50 +253,30 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
         raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
     qrels_grade = grades.astype(np.int64)
 
-    qrels_query, query_ids = pd.factorize(_as_str_values(qrels["query_id"]))
-    qrels_doc, doc_vocab = pd.factorize(_as_str_values(qrels["doc_id"]))
-    qrels_query = qrels_query.astype(np.int64)
-    duplicate = _duplicate_row(qrels_query, qrels_doc, max(len(doc_vocab), 1))
-    if duplicate is not None:
-        raise InputError(f"row {duplicate} repeats a (query, doc) pair", source="qrels")
+    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
+    _refuse_duplicates(qrels_query_ids, qrels_doc_ids, "qrels")
+    qrels_query, query_ids = _encode(qrels_query_ids)
+    qrels_doc, doc_vocab = _encode(qrels_doc_ids)
 
     score = _scores(run)
-    run_query_code, run_queries = _encode(run["query_id"])
-    run_doc, run_docs = _encode(run["doc_id"])
-    duplicate = _duplicate_row(run_query_code, run_doc, max(len(run_docs), 1))
-    if duplicate is not None:
-        raise InputError(f"row {duplicate} repeats a (query, doc) pair", source="run")
-    run_query = pd.Index(query_ids).get_indexer(run_queries.to_pandas())[run_query_code]
-
+    run_query_ids, run_doc_ids = _strings(run["query_id"]), _strings(run["doc_id"])
+    _refuse_duplicates(run_query_ids, run_doc_ids, "run")
+    # Codes into the labels' query and doc vocabularies, -1 where a run id has no label.
+    run_query = _codes_in(run_query_ids, query_ids)
     evaluated = np.flatnonzero(run_query >= 0)
+    run_doc = _codes_in(run_doc_ids, doc_vocab)
     if len(evaluated) < len(run_query):
         run_query, run_doc, score = run_query[evaluated], run_doc[evaluated], score[evaluated]
 
-    order = _order(run_query, score, run_doc, run_docs)
+    order = _order(run_query, score, run_doc_ids, evaluated)
     query = run_query[order]
-    # Grades: look each (query, doc) up in a sparse query x doc matrix of the labels.
-    vocab = pa.array(np.asarray(doc_vocab, dtype=object), type=run_docs.type)
-    vocab_code = pc.index_in(run_docs, value_set=vocab)
-    doc_in_vocab = vocab_code.to_numpy(zero_copy_only=False)
-    judged_doc = doc_in_vocab[run_doc[order]]
-    grade = np.full(len(order), np.nan)
-    candidates = np.flatnonzero(~np.isnan(judged_doc))
-    n_queries = len(query_ids)
-    if len(candidates) and len(qrels_grade):
-        offset = 1 - int(qrels_grade.min())  # stored values must be non-zero
-        labels = sp.csr_matrix(
-            (qrels_grade + offset, (qrels_query, qrels_doc)),
-            shape=(n_queries, len(doc_vocab)),
-        )
-        found = np.asarray(
-            labels[query[candidates], judged_doc[candidates].astype(np.int64)]
-        ).ravel()
-        hit = found != 0
-        grade[candidates[hit]] = found[hit] - offset
-    retrieved = np.bincount(query, minlength=n_queries)
+    grade = _lookup_grades(
+        query, run_doc[order], qrels_query, qrels_doc, qrels_grade, max(len(doc_vocab), 1)
+    )
+    retrieved = np.bincount(query, minlength=len(query_ids))
     return RankedRows(
-        query_ids=np.asarray(query_ids, dtype=object),
-        query=query.astype(np.int64),
+        query_ids=query_ids.to_numpy(zero_copy_only=False).astype(object),
+        query=query,
         rank=_ranks_within(query, retrieved),
         grade=grade,
         doc_row=evaluated[order],

@@ -77,8 +77,10 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
         return consensus_qrels(db), run_frame(db, args.run_name)
     if not (args.qrels and args.run):
         raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
+    from labeling._memory import keep_freed_memory
     from labeling.formats import read_qrels, read_run
 
+    keep_freed_memory(arrow=True)  # a short-lived process: reuse memory rather than refault it
     # The engine refuses a repeated (query, doc) pair itself; only then is a file read again
     # with the (slower) check that names the line.
     return (

@@ -23,8 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from labeling.duplicates import first_duplicate
 from labeling.errors import InputError
-from labeling.formats.dupes import first_duplicate
 from labeling.formats.text import (
     iter_checked_blocks,
     read_checked,
@@ -65,7 +65,7 @@ _LAYOUTS = {"trec_qrels": QRELS, "trec_run": RUN}
 
 
 def _arrow_parse(data: bytes, layout: _Layout) -> pa.Table | None:
-    types = {name: pa.string() for name in layout.strings}
+    types = {name: pa.large_string() for name in layout.strings}
     types.update({name: pa.float64() for name in layout.integers + layout.floats})
     try:
         return pacsv.read_csv(
@@ -145,19 +145,23 @@ def _scan_for_error(data: bytes, layout: _Layout, source: str, first_line: int) 
                 )
 
 
-def _numbers_ok(table: pa.Table, layout: _Layout) -> bool:
+def _numbers(table: pa.Table, layout: _Layout) -> dict[str, np.ndarray] | None:
+    """The numeric columns as float64 arrays, or None if one holds a value it may not."""
+    numbers = {}
     for name in layout.integers + layout.floats:
         values = table[name].to_numpy()
         if not np.isfinite(values).all():
-            return False
+            return None
         if name in layout.integers and (
             (np.floor(values) != values).any() or (np.abs(values) >= _MAX_INT).any()
         ):
-            return False
-    return True
+            return None
+        numbers[name] = values
+    return numbers
 
 
-def _to_frame(table: pa.Table, layout: _Layout) -> pd.DataFrame:
+def _to_frame(table: pa.Table, numbers: dict[str, np.ndarray], layout: _Layout) -> pd.DataFrame:
+    # Large strings are what pandas' string dtype holds: the id columns convert without a copy.
     frame = pd.DataFrame(
         {
             "query_id": table["query_id"].to_pandas(),
@@ -165,16 +169,18 @@ def _to_frame(table: pa.Table, layout: _Layout) -> pd.DataFrame:
         }
     )
     if layout is QRELS:
-        frame["relevance"] = table["relevance"].to_numpy().astype(np.int64)
+        frame["relevance"] = numbers["relevance"].astype(np.int64)
     else:
-        frame["score"] = table["score"].to_numpy()
-        frame["rank"] = pd.array(table["rank"].to_numpy().astype(np.int64), dtype="Int64")
+        frame["score"] = numbers["score"]
+        frame["rank"] = pd.array(numbers["rank"].astype(np.int64), dtype="Int64")
         frame["tag"] = table["tag"].to_pandas()
     return frame
 
 
-def _parse(data: bytes, layout: _Layout, source: str, first_line: int) -> tuple[pa.Table, bytes]:
-    """Parse one block; returns the table and the bytes it was parsed from (maybe normalised)."""
+def _parse(
+    data: bytes, layout: _Layout, source: str, first_line: int
+) -> tuple[pa.Table, dict[str, np.ndarray], bytes]:
+    """Parse one block: the table, its numeric columns and the bytes parsed (maybe normalised)."""
     table = None
     # Tabs and CRs need normalising; everything else tries the single-space fast path first.
     if b"\t" not in data and b"\r" not in data:
@@ -184,10 +190,11 @@ def _parse(data: bytes, layout: _Layout, source: str, first_line: int) -> tuple[
     if table is None:
         data = _normalize(data)
         table = _arrow_parse(data, layout)
-    if table is None or not _numbers_ok(table, layout):
+    numbers = None if table is None else _numbers(table, layout)
+    if table is None or numbers is None:
         _scan_for_error(data, layout, source, first_line)
         raise InputError("could not parse the file as TREC", source=source)
-    return table, data
+    return table, numbers, data
 
 
 def _check_duplicates(table: pa.Table, data: bytes, source: str, what: str) -> None:
@@ -209,12 +216,12 @@ def read_trec(path: PathLike, kind: str, *, check_duplicates: bool = True) -> pd
     layout = _LAYOUTS[kind]
     source = source_name(path)
     data = read_checked(path)
-    table, data = _parse(data, layout, source, 1)
+    table, numbers, data = _parse(data, layout, source, 1)
     if table.num_rows == 0:
         raise InputError("file is empty (only blank lines)", source=source)
     if check_duplicates:
         _check_duplicates(table, data, source, "judgement" if layout is QRELS else "result")
-    return _to_frame(table, layout)
+    return _to_frame(table, numbers, layout)
 
 
 def iter_trec(path: PathLike, kind: str, batch_rows: int) -> Iterator[pd.DataFrame]:
@@ -232,11 +239,11 @@ def iter_trec(path: PathLike, kind: str, batch_rows: int) -> Iterator[pd.DataFra
     pending_rows = 0
     seen_rows = False
     for first_line, block in iter_checked_blocks(path, block_bytes):
-        table, _ = _parse(block, layout, source, first_line)
+        table, numbers, _ = _parse(block, layout, source, first_line)
         if table.num_rows == 0:
             continue
         seen_rows = True
-        pending.append(_to_frame(table, layout))
+        pending.append(_to_frame(table, numbers, layout))
         pending_rows += table.num_rows
         while pending_rows >= batch_rows:
             merged = pd.concat(pending, ignore_index=True) if len(pending) > 1 else pending[0]
