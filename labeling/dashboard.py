@@ -21,10 +21,8 @@ Conventions
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import math
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -71,7 +69,7 @@ HEAVY_ENTRIES = 6
 __all__ = [
     "CONSENSUS_RULES", "DEFAULT_MEASURES", "FAILURE_TAGS", "MISSING", "NO_SEGMENT", "OVERALL",
     "POLICIES", "SPLITS", "UNITS", "Labels", "add_failure_tag", "clear_cache", "compare_runs",
-    "coverage", "curves", "drill_down", "escape_markdown", "failure_reviews",
+    "coverage", "curves", "drill_down", "failure_reviews",
     "failure_tag_names", "history", "judge", "label_snapshot", "load_run", "lock_split",
     "paired_scores", "per_query", "query_table", "save_snapshot", "scorecard",
     "scorecard_matrix", "segment_options", "segment_scorecard", "segment_values",
@@ -156,15 +154,6 @@ class Labels:
     version: tuple[int, str]
     rule: str
 
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
-
-
-def escape_markdown(text: object) -> str:
-    """``text`` safe for ``st.markdown`` and messages: HTML escaped, markdown characters
-    backslash-escaped, newlines folded to spaces."""
-    plain = html.escape(" ".join(str(text).split()), quote=True)
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", plain)
 
 
 def snapshot_hash(qrels: pd.DataFrame) -> str:

@@ -29,6 +29,7 @@ import sqlite_utils
 
 from labeling import auth, store
 from labeling.errors import InputError, ScorecardError
+from labeling.markdown import escape_markdown
 
 OVERLAP_SETTING = "overlap_share"
 DEFAULT_OVERLAP_SHARE = 0.1
@@ -537,7 +538,6 @@ _STOPWORDS = frozenset(
     "on or our the "
     "their this to was we what when where which who why will with you your".split()
 )
-_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
 def query_terms(query: str) -> list[str]:
@@ -567,18 +567,6 @@ def highlight_segments(text: str, query: str) -> list[tuple[str, bool]]:
     if position < len(text or ""):
         segments.append((text[position:], False))
     return segments
-
-
-def escape_markdown(text: str) -> str:
-    """Text safe for ``st.markdown``: every ASCII punctuation character backslash-escaped (so no
-    HTML tag, link, emphasis, directive, emoji code or formula can form), leading spaces kept
-    as no-break spaces (no code blocks), line breaks kept as hard breaks."""
-    lines = []
-    for line in (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        stripped = line.lstrip(" \t")
-        indent = "\u00a0" * (len(line) - len(stripped))
-        lines.append(indent + _ASCII_PUNCTUATION.sub(r"\\\1", stripped))
-    return "  \n".join(lines)
 
 
 def highlighted_markdown(text: str, query: str, color: str = "orange") -> str:

@@ -15,6 +15,8 @@ sorted; doc ids are compared as strings only for rows whose scores tie.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +30,7 @@ from labeling.errors import InputError
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 LARGE_RUN_ROWS = 1_000_000  # from here on, allocator settings pay (see labeling._memory)
+PARALLEL_ROWS = 200_000  # from here on, a second thread pays for itself
 
 
 @dataclass
@@ -213,6 +216,13 @@ def _refuse_duplicates(
         raise InputError(f"row {duplicate[1]} repeats a (query, doc) pair", source=what)
 
 
+def _done(function: Callable[..., object], *args: object) -> Future:
+    """``function(*args)`` called now, as a finished future (the serial twin of ``submit``)."""
+    future: Future = Future()
+    future.set_result(function(*args))
+    return future
+
+
 def _lookup_grades(
     query: np.ndarray,
     doc: np.ndarray,
@@ -260,15 +270,23 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
 
     score = _scores(run)
     run_query_ids, run_doc_ids = _strings(run["query_id"]), _strings(run["doc_id"])
-    _refuse_duplicates(run_query_ids, run_doc_ids, "run")
-    # Codes into the labels' query and doc vocabularies, -1 where a run id has no label.
-    run_query = _codes_in(run_query_ids, query_ids)
-    evaluated = np.flatnonzero(run_query >= 0)
-    run_doc = _codes_in(run_doc_ids, doc_vocab)
-    if len(evaluated) < len(run_query):
-        run_query, run_doc, score = run_query[evaluated], run_doc[evaluated], score[evaluated]
-
-    order = _order(run_query, score, run_doc_ids, evaluated)
+    # The duplicate check and the doc lookup do not depend on the ordering: on a large run they
+    # run on a second core while this thread orders the rows (numpy and Arrow release the GIL).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        submit = pool.submit if len(run) >= PARALLEL_ROWS else _done
+        duplicate = submit(first_duplicate, run_query_ids, run_doc_ids)
+        # Codes into the labels' query and doc vocabularies, -1 where a run id has no label.
+        doc_codes = submit(_codes_in, run_doc_ids, doc_vocab)
+        run_query = _codes_in(run_query_ids, query_ids)
+        evaluated = np.flatnonzero(run_query >= 0)
+        if len(evaluated) < len(run_query):
+            run_query, score = run_query[evaluated], score[evaluated]
+        order = _order(run_query, score, run_doc_ids, evaluated)
+        if (pair := duplicate.result()) is not None:
+            raise InputError(f"row {pair[1]} repeats a (query, doc) pair", source="run")
+        run_doc = doc_codes.result()
+    if len(evaluated) < len(run_doc):
+        run_doc = run_doc[evaluated]
     query = run_query[order]
     grade = _lookup_grades(
         query, run_doc[order], qrels_query, qrels_doc, qrels_grade, max(len(doc_vocab), 1)

@@ -9,7 +9,7 @@ gathers them into a ``Scorecard`` and writes it out.
   resource to fetch, and every piece of user text (workspace, run metadata, segment names,
   queries, chunks) goes through ``html.escape`` -- a chunk holding ``<script>`` shows as text.
 - Markdown is for a pull-request comment; user text is escaped with
-  ``labeling.dashboard.escape_markdown`` (markdown and HTML).
+  ``labeling.markdown.escape_inline``.
 - JSON is for machines: plain numbers, ``null`` for a missing value.
 
 Values are fractions in [0, 1]; intervals are 95% percentile bootstrap intervals over queries;
@@ -31,6 +31,7 @@ import sqlite_utils
 
 from labeling import dashboard, guide, store
 from labeling.errors import ScorecardError
+from labeling.markdown import escape_inline
 from labeling.measures import parse_measure
 
 __all__ = [
@@ -461,7 +462,7 @@ def to_html(card: Scorecard) -> str:
 # ---------------------------------------------------------------------------------------------
 # Markdown
 
-_md = dashboard.escape_markdown
+_md = escape_inline
 
 
 def _md_table(frame: pd.DataFrame, user: tuple[str, ...] = ()) -> str:

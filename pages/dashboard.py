@@ -8,6 +8,7 @@ import streamlit as st
 
 from labeling import dashboard as dash
 from labeling import store
+from labeling.markdown import escape_inline
 from pages import _common
 
 WHERE = "dashboard"
@@ -63,7 +64,7 @@ def judge_chunk(query_id: str) -> None:
             _common.annotator(),
             note=state.get("dash_judge_note") or None,
         ),
-        f"Judged {dash.escape_markdown(chunk)}: the numbers use the new label.",
+        f"Judged {escape_inline(chunk)}: the numbers use the new label.",
     )
 
 
@@ -119,7 +120,7 @@ def save_history(run: str, measures: list[str], controls: dict) -> None:
         lambda: dash.save_snapshot(
             _common.get_db(), run, measures, **controls, created_by=_common.annotator() or None
         ),
-        f"Saved the scores of {dash.escape_markdown(run)} on label snapshot " + "{result}.",
+        f"Saved the scores of {escape_inline(run)} on label snapshot " + "{result}.",
     )
 
 
@@ -181,7 +182,7 @@ controls = {"unit": unit, "policy": policy, "split": split}
 try:
     values = dash.per_query(db, run, measures, **controls, rule=rule)
 except Exception as error:  # a bad custom measure name: say so, keep the defaults
-    st.error(dash.escape_markdown(f"{type(error).__name__}: {error}"))
+    st.error(escape_inline(f"{type(error).__name__}: {error}"))
     measures = measures[:2]
     values = dash.per_query(db, run, measures, **controls, rule=rule)
 
@@ -294,8 +295,8 @@ with tabs[1]:
         )
         for _, low in cov.loc[cov["below"]].iterrows():
             st.warning(
-                f"Coverage of {dash.escape_markdown(low['run'])} in "
-                f"{dash.escape_markdown(low['segment'])} is {low['judged']:.0%} at {cov_k}: "
+                f"Coverage of {escape_inline(low['run'])} in "
+                f"{escape_inline(low['segment'])} is {low['judged']:.0%} at {cov_k}: "
                 "scores there count unjudged chunks as not relevant (or skip them)."
             )
         st.dataframe(
@@ -374,7 +375,7 @@ with tabs[2]:
                     f"(80% power, 5% level); {target:.3f} would need "
                     f"{needed['queries_needed']:.0f} queries."
                 )
-                (st.success if line["significant"] else st.info)(dash.escape_markdown(text))
+                (st.success if line["significant"] else st.info)(escape_inline(text))
             scatter_measure = st.selectbox("Scatter measure", measures, key="dash_scatter_measure")
             scatter_run = st.selectbox("Scatter candidate", candidates, key="dash_scatter_run")
             pairs_frame = dash.paired_scores(db, baseline, scatter_run, scatter_measure, **controls)
@@ -432,7 +433,7 @@ with tabs[3]:
             )
             st.text(f"Query {query_id}: {queries['text'].get(query_id, '')}")
             scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in measures)
-            st.caption(f"{dash.escape_markdown(run)}: {dash.escape_markdown(scores)}")
+            st.caption(f"{escape_inline(run)}: {escape_inline(scores)}")
             ranked, missed = dash.drill_down(db, run, query_id)
             if ranked.empty:
                 st.info("The run returned nothing for this query.")
@@ -522,7 +523,7 @@ with tabs[5]:
         version = st.selectbox("Query set", versions, key="dash_history_set")
         frame, warnings = dash.history(db, version, measures[:2], **controls)
         for warning in warnings:
-            st.warning(dash.escape_markdown(warning))
+            st.warning(escape_inline(warning))
         if not frame.empty:
             st.plotly_chart(
                 px.line(
@@ -538,7 +539,7 @@ with tabs[5]:
         st.dataframe(frame, hide_index=True, key="dash_history_table")
         csv_button(frame, "history", "dash_history_csv")
         st.button(
-            f"Save {dash.escape_markdown(run)}'s scores to the history",
+            f"Save {escape_inline(run)}'s scores to the history",
             key="dash_save_history",
             on_click=save_history,
             args=(run, measures[:2], controls),

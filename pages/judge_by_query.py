@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import pooling, queue, store
+from labeling.markdown import escape_markdown
 from pages import _auth, _common
 
 WHERE = "judge_by_query"
@@ -45,8 +46,8 @@ scale = store.get_scale(db)
 names = {g: n for g, n, _ in scale}
 may_judge = _auth.can(db, "judge")
 query_text = str(queries.set_index("query_id").loc[query_id, "text"])
-st.markdown(f"#### {queue.escape_markdown(query_text)}")
-st.caption(" · ".join(f"{g} {queue.escape_markdown(n)}" for g, n in names.items()))
+st.markdown(f"#### {escape_markdown(query_text)}")
+st.caption(" · ".join(f"{g} {escape_markdown(n)}" for g, n in names.items()))
 _common.show_flash(WHERE)
 
 pairs = pooling.pairs_of_query(db, query_id, name)
@@ -56,7 +57,7 @@ for row in pairs.itertuples():
     widget = f"jbq_{query_id}_{row.chunk_id}"
     current = None if pd.isna(row.my_grade) else int(row.my_grade)
     with st.container(border=True, key=f"jbq_card_{query_id}_{row.chunk_id}"):
-        st.caption(queue.escape_markdown(f"{row.chunk_id} · {row.title}"))
+        st.caption(escape_markdown(f"{row.chunk_id} · {row.title}"))
         st.markdown(queue.highlighted_markdown(row.text, query_text))
         st.segmented_control(
             "Grade", list(names), format_func=lambda g: f"{g} {names[g]}", key=widget,

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import pooling, queries_admin, queue, shortcuts, store
+from labeling.markdown import escape_markdown
 from pages import _auth, _common
 
 WHERE = "label"
@@ -215,10 +216,10 @@ mine = queue.current_grade(db, card.query_id, card.chunk_id, name)
 history = queue.pair_history(db, card.query_id, card.chunk_id)
 
 with st.container(border=True, key="label_card"):
-    st.caption(f"Query · {queue.escape_markdown(card.query_id)}")
-    st.markdown(f"#### {queue.escape_markdown(card.query_text)}")
-    st.caption(f"Chunk · {queue.escape_markdown(card.chunk_id)}"
-               + (f" · {queue.escape_markdown(card.title)}" if card.title else ""))
+    st.caption(f"Query · {escape_markdown(card.query_id)}")
+    st.markdown(f"#### {escape_markdown(card.query_text)}")
+    st.caption(f"Chunk · {escape_markdown(card.chunk_id)}"
+               + (f" · {escape_markdown(card.title)}" if card.title else ""))
     with st.container(key="label_chunk"):
         st.markdown(queue.highlighted_markdown(card.chunk_text, card.query_text))
     if mine is not None:
@@ -234,7 +235,7 @@ for column, (value, grade_name, _) in zip(columns, scale, strict=True):
     )
 for column, (_, _, guideline) in zip(columns, scale, strict=True):
     if guideline:
-        column.caption(queue.escape_markdown(guideline))
+        column.caption(escape_markdown(guideline))
 
 nonce = state[NONCE]
 columns = st.columns(2)
@@ -252,7 +253,7 @@ for column, (action, callback) in zip(columns, action_buttons, strict=True):
         on_click=callback, shortcut=shortcuts.key(action), width="stretch",
         disabled=not may_judge and action != "back",
     )
-st.caption("Keys: " + queue.escape_markdown(shortcuts.legend(grades, [n for _, n, _ in scale]))
+st.caption("Keys: " + escape_markdown(shortcuts.legend(grades, [n for _, n, _ in scale]))
            + ". Keys do nothing while the cursor is in a text field (press Tab or click "
            "outside it).")
 

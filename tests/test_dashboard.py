@@ -222,11 +222,6 @@ def test_curves_reach_the_cutoff_value(db):
     assert curve["mean"].is_monotonic_increasing
 
 
-def test_escape_markdown():
-    assert dashboard.escape_markdown("<b>*x*</b> [a](b)") == (
-        r"&lt;b&gt;\*x\*&lt;/b&gt; \[a\]\(b\)")
-
-
 def test_bad_controls_raise(db):
     with pytest.raises(ScorecardError):
         dashboard.per_query(db, "bm25", ["nope@3"])

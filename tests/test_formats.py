@@ -340,3 +340,17 @@ def test_streaming_csv_error_line_counts_earlier_batches(tmp_path):
     path = put(tmp_path, "q.csv", "qid,docid,grade\n" + body)
     err = error(lambda p: list(iter_qrels_batches(p, batch_rows=300)), path)
     assert "line 1001: relevance must be an integer, found 'high'" in str(err)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "q2  d1 1 2.5 run",  # Q0 missing: a doubled space would pass for an empty Q0 field
+        " q2 Q0 d1 1 2.5",  # tag missing: a leading space would pass for an empty query id
+    ],
+)
+def test_an_empty_field_is_not_a_field(tmp_path, line):
+    path = tmp_path / "r.txt"
+    path.write_text("q1 Q0 d1 1 2.5 run\n" + line + "\n")
+    err = error(read_run, path)
+    assert err.line == 2 and "expected 6 fields" in str(err)

@@ -321,3 +321,30 @@ def test_cutoff_beyond_the_list():
     run = run_frame([("q", "a", 1.0)])
     row = evaluate(qrels, run, ["P@10", "R@10", "Judged@10", "nDCG@10", "AP@10"]).per_query
     assert row.loc["q"].tolist() == [0.1, 1.0, 0.1, 1.0, 1.0]
+
+
+def test_large_runs_rank_the_same_on_two_threads(monkeypatch):
+    # From ranking.PARALLEL_ROWS rows on, the duplicate check and the doc lookup run on a
+    # second thread; force that path on a small seeded run with ties and unjudged rows.
+    from labeling import ranking
+
+    rng = np.random.default_rng(7)
+    run = pd.DataFrame(
+        {
+            "query_id": [f"q{i // 20}" for i in range(400)],
+            "doc_id": [f"d{rng.integers(0, 10**9)}" for _ in range(400)],
+            "score": rng.integers(0, 5, 400).astype(float),
+        }
+    ).sample(frac=1, random_state=1)
+    qrels = run.sample(150, random_state=2)[["query_id", "doc_id"]].assign(
+        relevance=rng.integers(-1, 3, 150)
+    )
+    serial = ranking.rank_rows(qrels, run)
+    monkeypatch.setattr(ranking, "PARALLEL_ROWS", 1)
+    threaded = ranking.rank_rows(qrels, run)
+    for name in ("query", "rank", "doc_row", "retrieved"):
+        assert np.array_equal(getattr(serial, name), getattr(threaded, name))
+    assert np.array_equal(serial.grade, threaded.grade, equal_nan=True)
+    repeated = pd.concat([run, run.iloc[[5]]], ignore_index=True)
+    with pytest.raises(InputError, match=f"row {len(run)} repeats"):
+        ranking.rank_rows(qrels, repeated)

@@ -237,15 +237,6 @@ def test_highlight_keeps_text_and_marks_terms():
     assert [s for s, hit in segments if hit] == ["Holidays", "days", "holiday"]
 
 
-def test_escape_markdown_neutralises_markup():
-    raw = "<script>alert(1)</script> [click](http://evil.example) **bold** $x$ :smile:\n    code"
-    escaped = queue.escape_markdown(raw)
-    assert "<script>" not in escaped and "\\<script\\>" in escaped
-    assert "[click](" not in escaped and "\\[click\\]\\(" in escaped
-    assert "**" not in escaped and "\\$x\\$" in escaped and "\\:smile\\:" in escaped
-    assert "\n    code" not in escaped  # no indented code block
-
-
 def test_shortcut_registry_has_no_clash():
     for grades in ([0, 1], [0, 1, 2, 3], [-1, 0, 1, 2], list(range(12))):
         keys = list(shortcuts.all_bindings(grades).values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from labeling.synthetic.sampling import STRATEGIES
+from labeling.synthetic import STRATEGIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -60,6 +60,40 @@ def _format(path: PathLike, fmt: str | None, expected_trec: str) -> str:
     return fmt
 
 
+# What each kind of pair file is called in messages, and how its rows become a frame.
+_PAIRS = {
+    "trec_qrels": ("judgement", tabular.qrels_from_rows),
+    "trec_run": ("result", tabular.run_from_rows),
+}
+
+
+def _read_pairs(
+    path: PathLike, fmt: str | None, kind: str, check_duplicates: bool
+) -> pd.DataFrame:
+    fmt = _format(path, fmt, kind)
+    if fmt == kind:
+        return trec.read_trec(path, fmt, check_duplicates=check_duplicates)
+    what, from_rows = _PAIRS[kind]
+    source = source_name(path)
+    rows = tabular.read_rows(path, fmt)
+    frame = from_rows(rows, source)
+    if check_duplicates:
+        tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, what)
+    return frame
+
+
+def _iter_pairs(
+    path: PathLike, fmt: str | None, kind: str, batch_rows: int
+) -> Iterator[pd.DataFrame]:
+    fmt = _format(path, fmt, kind)
+    if fmt == kind:
+        yield from trec.iter_trec(path, fmt, batch_rows)
+        return
+    from_rows = _PAIRS[kind][1]
+    for rows in tabular.iter_rows(path, fmt, batch_rows):
+        yield from_rows(rows, source_name(path))
+
+
 def read_qrels(
     path: PathLike, format: str | None = None, *, check_duplicates: bool = True
 ) -> pd.DataFrame:
@@ -68,15 +102,7 @@ def read_qrels(
     ``check_duplicates=False`` leaves a repeated (query, doc) pair to the caller (the metric
     engine refuses one too; read again with the check to name its line).
     """
-    fmt = _format(path, format, "trec_qrels")
-    if fmt == "trec_qrels":
-        return trec.read_trec(path, fmt, check_duplicates=check_duplicates)
-    source = source_name(path)
-    rows = tabular.read_rows(path, fmt)
-    frame = tabular.qrels_from_rows(rows, source)
-    if check_duplicates:
-        tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, "judgement")
-    return frame
+    return _read_pairs(path, format, "trec_qrels", check_duplicates)
 
 
 def read_run(
@@ -86,39 +112,21 @@ def read_run(
 
     ``check_duplicates`` as for :func:`read_qrels`.
     """
-    fmt = _format(path, format, "trec_run")
-    if fmt == "trec_run":
-        return trec.read_trec(path, fmt, check_duplicates=check_duplicates)
-    source = source_name(path)
-    rows = tabular.read_rows(path, fmt)
-    frame = tabular.run_from_rows(rows, source)
-    if check_duplicates:
-        tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, "result")
-    return frame
+    return _read_pairs(path, format, "trec_run", check_duplicates)
 
 
 def iter_run_batches(
     path: PathLike, format: str | None = None, batch_rows: int = 200_000
 ) -> Iterator[pd.DataFrame]:
     """Stream a run in frames of ``batch_rows`` rows. Duplicates are left to the caller."""
-    fmt = _format(path, format, "trec_run")
-    if fmt == "trec_run":
-        yield from trec.iter_trec(path, fmt, batch_rows)
-        return
-    for rows in tabular.iter_rows(path, fmt, batch_rows):
-        yield tabular.run_from_rows(rows, source_name(path))
+    return _iter_pairs(path, format, "trec_run", batch_rows)
 
 
 def iter_qrels_batches(
     path: PathLike, format: str | None = None, batch_rows: int = 200_000
 ) -> Iterator[pd.DataFrame]:
     """Stream judgements in frames of ``batch_rows`` rows. Duplicates are left to the caller."""
-    fmt = _format(path, format, "trec_qrels")
-    if fmt == "trec_qrels":
-        yield from trec.iter_trec(path, fmt, batch_rows)
-        return
-    for rows in tabular.iter_rows(path, fmt, batch_rows):
-        yield tabular.qrels_from_rows(rows, source_name(path))
+    return _iter_pairs(path, format, "trec_qrels", batch_rows)
 
 
 def _records_format(path: PathLike, fmt: str | None) -> str:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from labeling.duplicates import first_duplicate
@@ -33,6 +32,8 @@ from labeling.formats.text import (
 )
 
 PathLike = str | os.PathLike[str]
+
+_OFFSET_TYPES = {pa.string(): np.int32, pa.large_string(): np.int64}
 
 # Integers round-trip exactly through float64 only below 2**53.
 _MAX_INT = 2.0**53
@@ -97,11 +98,14 @@ def _normalize(data: bytes) -> bytes:
 
 
 def _has_empty_field(table: pa.Table, layout: _Layout) -> bool:
-    # A doubled or leading space yields an empty field that pyarrow accepts as a string.
+    # A doubled or leading space yields an empty field that pyarrow accepts as a string. Equal
+    # neighbouring offsets mark one; reading them chunk by chunk allocates nothing large.
     for name in layout.strings:
-        col = table[name]
-        if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
-            return True
+        for chunk in table[name].chunks:
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=_OFFSET_TYPES[chunk.type])
+            offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+            if len(chunk) and (offsets[1:] == offsets[:-1]).any():
+                return True
     return False
 
 

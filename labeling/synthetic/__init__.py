@@ -5,3 +5,7 @@ the answer span (character offsets into the chunk text). Candidates wait in the
 ``synthetic_candidates`` table until a reviewer accepts (they become ``source=synthetic``
 queries with a top-grade judgment by ``generator``) or rejects them with a reason.
 """
+
+# How passages are sampled (``labeling.synthetic.sampling``); here so that the command line can
+# list them without importing the sampler.
+STRATEGIES = ("random", "document", "segment")

@@ -17,9 +17,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.queries_admin import ATTRIBUTE_NAME, BASE_COLUMNS
-from labeling.synthetic import offline
-
-STRATEGIES = ("random", "document", "segment")
+from labeling.synthetic import STRATEGIES, offline
 
 
 @dataclass(frozen=True)
