@@ -69,7 +69,7 @@ HEAVY_ENTRIES = 6
 __all__ = [
     "CONSENSUS_RULES", "DEFAULT_MEASURES", "FAILURE_TAGS", "MISSING", "NO_SEGMENT", "OVERALL",
     "POLICIES", "SPLITS", "UNITS", "Labels", "add_failure_tag", "clear_cache", "compare_runs",
-    "coverage", "curves", "drill_down", "failure_reviews",
+    "coverage", "curves", "drill_down", "drill_down_documents", "failure_reviews",
     "failure_tag_names", "history", "judge", "label_snapshot", "load_run", "lock_split",
     "paired_scores", "per_query", "query_table", "save_snapshot", "scorecard",
     "scorecard_matrix", "segment_options", "segment_scorecard", "segment_values",
@@ -727,6 +727,64 @@ def drill_down(
     missed["grade_name"] = missed["grade"].map(scale).astype(str)
     missed["snippet"] = missed["chunk_id"].map(chunks["text"]).map(_snippet)
     return ranked, missed.sort_values(["grade", "chunk_id"], ascending=[False, True],
+                                      ignore_index=True)
+
+
+def drill_down_documents(
+    db: sqlite_utils.Database, run: str, query_id: str, *, rel: int = 1, depth: int | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The drill-down at document level, as the ``document`` unit scores a query.
+
+    A document is ranked where its best chunk is and graded with the highest label among its
+    chunks (unjudged when none of them is labeled). Ranked columns: rank, doc_id,
+    best_chunk_id, chunk_rank (that chunk's rank), chunks (how many of its chunks the run
+    returned), grade, grade_name, relevant, snippet (of the best chunk). Missed: doc_id, grade,
+    grade_name, chunk_id (its highest-labeled chunk), snippet, for documents graded ``>= rel``
+    that the run did not return (or only below ``depth`` when given).
+    """
+    chunks, missed_chunks = drill_down(db, run, query_id, rel=rel)
+    chunk_doc = chunk_documents(db)
+    labels = label_snapshot(db)
+    graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
+    document = graded["doc_id"].map(chunk_doc).fillna(graded["doc_id"]).astype(str)
+    doc_grade = graded["relevance"].groupby(document.to_numpy()).max()
+    chunks["document"] = (
+        chunks["chunk_id"].map(chunk_doc).fillna(chunks["chunk_id"]).astype(str)
+    )
+    best = chunks.drop_duplicates("document")  # rows come in rank order
+    ranked = pd.DataFrame({
+        "rank": np.arange(1, len(best) + 1),
+        "doc_id": best["document"].to_numpy(),
+        "best_chunk_id": best["chunk_id"].to_numpy(),
+        "chunk_rank": best["rank"].to_numpy(),
+        "chunks": best["document"].map(chunks["document"].value_counts()).to_numpy(),
+    })
+    scale = {g: name for g, name, _ in store.get_scale(db)}
+    ranked["grade"] = ranked["doc_id"].map(doc_grade).astype("Int64")
+    ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
+    ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
+    ranked["snippet"] = best["snippet"].to_numpy()
+    if depth is not None:
+        ranked = ranked.loc[ranked["rank"] <= depth]
+    # A relevant chunk is either in the run's list or missed: both carry its snippet.
+    texts = pd.concat([
+        chunks.set_index("chunk_id")["snippet"], missed_chunks.set_index("chunk_id")["snippet"]
+    ])
+    texts = texts[~texts.index.duplicated()]
+    relevant = graded.assign(document=document.to_numpy()).loc[graded["relevance"] >= rel]
+    relevant = relevant.loc[~relevant["document"].isin(ranked["doc_id"])]
+    relevant = relevant.sort_values(["relevance", "doc_id"], ascending=[False, True])
+    top = relevant.drop_duplicates("document")
+    missed = pd.DataFrame({
+        "doc_id": top["document"].to_numpy(),
+        "grade": top["relevance"].to_numpy(),
+        "chunk_id": top["doc_id"].astype(str).to_numpy(),
+    })
+    missed["grade"] = missed["grade"].astype("Int64")
+    missed["grade_name"] = missed["grade"].map(scale).astype(str)
+    missed["snippet"] = missed["chunk_id"].map(texts)
+    missed = missed[["doc_id", "grade", "grade_name", "chunk_id", "snippet"]]
+    return ranked, missed.sort_values(["grade", "doc_id"], ascending=[False, True],
                                       ignore_index=True)
 
 

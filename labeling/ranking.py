@@ -9,8 +9,10 @@ Conventions (trec_eval's):
 * A document without a label is not relevant and has no gain.
 
 Ids are compared as strings; numeric id columns are converted with ``str``.
-All work is vectorised over every query at once: ids are factorised once and only integers are
-sorted; doc ids are compared as strings only for rows whose scores tie.
+All work is vectorised over every query at once. Run ids are never factorised: they are looked
+up in the labels' (small) vocabularies, repeated pairs are found through 64-bit hashes
+(``labeling.duplicates``), only integers are sorted, and doc ids are compared as strings only
+for rows whose scores tie.
 """
 
 from __future__ import annotations

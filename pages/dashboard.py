@@ -27,6 +27,33 @@ def csv_button(frame: pd.DataFrame, name: str, key: str) -> None:
     )
 
 
+def show_ranked(frame: pd.DataFrame, key: str) -> None:
+    """A drill-down list, labels coloured, snippets wide (user text: shown as plain cells)."""
+    st.dataframe(
+        frame.drop(columns=["relevant"]).style.map(grade_badge, subset=["grade_name"]),
+        hide_index=True,
+        key=key,
+        column_config={
+            "grade_name": st.column_config.TextColumn("label"),
+            "snippet": st.column_config.TextColumn(width="large"),
+        },
+    )
+
+
+def show_missed(frame: pd.DataFrame, key: str, unit: str) -> None:
+    """One bordered card per missed chunk or document, its text shown as plain text."""
+    for item in frame.itertuples():
+        with st.container(border=True, key=f"{key}_{item.Index}"):
+            grade = f"grade {item.grade} {item.grade_name}"
+            where = (
+                f"{item.chunk_id} · {grade} · document {item.doc_id}"
+                if unit == "chunk"
+                else f"{item.doc_id} · {grade} · best chunk {item.chunk_id}"
+            )
+            st.text(f"Missed: {where}")
+            st.text(item.snippet)
+
+
 def grade_badge(label: str) -> str:
     """Cell style of a grade label: grey when unjudged, red to green by grade."""
     if label == "unjudged":
@@ -437,29 +464,35 @@ with tabs[3]:
             ranked, missed = dash.drill_down(db, run, query_id)
             if ranked.empty:
                 st.info("The run returned nothing for this query.")
-            else:
-                st.dataframe(
-                    ranked.drop(columns=["relevant"]).style.map(grade_badge, subset=["grade_name"]),
-                    hide_index=True,
-                    key="dash_ranked",
-                    column_config={
-                        "grade_name": st.column_config.TextColumn("label"),
-                        "snippet": st.column_config.TextColumn(width="large"),
-                    },
+            if unit == "document":
+                docs, missed_docs = dash.drill_down_documents(db, run, query_id)
+                st.caption(
+                    "Unit: document. A document is ranked where its best chunk is and graded "
+                    "with the highest label among its chunks, as the scores count it."
                 )
-            csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
-            st.subheader("Relevant chunks the run missed")
-            if missed.empty:
-                st.caption("None: the run retrieved every chunk labeled relevant.")
+                if not docs.empty:
+                    show_ranked(docs, "dash_ranked_docs")
+                csv_button(docs, f"ranked-documents-{query_id}", "dash_ranked_docs_csv")
+                st.subheader("Relevant documents the run missed")
+                if missed_docs.empty:
+                    st.caption("None: the run retrieved every document labeled relevant.")
+                else:
+                    show_missed(missed_docs, "dash_missed_doc", "document")
+                    csv_button(missed_docs, f"missed-documents-{query_id}", "dash_missed_docs_csv")
+                if not ranked.empty:
+                    with st.expander(f"The {len(ranked)} chunks behind these documents"):
+                        show_ranked(ranked, "dash_ranked")
+                        csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
             else:
-                for item in missed.itertuples():
-                    with st.container(border=True, key=f"dash_missed_{item.Index}"):
-                        st.text(
-                            f"Missed: {item.chunk_id} · grade {item.grade} {item.grade_name}"
-                            f" · document {item.doc_id}"
-                        )
-                        st.text(item.snippet)
-                csv_button(missed, f"missed-{query_id}", "dash_missed_csv")
+                if not ranked.empty:
+                    show_ranked(ranked, "dash_ranked")
+                csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
+                st.subheader("Relevant chunks the run missed")
+                if missed.empty:
+                    st.caption("None: the run retrieved every chunk labeled relevant.")
+                else:
+                    show_missed(missed, "dash_missed", "chunk")
+                    csv_button(missed, f"missed-{query_id}", "dash_missed_csv")
             unjudged = ranked.loc[ranked["grade"].isna(), "chunk_id"].tolist()
             with st.expander(f"Judge an unjudged chunk ({len(unjudged)})", expanded=bool(unjudged)):
                 scale = store.get_scale(db)

@@ -240,3 +240,24 @@ def test_workspace_without_labels(tmp_path):
     card = dashboard.scorecard(values, dashboard.query_table(db))
     assert card["n"].tolist() == [0]
     db.conn.close()
+
+
+def test_document_drill_down_agrees_with_the_document_scores(db):
+    values = dashboard.per_query(db, "bm25", ["P@5", "RR", "R@1000"], unit="document")
+    several_chunks = 0
+    for query_id in values.index:
+        ranked, missed = dashboard.drill_down_documents(db, "bm25", query_id)
+        assert ranked["doc_id"].is_unique
+        assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))
+        assert ranked["chunk_rank"].is_monotonic_increasing
+        assert not set(missed["doc_id"]) & set(ranked["doc_id"])
+        relevant = ranked["relevant"]
+        assert values.loc[query_id, "P@5"] == pytest.approx(relevant.head(5).sum() / 5)
+        first = ranked.loc[relevant, "rank"]
+        assert values.loc[query_id, "RR"] == pytest.approx(1 / first.iloc[0] if len(first) else 0)
+        total = relevant.sum() + len(missed)
+        assert values.loc[query_id, "R@1000"] == pytest.approx(
+            relevant.sum() / total if total else 0
+        )
+        several_chunks += int((ranked["chunks"] > 1).any())
+    assert several_chunks > 5  # the demo has documents of several chunks in one list

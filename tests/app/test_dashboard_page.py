@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labeling import dashboard
+from labeling import dashboard, store
 
 
 @pytest.fixture(autouse=True)
@@ -73,6 +73,22 @@ def test_drill_down_judging_updates_the_metric(open_app):
     _tab(at, "Scorecard")
     after = _card(at).set_index("measure").loc["P@10", "mean"]
     assert after == pytest.approx(before + 0.1 / 46)
+
+
+def test_document_unit_drills_down_to_documents(open_app, workspace):
+    at = open_app("dashboard")
+    at.radio(key="dash_unit").set_value("document").run()
+    _tab(at, "Worst queries")
+    at.selectbox(key="dash_drill_query").set_value("q01").run()
+    assert not at.exception
+    docs = next(d.value for d in at.dataframe if "best_chunk_id" in d.value.columns)
+    expected, _ = dashboard.drill_down_documents(store.open_workspace(workspace), "bm25", "q01")
+    assert docs["doc_id"].tolist() == expected["doc_id"].tolist()
+    assert docs["doc_id"].is_unique
+    assert any("Relevant documents the run missed" in h.value for h in at.subheader)
+    # The chunks stay at hand (judging is per chunk).
+    chunks = next(d.value for d in at.dataframe if "chunk_id" in d.value.columns)
+    assert len(chunks) >= len(docs)
 
 
 def test_failure_tag_and_lock(open_app):
