@@ -54,6 +54,29 @@ def show_missed(frame: pd.DataFrame, key: str, unit: str) -> None:
             st.text(item.snippet)
 
 
+# Widget keys and file name prefix of the drill-down lists, by unit.
+DRILL_KEYS = {
+    "chunk": ("dash_ranked", "dash_missed", ""),
+    "document": ("dash_ranked_docs", "dash_missed_doc", "documents-"),
+}
+
+
+def show_drill_down(
+    ranked: pd.DataFrame, missed: pd.DataFrame, unit: str, query_id: str
+) -> None:
+    """A query's ranked chunks or documents and the relevant ones the run missed, with CSVs."""
+    table_key, missed_key, prefix = DRILL_KEYS[unit]
+    if not ranked.empty:
+        show_ranked(ranked, table_key)
+    csv_button(ranked, f"ranked-{prefix}{query_id}", f"{table_key}_csv")
+    st.subheader(f"Relevant {unit}s the run missed")
+    if missed.empty:
+        st.caption(f"None: the run retrieved every {unit} labeled relevant.")
+    else:
+        show_missed(missed, missed_key, unit)
+        csv_button(missed, f"missed-{prefix}{query_id}", f"{missed_key}_csv")
+
+
 def grade_badge(label: str) -> str:
     """Cell style of a grade label: grey when unjudged, red to green by grade."""
     if label == "unjudged":
@@ -470,29 +493,13 @@ with tabs[3]:
                     "Unit: document. A document is ranked where its best chunk is and graded "
                     "with the highest label among its chunks, as the scores count it."
                 )
-                if not docs.empty:
-                    show_ranked(docs, "dash_ranked_docs")
-                csv_button(docs, f"ranked-documents-{query_id}", "dash_ranked_docs_csv")
-                st.subheader("Relevant documents the run missed")
-                if missed_docs.empty:
-                    st.caption("None: the run retrieved every document labeled relevant.")
-                else:
-                    show_missed(missed_docs, "dash_missed_doc", "document")
-                    csv_button(missed_docs, f"missed-documents-{query_id}", "dash_missed_docs_csv")
+                show_drill_down(docs, missed_docs, "document", query_id)
                 if not ranked.empty:
                     with st.expander(f"The {len(ranked)} chunks behind these documents"):
                         show_ranked(ranked, "dash_ranked")
                         csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
             else:
-                if not ranked.empty:
-                    show_ranked(ranked, "dash_ranked")
-                csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
-                st.subheader("Relevant chunks the run missed")
-                if missed.empty:
-                    st.caption("None: the run retrieved every chunk labeled relevant.")
-                else:
-                    show_missed(missed, "dash_missed", "chunk")
-                    csv_button(missed, f"missed-{query_id}", "dash_missed_csv")
+                show_drill_down(ranked, missed, "chunk", query_id)
             unjudged = ranked.loc[ranked["grade"].isna(), "chunk_id"].tolist()
             with st.expander(f"Judge an unjudged chunk ({len(unjudged)})", expanded=bool(unjudged)):
                 scale = store.get_scale(db)
