@@ -10,6 +10,11 @@ The rule (applied to *current* judgments: each annotator's latest row for the pa
    (two annotators at 1 and 2 give 2; at 0 and 3 give 2; at -1 and 0 give 0).
 
 A NULL grade (``cant_judge``) counts as no vote; ``unsure`` votes count like any other.
+
+Two more rules replace steps 3-4, to see how much the scores depend on disagreement:
+``strict`` takes the lowest grade among the votes, ``lenient`` the highest. Steps 1-2 hold
+for every rule, so a pair everyone agrees on, or an adjudicated one, gets the same grade under
+all three, and for every pair strict <= default <= lenient.
 """
 
 from __future__ import annotations
@@ -21,6 +26,13 @@ import sqlite_utils
 from labeling.store import get_run
 
 PAIR = ["query_id", "chunk_id"]
+
+RULES: dict[str, str] = {
+    "default": "latest adjudicated grade, else the grade more than half of the annotators "
+    "gave, else the mean rounded half up (generator labels count until a person judges)",
+    "strict": "latest adjudicated grade, else the lowest grade any annotator gave",
+    "lenient": "latest adjudicated grade, else the highest grade any annotator gave",
+}
 
 CURRENT_SQL = """
 SELECT id, query_id, chunk_id, grade, annotator,
@@ -48,12 +60,15 @@ def current_judgments_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     )
 
 
-def consensus(current: pd.DataFrame) -> pd.DataFrame:
-    """One grade per pair from current judgments (columns as ``current_judgments_frame``).
+def consensus(current: pd.DataFrame, rule: str = "default") -> pd.DataFrame:
+    """One grade per pair from current judgments (columns as ``current_judgments_frame``),
+    by one of ``RULES``.
 
     Vectorised (groupby, no per-pair Python loop). Returns query_id, chunk_id, grade (int64),
     sorted by pair. ``adjudicated``, ``generator`` and ``id`` columns are optional.
     """
+    if rule not in RULES:
+        raise ValueError(f"unknown consensus rule {rule!r}; expected one of {', '.join(RULES)}")
     if current.empty:
         return pd.DataFrame(
             {
@@ -78,22 +93,25 @@ def consensus(current: pd.DataFrame) -> pd.DataFrame:
     human = (~generator).groupby([open_["query_id"], open_["chunk_id"]]).transform("any")
     votes = open_.loc[~generator | ~human, PAIR + ["grade"]]
 
-    per_grade = votes.groupby(PAIR + ["grade"], sort=False).size().rename("n").reset_index()
-    totals = votes.groupby(PAIR, sort=False)["grade"].agg(["size", "sum"])
-    per_grade = per_grade.join(totals, on=PAIR)
-    majority = per_grade.loc[per_grade["n"] * 2 > per_grade["size"]].set_index(PAIR)["grade"]
-    rounded = (2 * totals["sum"] + totals["size"]) // (2 * totals["size"])  # floor(mean + 1/2)
-    voted = rounded.copy()
-    voted.loc[majority.index] = majority
+    if rule != "default":
+        voted = votes.groupby(PAIR, sort=False)["grade"].agg("min" if rule == "strict" else "max")
+    else:
+        per_grade = votes.groupby(PAIR + ["grade"], sort=False).size().rename("n").reset_index()
+        totals = votes.groupby(PAIR, sort=False)["grade"].agg(["size", "sum"])
+        per_grade = per_grade.join(totals, on=PAIR)
+        majority = per_grade.loc[per_grade["n"] * 2 > per_grade["size"]].set_index(PAIR)["grade"]
+        rounded = (2 * totals["sum"] + totals["size"]) // (2 * totals["size"])  # floor(mean + 1/2)
+        voted = rounded.copy()
+        voted.loc[majority.index] = majority
 
     grades = pd.concat([decided, voted]).rename("grade")
     out = grades.reset_index().sort_values(PAIR, ignore_index=True)
     return out.astype({"query_id": "string", "chunk_id": "string", "grade": "int64"})
 
 
-def consensus_qrels(db: sqlite_utils.Database) -> pd.DataFrame:
+def consensus_qrels(db: sqlite_utils.Database, rule: str = "default") -> pd.DataFrame:
     """Qrels for the metric engine: query_id, doc_id (= chunk id), relevance (int64)."""
-    pairs = consensus(current_judgments_frame(db))
+    pairs = consensus(current_judgments_frame(db), rule)
     return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 

@@ -46,10 +46,7 @@ POLICIES: dict[str, str] = {
     "(trec_eval -J)",
 }
 SPLITS = ("all", "dev", "test")
-CONSENSUS_RULES: dict[str, str] = {
-    "default": "latest adjudicated grade, else the grade more than half of the annotators "
-    "gave, else the mean rounded half up (generator labels count until a person judges)",
-}
+CONSENSUS_RULES = consensus.RULES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
 MISSING = "(missing)"
@@ -175,14 +172,15 @@ def label_snapshot(db: sqlite_utils.Database, rule: str = "default") -> Labels:
         folder = _cache_dir(db)
         stem = hashlib.sha256(repr((version, rule)).encode()).hexdigest()[:16]
         if folder is not None:
-            for path in folder.glob(f"labels-{stem}-*.parquet"):
+            for path in folder.glob(f"labels-{rule}-{stem}-*.parquet"):
                 return Labels(pd.read_parquet(path), path.stem.rsplit("-", 1)[1], version, rule)
-        qrels = consensus.consensus_qrels(db)
+        qrels = consensus.consensus_qrels(db, rule)
         digest = snapshot_hash(qrels)
         if folder is not None:
-            _write_parquet(qrels, folder / f"labels-{stem}-{digest}.parquet")
-            for old in folder.glob("labels-*.parquet"):  # only the newest labels are useful
-                if not old.name.startswith(f"labels-{stem}-"):
+            _write_parquet(qrels, folder / f"labels-{rule}-{stem}-{digest}.parquet")
+            # Only each rule's newest labels are useful.
+            for old in folder.glob(f"labels-{rule}-*.parquet"):
+                if not old.name.startswith(f"labels-{rule}-{stem}-"):
                     old.unlink(missing_ok=True)
         return Labels(qrels, digest, version, rule)
 

@@ -215,7 +215,9 @@ with st.container(border=True):
         "Consensus rule",
         list(dash.CONSENSUS_RULES),
         key="dash_rule",
-        help="The only rule: " + dash.CONSENSUS_RULES["default"],
+        help="How several annotators' grades become one. "
+        + " ".join(f"{name}: {text}." for name, text in dash.CONSENSUS_RULES.items())
+        + " Compare strict and lenient to see how much disagreement moves the scores.",
     )
     policy = row[3].radio(
         "Unjudged retrieved chunks",
@@ -243,7 +245,7 @@ if labels.qrels.empty:
 lock = dash.split_lock(db)
 st.caption(
     f"Policy: {dash.POLICIES[policy]}. Unit: {unit}. Split: {split}. "
-    f"Consensus rule (the only one): {dash.CONSENSUS_RULES[rule]}. "
+    f"Consensus rule {rule}: {dash.CONSENSUS_RULES[rule]}. "
     "Recall is measured against the labeled set, not the whole corpus. "
     f"Label snapshot {labels.snapshot}"
     + (f" · test split locked at {lock['snapshot_hash']}" if lock else "")

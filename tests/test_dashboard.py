@@ -261,3 +261,17 @@ def test_document_drill_down_agrees_with_the_document_scores(db):
         )
         several_chunks += int((ranked["chunks"] > 1).any())
     assert several_chunks > 5  # the demo has documents of several chunks in one list
+
+
+def test_consensus_rules_bracket_the_default(db):
+    values = {
+        rule: dashboard.per_query(db, "bm25", ["P@10", "nDCG@10"], rule=rule)
+        for rule in dashboard.CONSENSUS_RULES
+    }
+    strict, default, lenient = values["strict"], values["default"], values["lenient"]
+    assert (strict["P@10"] <= default["P@10"] + 1e-12).all()
+    assert (default["P@10"] <= lenient["P@10"] + 1e-12).all()
+    # The demo's two annotators disagree, so the rules must move some query.
+    assert (strict["P@10"] < lenient["P@10"]).any()
+    snapshot = {rule: dashboard.label_snapshot(db, rule).snapshot for rule in values}
+    assert snapshot["strict"] != snapshot["lenient"]

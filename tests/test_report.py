@@ -148,3 +148,14 @@ def test_download_for_the_app(card: report.Scorecard) -> None:
     assert mime == "text/markdown" and content.decode().startswith("## Retrieval scorecard")
     with pytest.raises(Exception, match="unknown scorecard format"):
         report.download(card, "pdf")
+
+
+def test_stored_run_under_each_consensus_rule(demo: Path, capsys: pytest.CaptureFixture) -> None:
+    means = {}
+    for rule in ("strict", "default", "lenient"):
+        args = ["evaluate", "--db", str(demo), "--run", "bm25", "-m", "P@10", "--format", "json"]
+        assert main([*args, "--consensus", rule]) == 0
+        means[rule] = json.loads(capsys.readouterr().out)["mean"]["P@10"]
+    # Two annotators one grade apart round up under the default rule, as under lenient.
+    assert means["strict"] < means["lenient"]
+    assert means["strict"] <= means["default"] <= means["lenient"]

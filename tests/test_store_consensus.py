@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.consensus import consensus, consensus_qrels, current_judgments_frame
+from labeling.consensus import RULES, consensus, consensus_qrels, current_judgments_frame
 from labeling.store import add_judgment, init_workspace
 
 
@@ -49,8 +49,8 @@ def test_negative_grades_round_half_up():
     assert grade_of([(-1, False, False), (0, False, False)]) == 0
 
 
-def reference(df):
-    """Per-pair loop implementing the documented rule, as an oracle."""
+def reference(df, rule="default"):
+    """Per-pair loop implementing the documented rules, as an oracle."""
     out = {}
     for pair, group in df.groupby(["query_id", "chunk_id"]):
         adjudicated = group[group["adjudicated"]]
@@ -59,6 +59,9 @@ def reference(df):
             continue
         people = group[~group["generator"]]
         votes = list((people if len(people) else group)["grade"])
+        if rule != "default":
+            out[pair] = min(votes) if rule == "strict" else max(votes)
+            continue
         grade, n = Counter(votes).most_common(1)[0]
         out[pair] = grade if 2 * n > len(votes) else math.floor(sum(votes) / len(votes) + 0.5)
     return out
@@ -80,9 +83,31 @@ def reference(df):
 )
 def test_vectorised_matches_reference(rows):
     df = frame(rows)
-    got = consensus(df)
-    got = {(q, c): int(g) for q, c, g in got.itertuples(index=False)}
-    assert got == reference(df)
+    grades = {}
+    for rule in RULES:
+        got = consensus(df, rule)
+        grades[rule] = {(q, c): int(g) for q, c, g in got.itertuples(index=False)}
+        assert grades[rule] == reference(df, rule), rule
+    for pair, grade in grades["default"].items():
+        assert grades["strict"][pair] <= grade <= grades["lenient"][pair]
+
+
+def test_rules_differ_only_on_disagreement():
+    votes = [("q", "c", 0, False, False), ("q", "c", 1, False, False), ("q", "c", 3, False, False)]
+    assert [int(consensus(frame(votes), r)["grade"].iloc[0]) for r in RULES] == [1, 0, 3]
+    agreed = [("q", "c", 2, False, False), ("q", "c", 2, False, False)]
+    assert {int(consensus(frame(agreed), r)["grade"].iloc[0]) for r in RULES} == {2}
+    with pytest.raises(ValueError, match="unknown consensus rule"):
+        consensus(frame(agreed), "loudest")
+
+
+def test_command_line_offers_every_rule():
+    from labeling.cli import build_parser
+
+    parser = build_parser()
+    evaluate = parser._subparsers._group_actions[0].choices["evaluate"]
+    option = next(a for a in evaluate._actions if a.dest == "consensus")
+    assert tuple(option.choices) == tuple(RULES)
 
 
 def test_consensus_qrels_from_workspace(tmp_path):

@@ -31,6 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--db", help="evaluate a stored run on a workspace's consensus labels")
     parser.add_argument("--run", dest="run_name", metavar="NAME", help="stored run (with --db)")
     parser.add_argument(
+        "--consensus",
+        choices=("default", "strict", "lenient"),
+        default="default",
+        help="with --db: how several annotators' grades become one (strict: the lowest, "
+        "lenient: the highest; default: adjudicated, else majority, else rounded mean)",
+    )
+    parser.add_argument(
         "-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
         help="a measure such as nDCG@10, P(rel=2)@5, RR, AP (repeat for several)",
     )
@@ -74,7 +81,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
         from labeling.store import open_workspace
 
         db = open_workspace(args.db, create=False)
-        return consensus_qrels(db), run_frame(db, args.run_name)
+        return consensus_qrels(db, args.consensus), run_frame(db, args.run_name)
     if not (args.qrels and args.run):
         raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
     from labeling._memory import keep_freed_memory

@@ -91,6 +91,15 @@ def test_document_unit_drills_down_to_documents(open_app, workspace):
     assert len(chunks) >= len(docs)
 
 
+def test_consensus_rule_changes_the_labels_used(open_app):
+    at = open_app("dashboard")
+    before = _card(at).set_index("measure").loc["R@10", "mean"]
+    at.selectbox(key="dash_rule").set_value("strict").run()
+    assert not at.exception
+    assert any("Consensus rule strict: latest adjudicated grade" in c.value for c in at.caption)
+    assert _card(at).set_index("measure").loc["R@10", "mean"] != before
+
+
 def test_failure_tag_and_lock(open_app):
     at = open_app("dashboard")
     at.session_state["annotator"] = "carol"
