@@ -41,9 +41,9 @@ def defuse(cell: object) -> object:
     return cell
 
 
-def export_qrels(db: sqlite_utils.Database, path: str | Path) -> int:
-    """Write consensus qrels in TREC format; return the number of pairs."""
-    qrels = consensus_qrels(db)
+def export_qrels(db: sqlite_utils.Database, path: str | Path, *, rule: str = "default") -> int:
+    """Write consensus qrels (``labeling.consensus.RULES``) in TREC format; return the pairs."""
+    qrels = consensus_qrels(db, rule)
     formats.write_trec_qrels(qrels, path)
     return len(qrels)
 

@@ -159,3 +159,16 @@ def test_stored_run_under_each_consensus_rule(demo: Path, capsys: pytest.Capture
     # Two annotators one grade apart round up under the default rule, as under lenient.
     assert means["strict"] < means["lenient"]
     assert means["strict"] <= means["default"] <= means["lenient"]
+
+
+def test_export_qrels_under_a_rule(demo: Path, tmp_path: Path) -> None:
+    grades = {}
+    for rule in ("strict", "lenient"):
+        out = tmp_path / f"{rule}.qrels"
+        assert main(["export", str(demo), "qrels", str(out), "--consensus", rule]) == 0
+        grades[rule] = {tuple(line.split()[::2][:2]): int(line.split()[3])
+                        for line in out.read_text().splitlines()}
+    assert grades["strict"].keys() == grades["lenient"].keys()
+    lower = [p for p in grades["strict"] if grades["strict"][p] < grades["lenient"][p]]
+    assert len(lower) == 27  # the demo's pairs on which its two annotators disagree
+    assert all(grades["strict"][p] <= grades["lenient"][p] for p in grades["strict"])

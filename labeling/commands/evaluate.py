@@ -9,6 +9,7 @@ from typing import TextIO
 
 import pandas as pd
 
+from labeling.commands import add_consensus_option
 from labeling.errors import InputError, ScorecardError
 from labeling.measures import parse_measure
 from labeling.metrics import Evaluation, evaluate
@@ -30,13 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("run", nargs="?", help="run file (TREC run, CSV or JSONL)")
     parser.add_argument("--db", help="evaluate a stored run on a workspace's consensus labels")
     parser.add_argument("--run", dest="run_name", metavar="NAME", help="stored run (with --db)")
-    parser.add_argument(
-        "--consensus",
-        choices=("default", "strict", "lenient"),
-        default="default",
-        help="with --db: how several annotators' grades become one (strict: the lowest, "
-        "lenient: the highest; default: adjudicated, else majority, else rounded mean)",
-    )
+    add_consensus_option(parser)
     parser.add_argument(
         "-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
         help="a measure such as nDCG@10, P(rel=2)@5, RR, AP (repeat for several)",

@@ -7,6 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
+from labeling.commands import add_consensus_option
 from labeling.errors import ScorecardError
 
 
@@ -95,7 +96,8 @@ def _export(args: argparse.Namespace) -> int:
 
     db = open_workspace(args.db, create=False)
     if args.kind == "qrels":
-        _out(f"wrote {exports.export_qrels(db, args.out)} qrels to {args.out}")
+        count = exports.export_qrels(db, args.out, rule=args.consensus)
+        _out(f"wrote {count} qrels ({args.consensus} consensus) to {args.out}")
     elif args.kind == "run":
         _out(f"wrote {exports.export_run(db, args.name, args.out)} results to {args.out}")
     elif args.kind == "judgments":
@@ -201,6 +203,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write one grade per pair (consensus) as TREC qrels.",
     )
     sub.add_argument("out", metavar="OUT", type=Path)
+    add_consensus_option(sub)
     sub = out.add_parser("run", help="a run, TREC format", description="Write a run as TREC.")
     sub.add_argument("name", metavar="NAME")
     sub.add_argument("out", metavar="OUT", type=Path)
