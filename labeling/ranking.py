@@ -210,10 +210,8 @@ def _encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
 
 
-def _refuse_duplicates(
-    query_ids: pa.Array | pa.ChunkedArray, doc_ids: pa.Array | pa.ChunkedArray, what: str
-) -> None:
-    duplicate = first_duplicate(query_ids, doc_ids)
+def _refuse(duplicate: tuple[int, int] | None, what: str) -> None:
+    """Raise for a ``first_duplicate`` finding in the ``what`` frame."""
     if duplicate is not None:
         raise InputError(f"row {duplicate[1]} repeats a (query, doc) pair", source=what)
 
@@ -266,7 +264,7 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
     qrels_grade = grades.astype(np.int64)
 
     qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
-    _refuse_duplicates(qrels_query_ids, qrels_doc_ids, "qrels")
+    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
     qrels_query, query_ids = _encode(qrels_query_ids)
     qrels_doc, doc_vocab = _encode(qrels_doc_ids)
 
@@ -284,8 +282,7 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
         if len(evaluated) < len(run_query):
             run_query, score = run_query[evaluated], score[evaluated]
         order = _order(run_query, score, run_doc_ids, evaluated)
-        if (pair := duplicate.result()) is not None:
-            raise InputError(f"row {pair[1]} repeats a (query, doc) pair", source="run")
+        _refuse(duplicate.result(), "run")
         run_doc = doc_codes.result()
     if len(evaluated) < len(run_doc):
         run_doc = run_doc[evaluated]
