@@ -102,9 +102,11 @@ def _has_empty_field(table: pa.Table, layout: _Layout) -> bool:
     # neighbouring offsets mark one; reading them chunk by chunk allocates nothing large.
     for name in layout.strings:
         for chunk in table[name].chunks:
+            if not len(chunk):
+                continue
             offsets = np.frombuffer(chunk.buffers()[1], dtype=_OFFSET_TYPES[chunk.type])
             offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
-            if len(chunk) and (offsets[1:] == offsets[:-1]).any():
+            if (offsets[1:] == offsets[:-1]).any():
                 return True
     return False
 
