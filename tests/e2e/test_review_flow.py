@@ -7,6 +7,8 @@ import os
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -15,13 +17,13 @@ def _question(page) -> str:
     return page.get_by_label("Question (edit before accepting if needed)").input_value()
 
 
-def _accepted(page, wait_idle, before) -> str:
+def _accepted(page, wait_idle, before, timeout: float | None = None) -> str:
     """Wait for a new "Accepted candidate N as query ID." message; return ID."""
     message = page.locator("[data-testid='stAlertContentSuccess']").filter(
         has_text=re.compile(r"as query (?!(" + "|".join(map(re.escape, before)) + r")\.)")
         if before else "as query"
     )
-    message.wait_for()
+    message.wait_for(timeout=timeout)
     wait_idle(page)
     return re.search(r"as query (\S+)\.$", message.inner_text().strip()).group(1)
 
@@ -41,11 +43,20 @@ def test_review_three_candidates(page, wait_idle) -> None:
 
     success = page.locator("[data-testid='stAlertContentSuccess']")
     accepted_ids = []
-    # 1: accept with the keyboard (focus outside the text box)
+    # 1: accept with the keyboard (focus outside the text box), once the card is ready for it
     first = _question(page)
-    page.get_by_role("heading", name="Review synthetic questions").click()
-    page.keyboard.press("a")
-    accepted_ids.append(_accepted(page, wait_idle, ()))
+    expect(page.locator(".st-key-review_accept button")).to_be_enabled()
+    wait_idle(page)
+    for attempt in range(3):
+        page.get_by_role("heading", name="Review synthetic questions").click()
+        page.keyboard.press("a")
+        try:
+            accepted_ids.append(_accepted(page, wait_idle, (), timeout=10_000))
+            break
+        except PlaywrightTimeout:
+            # A key pressed while the page was still wiring its shortcuts is lost (once seen
+            # in a full run); pressing again is safe only while the same card is showing.
+            assert _question(page) == first and attempt < 2, "the A key accepted nothing"
     # 2: edit, then accept with the button
     edited = f"{_question(page).rstrip('?')} in the e2e test?"
     assert _question(page) != first
