@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from labeling.demo import build_demo
+
 TESTS = Path(__file__).resolve().parent
 GROUPS = {"app": 1, "e2e": 2}
 
@@ -24,6 +26,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return GROUPS.get(first, 0)
 
     items.sort(key=group)  # stable: keeps the file order within a group
+
+
+@pytest.fixture(scope="session")
+def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo workspace, built once per session: a template, copy it before writing."""
+    path = tmp_path_factory.mktemp("demo") / "scorecard.db"
+    build_demo(path)
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -23,18 +23,10 @@ from argon2 import PasswordHasher
 import labeling
 from labeling import auth, baseline, imports, queries_admin, store
 from labeling.cli import main
-from labeling.demo import build_demo
 from labeling.errors import InputError, ScorecardError
 
 PASSWORDS = {"ada": "ada-secret-1", "bob": "bob-secret-2", "vic": "vic-secret-3"}
 ROLES = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("auth") / "demo.db"
-    build_demo(path)
-    return path
 
 
 @pytest.fixture(autouse=True)

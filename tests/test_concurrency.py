@@ -15,7 +15,6 @@ from argon2 import PasswordHasher
 
 from labeling import auth, store
 from labeling.backup import backup
-from labeling.demo import build_demo
 
 WRITERS = 8
 JUDGMENTS = 1_000
@@ -69,9 +68,9 @@ def _task(args):
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def workspace(demo_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("concurrency") / "w.db"
-    build_demo(path)
+    shutil.copyfile(demo_file, path)
     db = store.open_workspace(path)
     cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)  # speed, not security
     with pytest.MonkeyPatch.context() as patch:

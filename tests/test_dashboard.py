@@ -10,18 +10,10 @@ import pandas as pd
 import pytest
 
 from labeling import consensus, dashboard, store
-from labeling.demo import build_demo
 from labeling.errors import ScorecardError
 from labeling.metrics import evaluate
 
 MEASURES = ["R@10", "RR", "nDCG@5"]
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "scorecard.db"
-    build_demo(path)
-    return path
 
 
 @pytest.fixture

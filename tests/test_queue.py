@@ -8,15 +8,7 @@ from pathlib import Path
 import pytest
 
 from labeling import queue, shortcuts, store
-from labeling.demo import build_demo
 from labeling.errors import InputError, ScorecardError
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("queue") / "demo.db"
-    build_demo(path)
-    return path
 
 
 @pytest.fixture

@@ -11,16 +11,15 @@ import pytest
 
 from labeling import dashboard, imports, queries_admin, report, store
 from labeling.cli import main
-from labeling.demo import build_demo
 
 SCRIPT = "<script>window.__injected = 1</script>"
 MARKDOWN = "**bold** [link](http://evil.example) | pipe <img src=x onerror=alert(1)>"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo(demo_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("report") / "demo.db"
-    build_demo(path)
+    shutil.copyfile(demo_file, path)
     return path
 
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import sys
 import types
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.cli import main
-from labeling.demo import DEMO_DATA, build_demo
+from labeling.demo import DEMO_DATA
 from labeling.errors import ScorecardError
 from labeling.store import judgment_history, open_workspace
 from labeling.synthetic import importers, offline, quality, review, sampling
@@ -21,17 +20,10 @@ from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.text import split_sentences
 
 
-@pytest.fixture(scope="module")
-def demo_path(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("syn") / "demo.db"
-    build_demo(path)
-    return path
-
-
 @pytest.fixture
-def db(demo_path, tmp_path):
+def db(demo_file, tmp_path):
     copy = tmp_path / "demo.db"
-    copy.write_bytes(demo_path.read_bytes())
+    copy.write_bytes(demo_file.read_bytes())
     return open_workspace(copy)
 
 

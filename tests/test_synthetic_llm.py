@@ -4,13 +4,13 @@ a good reply, a malformed reply, a timeout, an HTTP error and the per-batch call
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from labeling.demo import build_demo
 from labeling.store import open_workspace
 from labeling.synthetic import llm, review
 from labeling.synthetic.sampling import Chunk
@@ -118,10 +118,10 @@ def test_server_error_is_retried_and_a_client_error_is_not(server):
 
 
 def test_batch_keeps_good_candidates_past_failures_and_stops_at_the_call_limit(
-    server, tmp_path: Path
+    server, demo_file: Path, tmp_path: Path
 ):
     path = tmp_path / "demo.db"
-    build_demo(path)
+    shutil.copyfile(demo_file, path)
     db = open_workspace(path)
     server.script = ["good", "malformed", "slow", "slow", "good"]
     client = _client(server, max_calls=4)
