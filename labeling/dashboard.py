@@ -232,21 +232,25 @@ def chunk_documents(db: sqlite_utils.Database) -> pd.Series:
     return pd.Series(frame["doc"].to_numpy(), index=frame["id"].astype("string"))
 
 
+def _document_of(chunk_ids: pd.Series, chunk_doc: pd.Series) -> pd.Series:
+    """Each chunk's document id (``chunk_documents``; a chunk it does not know is its own)."""
+    return chunk_ids.map(chunk_doc).fillna(chunk_ids).astype("string")
+
+
 def _documents(
     qrels: pd.DataFrame, run: pd.DataFrame, chunk_rows: RankedRows, chunk_doc: pd.Series
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Document-level (qrels, run): best chunk rank and highest chunk grade per document."""
     picked = run.iloc[chunk_rows.doc_row]
-    docs = picked["doc_id"].map(chunk_doc).fillna(picked["doc_id"]).astype("string")
+    docs = _document_of(picked["doc_id"], chunk_doc)
     doc_run = (
         pd.DataFrame({"query_id": picked["query_id"].to_numpy(), "doc_id": docs.to_numpy(),
                       "rank": chunk_rows.rank})
         .groupby(["query_id", "doc_id"], as_index=False, sort=False)["rank"].min()
     )
     doc_run["score"] = -doc_run["rank"].astype("float64")  # the best chunk's rank orders it
-    qdocs = qrels["doc_id"].map(chunk_doc).fillna(qrels["doc_id"]).astype("string")
     doc_qrels = (
-        qrels.assign(doc_id=qdocs)
+        qrels.assign(doc_id=_document_of(qrels["doc_id"], chunk_doc))
         .groupby(["query_id", "doc_id"], as_index=False, sort=False)["relevance"].max()
     )
     return doc_qrels, doc_run
@@ -729,7 +733,13 @@ def drill_down(
 
 
 def drill_down_documents(
-    db: sqlite_utils.Database, run: str, query_id: str, *, rel: int = 1, depth: int | None = None
+    db: sqlite_utils.Database,
+    run: str,
+    query_id: str,
+    *,
+    rel: int = 1,
+    depth: int | None = None,
+    chunk_lists: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The drill-down at document level, as the ``document`` unit scores a query.
 
@@ -739,16 +749,19 @@ def drill_down_documents(
     returned), grade, grade_name, relevant, snippet (of the best chunk). Missed: doc_id, grade,
     grade_name, chunk_id (its highest-labeled chunk), snippet, for documents graded ``>= rel``
     that the run did not return (or only below ``depth`` when given).
+
+    ``chunk_lists``: what ``drill_down(db, run, query_id, rel=rel)`` returned, when the caller
+    has it already (it is not read again).
     """
-    chunks, missed_chunks = drill_down(db, run, query_id, rel=rel)
+    if chunk_lists is None:
+        chunk_lists = drill_down(db, run, query_id, rel=rel)
+    chunks, missed_chunks = chunk_lists
     chunk_doc = chunk_documents(db)
     labels = label_snapshot(db)
     graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
-    document = graded["doc_id"].map(chunk_doc).fillna(graded["doc_id"]).astype(str)
+    document = _document_of(graded["doc_id"], chunk_doc)
     doc_grade = graded["relevance"].groupby(document.to_numpy()).max()
-    chunks["document"] = (
-        chunks["chunk_id"].map(chunk_doc).fillna(chunks["chunk_id"]).astype(str)
-    )
+    chunks = chunks.assign(document=_document_of(chunks["chunk_id"], chunk_doc))
     best = chunks.drop_duplicates("document")  # rows come in rank order
     ranked = pd.DataFrame({
         "rank": np.arange(1, len(best) + 1),

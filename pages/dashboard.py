@@ -490,7 +490,9 @@ with tabs[3]:
             if ranked.empty:
                 st.info("The run returned nothing for this query.")
             if unit == "document":
-                docs, missed_docs = dash.drill_down_documents(db, run, query_id)
+                docs, missed_docs = dash.drill_down_documents(
+                    db, run, query_id, chunk_lists=(ranked, missed)
+                )
                 st.caption(
                     "Unit: document. A document is ranked where its best chunk is and graded "
                     "with the highest label among its chunks, as the scores count it."
