@@ -4,6 +4,11 @@ Conventions
 - ``open_workspace`` is the one way to open a workspace. The connection runs in autocommit mode
   (``isolation_level=None``); every write goes through ``write_transaction`` (``BEGIN
   IMMEDIATE``), so concurrent writers queue on ``busy_timeout`` instead of failing.
+- A connection belongs to one caller at a time: the app opens one per browser session, a
+  worker one per thread. A transaction belongs to the thread that opened it with
+  ``write_transaction``; a nested ``write_transaction`` in that thread joins it (a savepoint),
+  and any other use of a connection whose transaction another caller holds is refused, never
+  joined, so one caller's rollback cannot take another's writes with it.
 - Ids are text and stable: ``chunks.id``, ``queries.id``. An id a label or run file names that the
   workspace does not know becomes a *placeholder* row (``placeholder = 1``, no text).
 - ``judgments`` is append-only (triggers abort UPDATE and DELETE); ``current_judgments`` is the
@@ -19,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -170,6 +176,23 @@ def _migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
+class WorkspaceConnection(sqlite3.Connection):
+    """A workspace connection that knows which thread's ``write_transaction`` it is in.
+
+    ``writer`` is the ident of the thread whose outermost ``write_transaction`` is open (None
+    outside one); ``claim`` makes taking that role atomic between threads.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.writer: int | None = None
+        self.claim = threading.Lock()
+
+
+class ConnectionShared(ScorecardError):
+    """A write was attempted on a connection in the middle of another caller's transaction."""
+
+
 def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Database:
     """Open (and migrate) the workspace at ``path``; the one way to open the database.
 
@@ -180,7 +203,8 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
     if not create and not path.exists():
         raise ScorecardError(f"{path}: no such workspace (run `scorecard init {path}` first)")
     conn = sqlite3.connect(
-        str(path), check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+        str(path), check_same_thread=False, isolation_level=None,
+        timeout=BUSY_TIMEOUT_MS / 1000, factory=WorkspaceConnection,
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -197,18 +221,35 @@ def write_transaction(
 ) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT``; ``ROLLBACK`` and re-raise on any error.
 
-    Nested use becomes a savepoint. sqlite-utils write methods called inside join the transaction.
+    Called again inside its own transaction (same connection, same thread), it becomes a
+    savepoint of that transaction. A transaction another thread holds on this connection, or
+    one not opened here (a bare ``BEGIN``), is never joined: ``ConnectionShared`` is raised
+    before anything is written. sqlite-utils write methods called inside join the transaction.
     ``action`` is what the write does for the role check (``labeling.auth.PERMISSIONS``):
     ``"judge"`` or ``"review"`` for writes annotators may do; the default is admin only.
     """
     conn = db.conn
-    if conn.in_transaction:
+    me = threading.get_ident()
+    claim = getattr(conn, "claim", None)
+    if claim is None:
+        raise ScorecardError("open the workspace with labeling.store.open_workspace")
+    with claim:
+        nested = conn.writer == me
+        if not nested:
+            if conn.writer is not None or conn.in_transaction:
+                raise ConnectionShared(
+                    "this workspace connection is in the middle of another caller's "
+                    "transaction; each session and thread needs a connection of its own "
+                    "(nothing was saved)"
+                )
+            conn.writer = me
+    if nested:
         auth.check_current(db, action)
         with db.atomic():
             yield conn
         return
-    conn.execute("BEGIN IMMEDIATE")
     try:
+        conn.execute("BEGIN IMMEDIATE")
         auth.check_current(db, action)  # under the write lock: sees the role as stored now
         yield conn
     except BaseException:
@@ -217,6 +258,8 @@ def write_transaction(
         raise
     else:
         conn.execute("COMMIT")
+    finally:
+        conn.writer = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,10 +359,12 @@ def add_judgment(
                 "its labels cannot change until the split is unlocked"
             )
         try:
+            # RETURNING, not lastrowid: the id of this statement's row, whatever else the
+            # connection or the file saw meanwhile.
             cursor = conn.execute(
                 "INSERT INTO judgments"
                 " (query_id, chunk_id, grade, annotator, created_at, note, flags)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     query_id,
                     chunk_id,
@@ -330,13 +375,14 @@ def add_judgment(
                     json.dumps(flags, sort_keys=True),
                 ),
             )
+            judgment_id = int(cursor.fetchone()[0])
         except sqlite3.IntegrityError as error:
             if "FOREIGN KEY" in str(error):
                 raise InputError(
                     f"unknown query {query_id!r} or chunk {chunk_id!r}", source="judgment"
                 ) from error
             raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
-        return int(cursor.lastrowid)
+        return judgment_id
 
 
 def judgment_history(

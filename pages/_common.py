@@ -9,8 +9,7 @@ from pathlib import Path
 import sqlite_utils
 import streamlit as st
 
-from labeling import demo, store
-from labeling.errors import ScorecardError
+from labeling import demo, failures, store
 from pages import _auth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,19 +30,29 @@ def workspace_path() -> Path:
     return Path(configured).expanduser().resolve() if configured else DEFAULT_WORKSPACE
 
 
-@st.cache_resource(show_spinner=False)
-def _open_workspace(path: str) -> sqlite_utils.Database:
-    """One handle per workspace path for the whole server (usable from any thread)."""
-    return store.open_workspace(path)
+DB_KEY = "_workspace_connection"
 
 
 def get_db() -> sqlite_utils.Database:
-    """The open workspace; builds the demo there first when the file does not exist."""
+    """This browser session's own connection to the workspace (built as the demo if missing).
+
+    One connection per session, never shared: a transaction belongs to a connection, and a
+    handle shared by the whole server let one session's save become part of another's import
+    and vanish with its rollback. Streamlit runs a session's reruns one at a time, so the
+    session's connection is never used by two threads at once.
+    """
     path = workspace_path()
+    held = st.session_state.get(DB_KEY)
+    if held is not None and held[0] == str(path):
+        return held[1]
     if not path.exists():
         with st.spinner(f"Building the demo workspace at {path} ..."):
             demo.build_demo(path)
-    return _open_workspace(str(path))
+    db = store.open_workspace(path)
+    st.session_state[DB_KEY] = (str(path), db)
+    if held is not None:
+        held[1].close()
+    return db
 
 
 def annotator() -> str:
@@ -113,9 +122,9 @@ def show_flash(where: str) -> None:
 
 
 def report_failure(error: Exception, where: str) -> None:
-    """A user-facing one-line error; unexpected errors are logged with their traceback."""
-    if isinstance(error, ScorecardError):
-        flash("error", str(error), where)
-    else:
-        log.exception("unexpected error in %s", where)
-        flash("error", f"Unexpected error ({type(error).__name__}): {error}", where)
+    """Show a failure as one sentence (``labeling.failures``); unexpected ones are logged with
+    their traceback under the reference the sentence gives."""
+    message, reference = failures.describe_failure(error)
+    if reference is not None:
+        log.error("unexpected error in %s (reference %s)", where, reference, exc_info=error)
+    flash("error", message, where)
