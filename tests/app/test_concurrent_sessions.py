@@ -1,5 +1,5 @@
 """Several sessions of the real app at once: annotators judging on the Label page while an
-admin's run import fails on its last line (and, once, succeeds).
+admin's run import fails on its last line (and, once, succeeds), and a bounded load test.
 
 Each session is an AppTest of ``app.py`` in its own thread, as Streamlit serves each browser
 session from its own script thread. A save the page reports (the card moves on and the
@@ -9,20 +9,29 @@ with the grade and annotator the page sent; an error is one sentence, never a ra
 
 from __future__ import annotations
 
+import itertools
+import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.runtime import Runtime
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
-from labeling import pooling, store
+from labeling import pooling, queue, store
 from tests.app.conftest import APP
+
+# An exception in a session's thread (a page that failed to draw) fails the test.
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 
 ANNOTATORS = ("ann_a", "ann_b", "ann_c")
 IMPORT_QUERIES = 40
 IMPORT_CHUNKS_PER_QUERY = 2_500  # 100k rows: the import's transaction stays open for seconds
+LOAD_ANNOTATORS = 8
+LOAD_SECONDS = float(os.environ.get("SCORECARD_LOAD_SECONDS", "30"))
 RAW_ERROR_WORDS = ("savepoint", "Traceback", "OperationalError", "ProgrammingError", "Unexpected")
 
 
@@ -36,6 +45,30 @@ def run_file(bad_last_line: bool) -> bytes:
     if bad_last_line:
         lines.append("imp-q0 Q0 only-four-fields")
     return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(autouse=True)
+def shared_like_a_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let AppTest sessions run in threads side by side, sharing what one server shares.
+
+    A server compiles each script once in one cache (CPython 3.11's compiler is not safe in
+    two threads at once, and AppTest compiles afresh on every run) and has one runtime (AppTest
+    swaps a mock runtime in and out of a global around each run, so a run ending in one thread
+    would pull it from under another thread's run).
+    """
+    cache = ScriptCache()
+    monkeypatch.setattr(local_script_runner, "ScriptCache", lambda: cache)
+    monkeypatch.setattr(app_test, "ScriptCache", lambda: cache)
+    seen: list = []
+    original = Runtime.instance.__func__
+
+    def instance(cls):
+        if cls._instance is not None:
+            seen[:] = [cls._instance]
+            return cls._instance
+        return seen[0] if seen else original(cls)
+
+    monkeypatch.setattr(Runtime, "instance", classmethod(instance))
 
 
 class Session:
@@ -53,10 +86,9 @@ class Session:
         return [str(m) for m in shown]
 
 
-def judge_until(session: Session, stop: threading.Event, log: dict) -> None:
-    """Grade the card shown, again and again, until ``stop`` (then a few more)."""
+def judge_until(session: Session, stop: threading.Event, log: dict, extra: int = 5) -> None:
+    """Grade the card shown, again and again, until ``stop`` (then ``extra`` more)."""
     at = session.at
-    extra = 5
     while extra > 0:
         if stop.is_set():
             extra -= 1
@@ -71,6 +103,14 @@ def judge_until(session: Session, stop: threading.Event, log: dict) -> None:
         if len(saved) == saved_before + 1:  # reported saved: the page moved on
             log["sent"].append((saved[-1], tuple(pair), grade))
             log["times"].append(time.monotonic())
+
+
+def read_dashboard_until(session: Session, stop: threading.Event, log: dict) -> None:
+    """Rerun the dashboard (as a reader refreshing it) until ``stop``."""
+    while not stop.is_set():
+        session.at.run()
+        log["messages"].extend(session.messages())
+        log["reads"] += 1
 
 
 def import_run(session: Session, data: bytes, name: str, log: dict) -> None:
@@ -112,24 +152,16 @@ def test_saves_survive_a_concurrent_import(workspace: Path, bad_last_line: bool)
         thread.join(timeout=300)
     assert not any(thread.is_alive() for thread in threads)
 
-    check = sqlite3.connect(workspace)
-    reported = lost = 0
-    raw: list[str] = []
-    for name, log in logs.items():
-        assert log["sent"], f"{name} saved nothing"
-        raw += [m for m in log["messages"] if any(w in m for w in RAW_ERROR_WORDS)]
-        for judgment_id, pair, grade in log["sent"]:
-            row = check.execute(
-                "SELECT query_id, chunk_id, grade, annotator FROM judgments WHERE id = ?",
-                [judgment_id],
-            ).fetchone()
-            reported += 1
-            lost += row != (*pair, grade, name)
+    reported, lost = reported_saves_lost(workspace, logs)
+    raw = [m for log in logs.values() for m in log["messages"]
+           if any(w in m for w in RAW_ERROR_WORDS)]
+    assert all(log["sent"] for log in logs.values())
     during = sum(
         import_log["start"] < t < import_log["end"] for log in logs.values() for t in log["times"]
     )
     assert during > 0, "no save overlapped the import: the test proves nothing"
     assert (lost, raw) == (0, []), f"{lost} of {reported} reported saves lost; raw: {raw[:3]}"
+    check = sqlite3.connect(workspace)
     stored_runs = [r[0] for r in check.execute("SELECT name FROM runs ORDER BY id")]
     check.close()
     messages = import_log["import_messages"]
@@ -140,3 +172,69 @@ def test_saves_survive_a_concurrent_import(workspace: Path, bad_last_line: bool)
                    for m in messages), messages
     else:
         assert stored_runs == [*runs_before, "big"], messages
+
+
+def reported_saves_lost(path: Path, logs: dict[str, dict]) -> tuple[int, int]:
+    """(reported saves, how many of them are not in the file as the page sent them)."""
+    check = sqlite3.connect(path)
+    reported = lost = 0
+    for name, log in logs.items():
+        for judgment_id, pair, grade in log["sent"]:
+            row = check.execute(
+                "SELECT query_id, chunk_id, grade, annotator FROM judgments WHERE id = ?",
+                [judgment_id],
+            ).fetchone()
+            reported += 1
+            lost += row != (*pair, grade, name)
+    check.close()
+    return reported, lost
+
+
+def test_load_eight_annotators_a_reader_and_a_failing_import(workspace: Path) -> None:
+    """8 annotators judge for LOAD_SECONDS (30 s) through the app while a dashboard reader
+    reruns and, halfway, an admin's import fails on its last line: nothing reported saved is
+    lost and no session sees a raw error."""
+    db = store.open_workspace(workspace)
+    chunks = [r[0] for r in db.conn.execute("SELECT id FROM chunks WHERE placeholder = 0")]
+    queries = [r[0] for r in db.conn.execute("SELECT id FROM queries WHERE placeholder = 0")]
+    queue.enqueue_pairs(db, itertools.product(queries, chunks), reason="load test")
+    db.close()
+
+    names = [f"load{n}" for n in range(LOAD_ANNOTATORS)]
+    annotators = [Session("label", name) for name in names]
+    reader, admin = Session("dashboard", "reader"), Session("data", "admin")
+    logs = {name: {"sent": [], "messages": [], "times": []} for name in names}
+    reader_log = {"messages": [], "reads": 0}
+    import_log: dict = {}
+    stop = threading.Event()
+
+    def importer() -> None:
+        if not stop.wait(LOAD_SECONDS / 2):
+            import_run(admin, run_file(bad_last_line=True), "midway", import_log)
+
+    threads = [
+        threading.Thread(target=judge_until, args=(s, stop, logs[n], 1))
+        for s, n in zip(annotators, names, strict=True)
+    ] + [
+        threading.Thread(target=read_dashboard_until, args=(reader, stop, reader_log)),
+        threading.Thread(target=importer),
+    ]
+    for thread in threads:
+        thread.start()
+    time.sleep(LOAD_SECONDS)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not any(thread.is_alive() for thread in threads)
+
+    reported, lost = reported_saves_lost(workspace, logs)
+    messages = [m for log in logs.values() for m in log["messages"]] + reader_log["messages"]
+    messages += import_log["import_messages"]
+    raw = [m for m in messages if any(w in m for w in RAW_ERROR_WORDS)]
+    print(f"load: {reported} saves reported by {LOAD_ANNOTATORS} annotators in "
+          f"{LOAD_SECONDS:.0f} s, {reader_log['reads']} dashboard reads, {lost} lost, "
+          f"{len(raw)} raw errors")
+    assert all(log["sent"] for log in logs.values())
+    assert reader_log["reads"] > 0
+    assert any("line" in m for m in import_log["import_messages"])  # the import failed, said so
+    assert (lost, raw) == (0, []), f"{lost} of {reported} reported saves lost; raw: {raw[:3]}"
