@@ -77,7 +77,14 @@ def page_setup() -> sqlite_utils.Database:
         st.session_state[THROUGH_APP_KEY] = True
         st.rerun()
     st.set_page_config(page_title=PAGE_TITLE, layout="wide")
-    db = get_db()
+    try:
+        db = get_db()
+    except Exception as error:  # a workspace that cannot be opened: one sentence, no traceback
+        message, reference = failures.describe_failure(error)
+        if reference is not None:
+            log.error("cannot open the workspace (reference %s)", reference, exc_info=error)
+        st.error(f"The workspace cannot be opened. {message}")
+        st.stop()
     _auth.sign_in(db)  # stops the page until signed in when the workspace has accounts
     sidebar(db)
     return db

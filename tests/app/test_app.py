@@ -48,3 +48,17 @@ def test_every_page_renders(open_app) -> None:
     for page in pages:
         at.switch_page(f"pages/{page}").run()
         assert not at.exception, page
+
+
+def test_a_workspace_that_cannot_be_opened_is_one_sentence(tmp_path, monkeypatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.conftest import APP
+
+    broken = tmp_path / "scorecard.db"
+    broken.write_bytes(b"this is not an SQLite file, " * 200)
+    monkeypatch.setenv("SCORECARD_WORKSPACE", str(broken))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.startswith("The workspace cannot be opened.")
+    assert "Traceback" not in at.error[0].value
