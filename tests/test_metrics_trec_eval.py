@@ -1,7 +1,7 @@
-"""trec_eval's own regression data as an external oracle (``/work/shared/oracles/trec_eval``).
+"""trec_eval's own regression data as an external oracle (``tests/data/trec_eval``).
 
 Every per-query and ``all`` value trec_eval printed for a measure we implement must come out of
-our engine to the 4 decimals printed. See that folder's README for the commands behind each
+our engine to the 4 decimals printed. See tests/data/README.md for the commands behind each
 expected output.
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 from labeling.metrics import evaluate
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracles" / "trec_eval"
+ORACLE = Path(__file__).resolve().parent / "data" / "trec_eval"
 TOLERANCE = 5e-5  # values are printed with 4 decimals
 
 
@@ -24,8 +24,8 @@ def oracle_file(name: str) -> Path:
     path = ORACLE / name
     if not path.is_file():
         pytest.fail(
-            f"trec_eval oracle file {path} is missing: these tests need the shared folder "
-            f"../shared/oracles/trec_eval next to the repository (see its README.md)",
+            f"trec_eval oracle file {path} is missing from the checkout "
+            f"(see tests/data/README.md)",
             pytrace=False,
         )
     return path
