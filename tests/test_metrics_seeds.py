@@ -1,8 +1,10 @@
 """Every worked example of the two seed documents, with the convention each document uses.
 
-Seed 000 (the product's source document on the metric simulator; the examples are copied
-here as numbers): its AP divides by the relevant items found in the top K (``AP(denom=retrieved)@K``) and its IDCG re-sorts the retrieved grades
-(``nDCG(ideal=retrieved)@K``). Seed 001 (the source document on evaluation practice) follows trec_eval's defaults.
+Seed 000 (the product's source document on the metric simulator; its examples are copied
+here as numbers): its AP divides by the relevant items found in the top K
+(``AP(denom=retrieved)@K``) and its IDCG re-sorts the retrieved grades
+(``nDCG(ideal=retrieved)@K``). Seed 001 (the source document on evaluation practice) follows
+trec_eval's defaults.
 
 Values are checked both as printed (rounded half up, as the documents round) and, where a
 fraction exists, exactly.
