@@ -65,7 +65,8 @@ def test_bad_run_shows_the_line_and_changes_nothing(workspace: Path, open_app) -
     assert "Traceback" not in message and "/tmp" not in message
     assert table_counts(at) == before
     assert not at.success
-    assert at.file_uploader(key="upload_run_0") is not None  # the file stays for a retry
+    kept = at.file_uploader(key="upload_run_0").value  # the file stays for a retry
+    assert kept is not None and kept.name == "bad.trec" and kept.getvalue() == BAD_RUN
 
 
 def test_import_without_a_file_says_so(workspace: Path, open_app) -> None:
