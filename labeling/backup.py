@@ -108,6 +108,11 @@ def remove_dead_temporaries(target: Path, mark: str = PARTIAL_MARK) -> list[Path
 # Backup
 
 
+def _one_line(problems: list[str], shown: int = 2) -> str:
+    """The first ``PRAGMA integrity_check`` rows on one line (rows may hold line breaks)."""
+    return "; ".join(" ".join(str(p).split()) for p in problems[:shown])
+
+
 @dataclass
 class BackupResult:
     """Where the copy went, its size in bytes, the copy's row counts, the seconds it took and
@@ -158,7 +163,7 @@ def backup(source: str | Path, out: str | Path, *, overwrite: bool = False) -> B
             target.execute("PRAGMA journal_mode = DELETE")  # one file, nothing beside it
             problems = [r[0] for r in target.execute("PRAGMA integrity_check")]
             if problems != ["ok"]:
-                raise ScorecardError(f"the copy failed its integrity check: {problems[:3]}")
+                raise ScorecardError(f"the copy failed its integrity check ({_one_line(problems)})")
             counts = store.counts(sqlite_utils.Database(target))
         finally:
             target.close()
@@ -307,7 +312,7 @@ def _prepare_copy(backup: Path, copy: Path) -> dict[str, int]:
         conn.close()
     if problems != ["ok"]:
         raise ScorecardError(
-            f"{backup} failed its integrity check ({'; '.join(problems[:2])}): "
+            f"{backup} failed its integrity check ({_one_line(problems)}): "
             "restore from another backup"
         )
     if version > len(store.MIGRATIONS):

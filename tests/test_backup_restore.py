@@ -218,8 +218,21 @@ def _newer_schema(path: Path) -> None:
     conn.close()
 
 
-def _damaged_index(path: Path) -> None:
-    """Zero one page of an index: the file opens, ``PRAGMA integrity_check`` fails."""
+def _swapped_indexes(path: Path) -> None:
+    """Point two indexes at each other's pages: readable, but ``PRAGMA integrity_check``
+    lists rows missing from the indexes."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    roots = dict(conn.execute(
+        "SELECT name, rootpage FROM sqlite_master WHERE name IN ('judgments_pair', 'chunks_doc_id')"
+    ).fetchall())
+    conn.execute("PRAGMA writable_schema = ON")
+    for name, other in (("judgments_pair", "chunks_doc_id"), ("chunks_doc_id", "judgments_pair")):
+        conn.execute("UPDATE sqlite_master SET rootpage = ? WHERE name = ?", [roots[other], name])
+    conn.close()
+
+
+def _zeroed_index(path: Path) -> None:
+    """Zero the first page of an index: the file opens, checking it finds it malformed."""
     conn = sqlite3.connect(path)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     root = conn.execute(
@@ -237,7 +250,12 @@ BAD_BACKUPS = {
         rf"has schema version {len(store.MIGRATIONS) + 1}, newer than this scorecard "
         rf"\({len(store.MIGRATIONS)}\)",
     ),
-    "failed integrity check": (_damaged_index, "integrity check|not a readable workspace"),
+    "failed integrity check": (
+        _swapped_indexes, r"failed its integrity check \(row 1 missing from index chunks_doc_id;"
+    ),
+    "malformed page": (
+        _zeroed_index, r"is not a readable workspace \(database disk image is malformed\)"
+    ),
     "not SQLite": (lambda p: p.write_text("id,text\n1,hello\n" * 400),
                    "is not a readable workspace \\(file is not a database\\)"),
     "zero bytes": (lambda p: p.write_bytes(b""), "is not a scorecard workspace"),
