@@ -31,6 +31,7 @@ import glob
 import os
 import shutil
 import sqlite3
+import stat
 import struct
 import time
 from collections.abc import Iterator
@@ -88,7 +89,8 @@ def remove_dead_temporaries(target: Path, mark: str = PARTIAL_MARK) -> list[Path
     """Remove ``.TARGET<mark>PID`` files (and their SQLite side files) whose process is gone.
 
     A file whose process still runs is left alone: it may be a backup in progress. (A PID the
-    system reused for another process keeps its file until that process ends too.)
+    system reused for another process keeps its file until that process ends too. PIDs are this
+    machine's: do not point backups from several machines or containers at one file name.)
     """
     prefix = f".{target.name}{mark}"
     removed = []
@@ -287,6 +289,23 @@ def _uri(path: Path, mode: str) -> str:
     return f"file:{quote(str(path.absolute()))}?mode={mode}"
 
 
+def _private_copy(source: Path, target: Path) -> None:
+    """Copy ``source`` to a new file ``target`` that only this account can read."""
+    target.unlink(missing_ok=True)  # named after this process: a leftover of this PID's past
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with open(source, "rb") as reader, os.fdopen(descriptor, "wb") as writer:
+        shutil.copyfileobj(reader, writer, 1024 * 1024)
+
+
+def _take_over_permissions(copy: Path, original: Path) -> None:
+    """Give ``copy`` the mode (and, when allowed, the owner) of the file it replaces."""
+    info = os.stat(original)
+    os.chmod(copy, stat.S_IMODE(info.st_mode))
+    if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+        with contextlib.suppress(PermissionError):  # only root may give files away
+            os.chown(copy, info.st_uid, info.st_gid)
+
+
 def _prepare_copy(backup: Path, copy: Path) -> dict[str, int]:
     """Copy ``backup`` (and a ``-wal`` left beside it) to ``copy``, check it, migrate it.
 
@@ -294,10 +313,10 @@ def _prepare_copy(backup: Path, copy: Path) -> dict[str, int]:
     workspace, fails its integrity check or has a newer schema than this scorecard.
     """
     try:
-        shutil.copyfile(backup, copy)
+        _private_copy(backup, copy)
         wal = Path(f"{backup}-wal")
         if wal.exists() and wal.stat().st_size:  # part of the backup for SQLite: take it along
-            shutil.copyfile(wal, f"{copy}-wal")
+            _private_copy(wal, Path(f"{copy}-wal"))
     except OSError as error:
         raise ScorecardError(f"{backup}: cannot copy it ({error.strerror})") from error
     conn = sqlite3.connect(_uri(copy, "rw"), uri=True, isolation_level=None)
@@ -452,6 +471,7 @@ def restore(backup_file: str | Path, workspace: str | Path) -> RestoreResult:
                 notes.append(f"the replaced workspace could not be read ({damage})")
             elif pending:
                 notes.append("the changes its -wal file held are checkpointed into it")
+        _take_over_permissions(copy, workspace if workspace.exists() else backup_file)
         with _exclusively(workspace):  # nobody opened it since: hold it while swapping
             try:
                 aside, moved = _swap(workspace, copy, folded)

@@ -17,6 +17,7 @@ import re
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -299,6 +300,28 @@ def test_restore_over_a_damaged_workspace_keeps_it_aside_with_its_wal(saved, tmp
     assert result.replaced.read_bytes().startswith(b"not a database at all")
     assert Path(f"{result.replaced}-wal").exists()  # paired with the file it belongs to
     assert "could not be read" in result.summary() and "-wal file is kept" in result.summary()
+
+
+def test_a_wal_beside_the_backup_is_part_of_it(workspace, demo_file, tmp_path):
+    """A copy made by hand of a crashed workspace with its -wal restores with the -wal's work,
+    and the backup and its -wal are left as they were."""
+    _crash_a_writer(workspace)
+    handmade = tmp_path / "handmade.db"
+    for suffix in ("", "-wal"):
+        shutil.copyfile(f"{workspace}{suffix}", f"{handmade}{suffix}")
+    digests = [_digest(Path(f"{handmade}{suffix}")) for suffix in ("", "-wal")]
+    target = tmp_path / "target.db"
+    shutil.copyfile(demo_file, target)
+    backup.restore(handmade, target)
+    assert _crashed_judgments(target) == CRASHED_JUDGMENTS
+    assert [_digest(Path(f"{handmade}{suffix}")) for suffix in ("", "-wal")] == digests
+
+
+def test_restored_file_keeps_the_workspace_permissions(workspace, saved):
+    workspace.chmod(0o640)  # the app's account writes, its group reads, others nothing
+    saved.chmod(0o644)
+    backup.restore(saved, workspace)
+    assert stat.S_IMODE(workspace.stat().st_mode) == 0o640
 
 
 def test_restore_to_a_new_path(saved, tmp_path):
