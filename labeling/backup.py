@@ -388,6 +388,17 @@ def _fold_wal(path: Path) -> str | None:
     return None
 
 
+def _settle_old_file(path: Path) -> tuple[bool, list[str]]:
+    """``_fold_wal`` on the workspace about to be replaced: whether its ``-wal`` is folded in,
+    and notes for the user."""
+    wal = Path(f"{path}-wal")
+    pending = wal.exists() and wal.stat().st_size > 0
+    damage = _fold_wal(path)
+    if damage is not None:
+        return False, [f"the replaced workspace could not be read ({damage})"]
+    return True, ["the changes its -wal file held are checkpointed into it"] if pending else []
+
+
 def _aside_name(path: Path) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     candidate = path.with_name(f"{path.name}.replaced-{stamp}")
@@ -425,7 +436,7 @@ def _swap(path: Path, copy: Path, folded: bool) -> tuple[Path, list[str]]:
             side.unlink()  # only an index of the -wal that was just checkpointed away
             continue
         os.replace(side, f"{aside}{suffix}")  # stays paired with the file it belongs to
-        notes.append(f"its {suffix} file is kept beside it as {aside}{suffix}")
+        notes.append(f"{side.name} is kept as {aside}{suffix}")
     os.replace(copy, path)  # atomic on one file system
     _fsync_folder(path.parent)
     return aside, notes
@@ -460,18 +471,10 @@ def restore(backup_file: str | Path, workspace: str | Path) -> RestoreResult:
     copy = _temporary(workspace, RESTORING_MARK)
     try:
         counts = _prepare_copy(backup_file, copy)
-        notes = []
-        folded = False
-        if workspace.exists():
-            wal = Path(f"{workspace}-wal")
-            pending = wal.exists() and wal.stat().st_size > 0
-            damage = _fold_wal(workspace)
-            folded = damage is None
-            if damage is not None:
-                notes.append(f"the replaced workspace could not be read ({damage})")
-            elif pending:
-                notes.append("the changes its -wal file held are checkpointed into it")
-        _take_over_permissions(copy, workspace if workspace.exists() else backup_file)
+        folded, notes = False, []
+        if workspace.exists():  # (a new workspace stays readable by this account only)
+            folded, notes = _settle_old_file(workspace)
+            _take_over_permissions(copy, workspace)
         with _exclusively(workspace):  # nobody opened it since: hold it while swapping
             try:
                 aside, moved = _swap(workspace, copy, folded)

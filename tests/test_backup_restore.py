@@ -299,7 +299,8 @@ def test_restore_over_a_damaged_workspace_keeps_it_aside_with_its_wal(saved, tmp
     assert result.replaced is not None
     assert result.replaced.read_bytes().startswith(b"not a database at all")
     assert Path(f"{result.replaced}-wal").exists()  # paired with the file it belongs to
-    assert "could not be read" in result.summary() and "-wal file is kept" in result.summary()
+    assert "could not be read" in result.summary()
+    assert f"broken.db-wal is kept as {result.replaced}-wal" in result.summary()
 
 
 def test_a_wal_beside_the_backup_is_part_of_it(workspace, demo_file, tmp_path):
