@@ -62,8 +62,10 @@ def _json_ids(ids: Iterable[object]) -> str:
 
 
 def _first_query_change(
-    old: tuple[object, object], new: tuple[object, object],
-    old_attributes: Mapping[str, str], new_attributes: Mapping[str, str],
+    old: tuple[object, object],
+    new: tuple[object, object],
+    old_attributes: Mapping[str, object],
+    new_attributes: Mapping[str, object],
 ) -> str | None:
     """Which of text, source and segment attributes differ (the first one), or None."""
     for name, before, after in zip(("text", "source"), old, new, strict=True):
@@ -75,8 +77,9 @@ def _first_query_change(
     return None
 
 
-def membership_refusal(query_id: str, old_split: object, new_split: object,
-                       locked: set[str]) -> str | None:
+def membership_refusal(
+    query_id: str, old_split: object, new_split: object, locked: set[str]
+) -> str | None:
     """The sentence refusing to move ``query_id`` from ``old_split`` to ``new_split``, or None
     when neither is locked or nothing moves."""
     if old_split == new_split:
@@ -84,9 +87,7 @@ def membership_refusal(query_id: str, old_split: object, new_split: object,
     if old_split in locked:
         return query_change_refusal(query_id, str(old_split), "split")
     if new_split in locked:
-        return (
-            f"query {query_id!r} cannot join the locked {new_split} split (unlock it first)"
-        )
+        return f"query {query_id!r} cannot join the locked {new_split} split (unlock it first)"
     return None
 
 
