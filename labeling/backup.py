@@ -47,7 +47,7 @@ from labeling.errors import ScorecardError
 
 try:
     import fcntl
-except ImportError:  # not on Windows: SQLite's own lock is the only check there
+except ImportError:  # Windows has no fcntl: SQLite's own lock is the only check there
     fcntl = None
 
 PARTIAL_MARK = ".partial-"  # .OUT.partial-PID: a backup being written by process PID
