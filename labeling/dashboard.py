@@ -15,7 +15,8 @@ Conventions
   Segment values come from ``queries.source``, ``queries.split`` or a ``query_attributes``
   name; a query lacking the attribute is in segment ``(missing)``.
 - A label snapshot hash is the first 12 hex digits of a SHA-256 over the sorted consensus
-  (query, chunk, grade) rows: equal hashes mean equal labels.
+  (query, chunk, grade) rows: equal hashes mean equal labels. A split's hash (``split_hash``,
+  recorded when the split is locked) also covers the texts those labels describe.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling import consensus, statistics, store
+from labeling import consensus, frozen_split, statistics, store
 from labeling.errors import InputError, ScorecardError
 from labeling.measures import parse_measure
 from labeling.metrics import evaluate_ranked
@@ -902,10 +903,14 @@ def tag_counts(
 
 
 def split_hash(db: sqlite_utils.Database, split: str = "test") -> str:
-    """Snapshot hash of the consensus labels of one split's queries."""
+    """Snapshot hash of one split: the consensus labels of its queries and what they describe
+    (query texts, sources and segment attributes, judged chunks' titles and texts; see
+    ``labeling.frozen_split``). 12 hex digits; equal hashes mean equal labels of equal texts."""
     labels = label_snapshot(db)
     ids = {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?", [split])}
-    return snapshot_hash(labels.qrels.loc[labels.qrels["query_id"].isin(ids)])
+    label_digest = snapshot_hash(labels.qrels.loc[labels.qrels["query_id"].isin(ids)])
+    texts_digest = frozen_split.described_texts_digest(db.conn, split)
+    return hashlib.sha256(f"{label_digest} {texts_digest}".encode()).hexdigest()[:12]
 
 
 def split_lock(db: sqlite_utils.Database, split: str = "test") -> dict | None:
@@ -915,9 +920,10 @@ def split_lock(db: sqlite_utils.Database, split: str = "test") -> dict | None:
 
 
 def lock_split(db: sqlite_utils.Database, locked_by: str, split: str = "test") -> str:
-    """Freeze ``split``: its labels and membership cannot change until unlocked.
+    """Freeze ``split``: its labels, its membership and the texts its labels describe cannot
+    change until unlocked (``labeling.frozen_split``).
 
-    Records and returns the split's label snapshot hash. Locking twice is an error.
+    Records and returns the split's snapshot hash (``split_hash``). Locking twice is an error.
     """
     if split not in ("dev", "test"):
         raise ScorecardError(f"unknown split {split!r}")

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling import formats
+from labeling import formats, frozen_split
 from labeling.errors import InputError, ScorecardError
 from labeling.store import utc_now, write_transaction
 
@@ -267,6 +267,7 @@ def _store_chunks(
                 json.dumps(meta, ensure_ascii=False, default=str),
             )
         )
+    frozen_split.check_chunks(conn, [(r[0], r[2], r[3]) for r in rows], source, lines)
     conn.executemany(
         "INSERT INTO chunks (id, doc_id, title, text, metadata, placeholder)"
         " VALUES (?, ?, ?, ?, ?, 0)"
@@ -349,6 +350,7 @@ def _store_queries(
                 json.dumps(nested, ensure_ascii=False, default=str),
             )
         )
+    frozen_split.check_queries(conn, rows, attributes, source, lines)
     conn.executemany(
         "INSERT INTO queries (id, text, source, split, metadata, placeholder)"
         " VALUES (?, ?, ?, ?, ?, 0)"

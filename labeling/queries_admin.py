@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from labeling import exports, imports
+from labeling import exports, frozen_split, imports
 from labeling.errors import InputError
 from labeling.store import write_transaction
 
@@ -124,6 +124,11 @@ def add_query(
         qid = (query_id or "").strip() or _next_query_id(conn)
         if conn.execute("SELECT 1 FROM queries WHERE id = ?", [qid]).fetchone():
             raise InputError(f"query id {qid!r} is already taken", source="new query")
+        refusal = frozen_split.membership_refusal(
+            qid, None, split_value, frozen_split.locked_splits(conn)
+        )
+        if refusal:
+            raise InputError(refusal, source="new query")
         conn.execute(
             "INSERT INTO queries (id, text, source, split) VALUES (?, ?, ?, ?)",
             [qid, text, source_value, split_value],
@@ -135,19 +140,40 @@ def add_query(
     return qid
 
 
+def _first_change(new: dict, old: dict, attrs: dict, old_attrs: dict) -> str:
+    """What an edit of one query changes first: "source", "split" or a segment attribute."""
+    for name in new:
+        if new[name] != old[name]:
+            return name
+    return next(f"segment attribute {n!r}" for n in attrs if attrs[n] != old_attrs[n])
+
+
+def _refuse_locked_changes(conn, changes: list[tuple[str, object, object, str]]) -> None:
+    """Refuse edits of queries in a locked split, and moves into one (``frozen_split``);
+    ``changes`` are (query id, old split, new split, what changes first)."""
+    locked = frozen_split.locked_splits(conn)
+    for qid, old_split, new_split, change in changes:
+        refusal = frozen_split.membership_refusal(qid, old_split, new_split, locked)
+        if refusal is None and old_split in locked:
+            refusal = frozen_split.query_change_refusal(qid, str(old_split), change)
+        if refusal:
+            raise InputError(refusal, source="queries")
+
+
 def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
     """Save source, split and attribute columns of ``edited`` (rows keyed by ``id``).
 
     Text is never changed here (labels refer to it). Columns other than id, text, source, split
     and placeholder are segment attributes; an empty cell removes that attribute. All rows are
-    checked before anything is written. Returns how many queries changed.
+    checked before anything is written; a change to a query of a locked split, or a move into
+    one, refuses the whole edit. Returns how many queries changed.
     """
     if "id" not in edited.columns:
         raise InputError("the edited table has no id column", source="queries")
     current = queries_table(db).set_index("id")
     attribute_columns = [c for c in edited.columns if c not in (*BASE_COLUMNS, "placeholder")]
     _check_attributes({c: None for c in attribute_columns})
-    updates = []
+    updates, changes = [], []
     for row in edited.to_dict("records"):
         qid = str(row["id"])
         if qid not in current.index:
@@ -163,7 +189,10 @@ def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
         old = {k: (None if before[k] is None or pd.isna(before[k]) else before[k]) for k in new}
         if new != old or attrs != old_attrs:
             updates.append((qid, new, attrs))
+            change = _first_change(new, old, attrs, old_attrs)
+            changes.append((qid, old["split"], new["split"], change))
     with write_transaction(db) as conn:
+        _refuse_locked_changes(conn, changes)
         for qid, new, attrs in updates:
             conn.execute(
                 "UPDATE queries SET source = ?, split = ? WHERE id = ?",
@@ -246,6 +275,13 @@ def assign_split(
         ).fetchall())
     assignment = split_assignment(ids, dev_share, seed, strata)
     with write_transaction(db) as conn:
+        locked = frozen_split.locked_splits(conn)
+        if locked:
+            current = dict(conn.execute("SELECT id, split FROM queries WHERE placeholder = 0"))
+            for qid, split in assignment.items():
+                refusal = frozen_split.membership_refusal(qid, current.get(qid), split, locked)
+                if refusal:
+                    raise InputError(refusal, source="split")
         conn.executemany(
             "UPDATE queries SET split = ? WHERE id = ?",
             [(split, qid) for qid, split in assignment.items()],

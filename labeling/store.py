@@ -31,7 +31,14 @@ from pathlib import Path
 
 import sqlite_utils
 
-from labeling import auth, schema_access, schema_dashboard, schema_labeling, schema_synthetic
+from labeling import (
+    auth,
+    schema_access,
+    schema_dashboard,
+    schema_labeling,
+    schema_synthetic,
+    workspace_file,
+)
 from labeling.errors import InputError, ScorecardError
 from labeling.sqlscript import execute_script
 
@@ -212,7 +219,7 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; durable at checkpoints
     _migrate(conn)
-    return sqlite_utils.Database(conn, execute_plugins=False)
+    return workspace_file.remember(sqlite_utils.Database(conn, execute_plugins=False))
 
 
 @contextlib.contextmanager
@@ -250,6 +257,7 @@ def write_transaction(
         return
     try:
         conn.execute("BEGIN IMMEDIATE")
+        workspace_file.check_unchanged(db)  # never "save" into a deleted or replaced file
         auth.check_current(db, action)  # under the write lock: sees the role as stored now
         yield conn
     except BaseException:

@@ -1,4 +1,5 @@
-"""``scorecard init | import | export | baseline``: thin wrappers over the workspace library."""
+"""``scorecard init | import | export | baseline | restore``: thin wrappers over the workspace
+library."""
 
 from __future__ import annotations
 
@@ -122,12 +123,19 @@ def _baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def _restore(args: argparse.Namespace) -> int:
+    from labeling.backup import restore
+
+    _out(restore(args.backup, args.db).summary())
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # Parsers
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the init, import, export and baseline commands."""
+    """Add the init, import, export, baseline and restore commands."""
     db_help = "workspace file (SQLite)"
 
     init = subparsers.add_parser(
@@ -227,3 +235,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     base.add_argument("--k", type=int, default=100, help="results per query (default: 100)")
     base.add_argument("--fields", default="text", help="chunk fields to index: title,text")
     base.set_defaults(handler=_baseline)
+
+    rest = subparsers.add_parser(
+        "restore",
+        help="replace a workspace by a backup",
+        description="Replace the workspace DB by BACKUP (made with `scorecard backup`). Refused "
+        "while any process has DB open. The backup's integrity and schema version are checked "
+        "first; a -wal file a crash left beside DB is checkpointed into the old file, which is "
+        "kept as DB.replaced-<UTC time>.",
+    )
+    rest.add_argument("backup", metavar="BACKUP", type=Path, help="the backup file")
+    rest.add_argument("db", metavar="DB", type=Path, help=db_help)
+    rest.set_defaults(handler=_restore)
