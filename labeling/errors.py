@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 
 class ScorecardError(Exception):
     """Base class for every error meant to be shown to a user as one line."""
@@ -25,3 +27,23 @@ class InputError(ScorecardError):
 
 class MeasureError(ScorecardError):
     """A measure name that cannot be parsed or a parameter that does not apply."""
+
+
+# SQLite result codes (the primary code, the low byte of ``sqlite_errorcode``) that the user can
+# act on, and what to tell them.
+_SQLITE_PROBLEMS = {
+    13: "the disk is full (or the workspace reached its size limit)",  # SQLITE_FULL
+    8: "the workspace is read-only (file permissions or a read-only file system)",  # READONLY
+    10: "the disk reported an input/output error",  # SQLITE_IOERR
+    11: "the workspace file is damaged (database disk image is malformed)",  # SQLITE_CORRUPT
+    26: "the workspace file is not an SQLite database",  # SQLITE_NOTADB
+    5: "the workspace is busy: another process held its write lock too long",  # SQLITE_BUSY
+}
+
+
+def storage_problem(error: sqlite3.Error) -> str:
+    """An SQLite failure as a phrase a user can act on (the raw message when none fits)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _SQLITE_PROBLEMS:
+        return _SQLITE_PROBLEMS[code & 0xFF]
+    return str(error) or type(error).__name__
