@@ -281,6 +281,8 @@ def _check_is_workspace(conn: sqlite3.Connection, path: Path, create: bool) -> N
     database becomes a workspace only when ``create``."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    if version > len(MIGRATIONS):  # before anything (the journal mode) changes the file
+        raise ScorecardError(_newer_schema(f"{path}: ", version))
     if version == 0 and tables:
         raise ScorecardError(
             f"{path}: is an SQLite database but not a scorecard workspace (it holds another "

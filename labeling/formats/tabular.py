@@ -165,13 +165,16 @@ def csv_error(
             line=open_line,
         )
     close_line = text.count("\n", 0, closed) + 1
-    where = "" if close_line == open_line else f" on line {close_line}"
-    return InputError(
-        f"the quoted value opened on this line has text after its closing quote{where} "
-        f"(a quote left open, or a quote inside a value that is not doubled as \"\")",
-        source=source,
-        line=open_line,
-    )
+    if close_line == open_line:
+        problem = (
+            'text follows the closing quote of a quoted value (write a quote inside a value as "")'
+        )
+    else:
+        problem = (
+            f"a quote opened on this line is not closed before line {close_line}, where text "
+            "follows the quote that closes it; close the quote on this line or remove it"
+        )
+    return InputError(problem, source=source, line=open_line)
 
 
 def _offset_of_line(text: str, line: int) -> int:
