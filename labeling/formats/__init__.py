@@ -7,7 +7,8 @@ Frames use these columns (ids are always strings, never ints):
   ranks, ``tag`` str for TREC runs
 
 Every bad input raises :class:`labeling.errors.InputError` naming the file, the 1-based physical
-line (blank lines count; they are skipped, not rejected) and the problem. Whole-file readers
+line (blank lines count; they are skipped, not rejected) and the problem. Ids holding whitespace
+or control characters are refused, since no TREC file could hold them (``ids``). Whole-file readers
 reject a repeated (query, doc) pair; streaming readers do not (a pair may span batches), so
 their callers enforce uniqueness. See ``tabular`` for the accepted column aliases.
 """

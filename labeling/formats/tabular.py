@@ -11,7 +11,11 @@ Column aliases (case-sensitive, first column found wins; two aliases of one colu
 Ids are always strings (a JSON ``7`` becomes ``"7"``). In records, CSV columns other than ids
 become integers or floats when every value parses as one, as ``pandas.read_csv`` would; JSON
 values keep their JSON types. Blank lines are skipped; line numbers are physical file lines.
-A CSV value may span lines inside quotes; errors name the line the record starts on.
+A CSV value may span lines inside quotes; errors name the line the record starts on. A quote
+left open (running to the end of the file, or closed by a later quote with text after it) is an
+error naming the line where it opened: a file never silently becomes fewer, longer rows.
+JSON booleans are not numbers (a grade of ``true`` is refused), and ids holding whitespace or
+control characters are refused (``labeling.formats.ids``).
 """
 
 from __future__ import annotations
@@ -60,15 +64,17 @@ class Rows:
 
 def _csv_header(text: str, delimiter: str, source: str) -> tuple[list[str], int]:
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
+    previous_end = 0
     try:
         for row in reader:
             if row and any(cell.strip() for cell in row):
                 header = [cell.strip() for cell in row]
                 break
+            previous_end = reader.line_num
         else:
             raise InputError("file is empty (only blank lines)", source=source)
     except csv.Error as exc:
-        raise csv_error(text, delimiter, exc, 1, reader.line_num, source) from None
+        raise csv_error(text, delimiter, exc, previous_end + 1, source) from None
     line = reader.line_num
     seen: set[str] = set()
     for name in header:
@@ -117,7 +123,7 @@ def _csv_record_lines(
             starts.append(start)
     except csv.Error as exc:
         full = text if isinstance(text, str) else whole_text()  # type: ignore[misc]
-        raise csv_error(full, delimiter, exc, previous_end + 1, reader.line_num, source) from None
+        raise csv_error(full, delimiter, exc, previous_end + 1, source) from None
     return np.asarray(starts, dtype=np.int64)
 
 
@@ -144,7 +150,7 @@ def _check_quoting_of_file(path: PathLike, delimiter: str, width: int, source: s
 
 
 def csv_error(
-    text: str, delimiter: str, exc: csv.Error, record_line: int, error_line: int, source: str
+    text: str, delimiter: str, exc: csv.Error, record_line: int, source: str
 ) -> InputError:
     """The csv module's complaint about the record starting on ``record_line``, as a sentence.
 

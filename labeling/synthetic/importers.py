@@ -217,9 +217,7 @@ def _csv_records(text: str, source: str) -> list[tuple[int | None, Any]]:
             else:
                 out.append((start, dict(zip(header, row, strict=True))))
     except csv.Error as error:
-        raise tabular.csv_error(
-            text, ",", error, previous_end + 1, reader.line_num, source
-        ) from None
+        raise tabular.csv_error(text, ",", error, previous_end + 1, source) from None
     return out
 
 
