@@ -305,7 +305,10 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
     database, read-only) raises ``ScorecardError`` with one sentence naming ``path``.
     """
     path = Path(path)
-    _check_workspace_file(path, create)
+    try:
+        _check_workspace_file(path, create)
+    except OSError as error:  # the file changed between two looks at it
+        raise ScorecardError(f"{path}: cannot open the workspace: {error.strerror}") from None
     conn = None
     try:
         conn = sqlite3.connect(
