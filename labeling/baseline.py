@@ -16,6 +16,7 @@ import numpy as np
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.formats.ids import check_run_name
 from labeling.imports import ImportResult
 from labeling.store import utc_now, write_transaction
 
@@ -31,6 +32,7 @@ def bm25_run(
     replace: bool = True,
 ) -> ImportResult:
     """Compute and store a BM25 run named ``run_name`` (replacing one of that name by default)."""
+    check_run_name(run_name)
     fields = tuple(fields)
     if not fields or set(fields) - set(FIELDS):
         raise ScorecardError(f"fields must be among {', '.join(FIELDS)}, not {', '.join(fields)}")

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 
 from labeling import __version__
-from labeling.errors import ScorecardError
+from labeling.errors import ScorecardError, storage_problem
 
 # One module per group of sub-commands, in the order `scorecard --help` lists them.
 COMMAND_MODULES = [
@@ -36,15 +37,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; a refusal or a failure of the file system or of SQLite is one line on
+    stderr and exit status 2, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except ScorecardError as error:
-        print(f"scorecard: {error}", file=sys.stderr)
-        return 2
+        return _fail(str(error))
+    except OSError as error:  # a file the command writes or reads outside the readers
+        where = error.filename if error.filename is not None else "file"
+        return _fail(f"{where}: {error.strerror or error}")
+    except sqlite3.Error as error:  # a write that failed after the workspace opened
+        where = getattr(args, "db", None) or "workspace"
+        return _fail(f"{where}: {storage_problem(error)}")
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(sentence: str) -> int:
+    one_line = " ".join(sentence.splitlines())  # a raw library message may hold line breaks
+    print(f"scorecard: {one_line}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

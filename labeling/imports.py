@@ -27,7 +27,10 @@ import pandas as pd
 import sqlite_utils
 
 from labeling import formats, frozen_split
-from labeling.errors import InputError, ScorecardError
+from labeling.errors import InputError, ScorecardError, storage_problem
+from labeling.formats.ids import check_run_name
+from labeling.formats.ids import problem as id_problem
+from labeling.formats.tabular import TOO_DEEP
 from labeling.store import utc_now, write_transaction
 
 RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes")
@@ -127,6 +130,71 @@ def _plain(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, for a message: ``a string``, ``a list``, ``a number``..."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _metadata(value: Any, source: str, lines: _RowLines, row: int) -> dict:
+    """A record's ``metadata``: a JSON object, or its JSON text (a CSV cell); missing is {}."""
+    value = _plain(value)
+    if value is None or value == "":
+        return {}
+    parsed = value
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            parsed = value
+    if not isinstance(parsed, dict):
+        raise InputError(
+            f"metadata must be a JSON object, found {_json_kind(value)}",
+            source=source,
+            line=int(lines[row]),
+        )
+    return dict(parsed)
+
+
+def _json_text(value: Any, source: str, lines: _RowLines, row: int) -> str:
+    """``value`` as JSON text for a metadata column; too deep a nesting is an input error."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        raise InputError(TOO_DEEP, source=source, line=int(lines[row])) from None
+
+
+def _text(value: Any, column: str, source: str, lines: _RowLines, row: int) -> Any:
+    """A text cell (``text``, ``title``): a JSON list or object there is an input error."""
+    value = _plain(value)
+    if isinstance(value, (list, dict)):
+        raise InputError(
+            f"{column} must be text, found {_json_kind(value)}", source=source, line=int(lines[row])
+        )
+    return value
+
+
+def _check_doc_id(doc_id: Any, source: str, lines: _RowLines, row: int) -> str | None:
+    """A chunk's document id (from a column or BEIR metadata): text TREC files can hold."""
+    if doc_id is None:
+        return None
+    if not isinstance(doc_id, str):
+        doc_id = str(doc_id)
+    reason = id_problem("doc_id", doc_id)
+    if reason is not None:
+        raise InputError(reason, source=source, line=int(lines[row]))
+    return doc_id
 
 
 def _unknown_ids(conn: sqlite3.Connection, table: str, ids: Iterable[str]) -> list[str]:
@@ -247,24 +315,24 @@ def _store_chunks(
             source=source,
             line=int(lines[0]) if len(lines) else None,
         )
-    ids = _unique_ids(conn, batch, id_col, "chunk", lines, source)
+    chunk_ids = _unique_ids(conn, batch, id_col, "chunk", lines, source)
     doc_col = "doc_id" if id_col != "doc_id" and "doc_id" in batch.columns else None
     known = {id_col, "text", "title", "line", "metadata"} | ({doc_col} if doc_col else set())
     extras = [c for c in batch.columns if c not in known]
-    existing = len(ids) - len(_unknown_ids(conn, "chunks", ids.tolist()))
+    existing = len(chunk_ids) - len(_unknown_ids(conn, "chunks", chunk_ids.tolist()))
     rows = []
     for i, record in enumerate(batch.to_dict("records")):
-        meta = dict(_plain(record.get("metadata")) or {})
+        meta = _metadata(record.get("metadata"), source, lines, i)
         meta.update({c: _plain(record[c]) for c in extras if not _is_missing(record[c])})
         doc_id = _plain(record[doc_col]) if doc_col else None
         doc_id = meta.pop("doc_id", None) if doc_id is None else doc_id  # BEIR keeps it in metadata
         rows.append(
             (
-                ids.iloc[i],
-                doc_id,
-                _plain(record.get("title")),
-                _plain(record["text"]),
-                json.dumps(meta, ensure_ascii=False, default=str),
+                chunk_ids.iloc[i],
+                _check_doc_id(doc_id, source, lines, i),
+                _text(record.get("title"), "title", source, lines, i),
+                _text(record["text"], "text", source, lines, i),
+                _json_text(meta, source, lines, i),
             )
         )
     frozen_split.check_chunks(conn, [(r[0], r[2], r[3]) for r in rows], source, lines)
@@ -315,14 +383,14 @@ def _store_queries(
             source=source,
             line=int(lines[0]) if len(lines) else None,
         )
-    ids = _unique_ids(conn, batch, id_col, "query", lines, source)
+    query_ids = _unique_ids(conn, batch, id_col, "query", lines, source)
     known = {id_col, text_col, "source", "split", "line", "metadata"}
     extras = [c for c in batch.columns if c not in known]
-    existing = len(ids) - len(_unknown_ids(conn, "queries", ids.tolist()))
+    existing = len(query_ids) - len(_unknown_ids(conn, "queries", query_ids.tolist()))
     rows, attributes = [], []
     for i, record in enumerate(batch.to_dict("records")):
-        qid = ids.iloc[i]
-        values = dict(_plain(record.get("metadata")) or {})
+        qid = query_ids.iloc[i]
+        values = _metadata(record.get("metadata"), source, lines, i)
         values.update({c: _plain(record[c]) for c in extras if not _is_missing(record[c])})
         # BEIR exports carry source / split inside metadata
         origin = _plain(record.get("source")) or values.pop("source", None)
@@ -344,10 +412,10 @@ def _store_queries(
         rows.append(
             (
                 qid,
-                _plain(record[text_col]),
+                _text(record[text_col], text_col, source, lines, i),
                 origin,
                 split or None,
-                json.dumps(nested, ensure_ascii=False, default=str),
+                _json_text(nested, source, lines, i),
             )
         )
     frozen_split.check_queries(conn, rows, attributes, source, lines)
@@ -398,9 +466,14 @@ def import_queries(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
 
 
 class _import_transaction:
-    """``write_transaction`` that turns SQLite failures into InputError naming the file."""
+    """``write_transaction`` that turns SQLite failures into InputError naming the file.
+
+    A failure at COMMIT (a full disk shows there, when the write-ahead log grows) leaves the
+    transaction open in SQLite; it is rolled back here so that nothing of the file stays.
+    """
 
     def __init__(self, db: sqlite_utils.Database, source: str):
+        self._conn = db.conn
         self._context = write_transaction(db, action="import")  # admin only
         self._source = source
 
@@ -408,10 +481,20 @@ class _import_transaction:
         return self._context.__enter__()
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        suppressed = self._context.__exit__(exc_type, exc, tb)
-        if isinstance(exc, sqlite3.DatabaseError):
-            raise InputError(f"could not store the file: {exc}", source=self._source) from exc
-        return bool(suppressed)
+        try:
+            suppressed = self._context.__exit__(exc_type, exc, tb)
+        except sqlite3.Error as error:  # COMMIT or ROLLBACK failed
+            failure = error
+        else:
+            if not isinstance(exc, sqlite3.Error):
+                return bool(suppressed)
+            failure = exc
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+        raise InputError(
+            f"could not store the file: {storage_problem(failure)}; nothing was imported",
+            source=self._source,
+        ) from failure
 
 
 def _store_qrels(
@@ -487,6 +570,7 @@ def _create_run(
     replace: bool,
     source: str,
 ) -> int:
+    check_run_name(run_name, source)
     row = conn.execute("SELECT id FROM runs WHERE name = ?", [run_name]).fetchone()
     if row is not None:
         if not replace:

@@ -22,6 +22,7 @@ import sqlite_utils
 
 from labeling import exports, frozen_split, imports
 from labeling.errors import InputError
+from labeling.formats.ids import problem as id_problem
 from labeling.store import write_transaction
 
 SOURCES = ("real", "synthetic")
@@ -122,6 +123,8 @@ def add_query(
     clean = _check_attributes(attributes or {})
     with write_transaction(db) as conn:
         qid = (query_id or "").strip() or _next_query_id(conn)
+        if (reason := id_problem("query id", qid)) is not None:
+            raise InputError(reason, source="new query")
         if conn.execute("SELECT 1 FROM queries WHERE id = ?", [qid]).fetchone():
             raise InputError(f"query id {qid!r} is already taken", source="new query")
         refusal = frozen_split.membership_refusal(

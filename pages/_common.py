@@ -9,7 +9,8 @@ from pathlib import Path
 import sqlite_utils
 import streamlit as st
 
-from labeling import demo, failures, store
+from labeling import demo, store
+from labeling.errors import describe_failure
 from pages import _auth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +81,7 @@ def page_setup() -> sqlite_utils.Database:
     try:
         db = get_db()
     except Exception as error:  # a workspace that cannot be opened: one sentence, no traceback
-        message, reference = failures.describe_failure(error)
+        message, reference = describe_failure(error)
         if reference is not None:
             log.error("cannot open the workspace (reference %s)", reference, exc_info=error)
         st.error(f"The workspace cannot be opened. {message}")
@@ -129,9 +130,9 @@ def show_flash(where: str) -> None:
 
 
 def report_failure(error: Exception, where: str) -> None:
-    """Show a failure as one sentence (``labeling.failures``); unexpected ones are logged with
+    """Show a failure as one sentence (``labeling.errors.describe_failure``); unexpected ones are logged with
     their traceback under the reference the sentence gives."""
-    message, reference = failures.describe_failure(error)
+    message, reference = describe_failure(error)
     if reference is not None:
         log.error("unexpected error in %s (reference %s)", where, reference, exc_info=error)
     flash("error", message, where)

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
-from labeling.errors import InputError
-from labeling.failures import describe_failure
+import pytest
+
+from labeling.errors import InputError, describe_failure
+
+
+def raised(action) -> sqlite3.Error:
+    with pytest.raises(sqlite3.Error) as caught:
+        action()
+    return caught.value
 
 
 def test_a_scorecard_error_is_its_own_sentence() -> None:
@@ -13,12 +21,23 @@ def test_a_scorecard_error_is_its_own_sentence() -> None:
     assert describe_failure(error) == ("x.qrels, line 3: bad grade", None)
 
 
-def test_known_conditions_name_the_cause_without_a_reference() -> None:
-    busy = describe_failure(sqlite3.OperationalError("database is locked"))
-    full = describe_failure(sqlite3.OperationalError("database or disk is full"))
-    readonly = describe_failure(sqlite3.OperationalError("attempt to write a readonly database"))
-    assert "busy" in busy[0] and "full" in full[0] and "read-only" in readonly[0]
-    assert all(ref is None and "nothing was saved" in text for text, ref in (busy, full, readonly))
+def test_real_sqlite_conditions_name_their_cause(tmp_path: Path) -> None:
+    path = tmp_path / "w.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN IMMEDIATE")
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)
+    busy = raised(lambda: other.execute("BEGIN IMMEDIATE"))
+    holder.execute("ROLLBACK")
+    read_only = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    readonly = raised(lambda: read_only.execute("INSERT INTO t VALUES (1)"))
+    holder.execute("PRAGMA max_page_count = 2")
+    full = raised(lambda: holder.executemany("INSERT INTO t VALUES (?)",
+                                             [("x" * 1000,)] * 100))
+    texts = {name: describe_failure(e) for name, e in
+             {"busy": busy, "read-only": readonly, "full": full}.items()}
+    for word, (text, reference) in texts.items():
+        assert word in text and text.startswith("Nothing was saved") and reference is None
 
 
 def test_an_unexpected_error_hides_its_text_and_gives_a_reference() -> None:

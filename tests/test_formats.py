@@ -246,10 +246,10 @@ TREC_RUN_OK = "q1 Q0 d1 1 2.5 t\n"
         ("q.csv", "qid,docid,label\nq,a,1\n\nq,b,high\n", read_qrels, "line 4: relevance must"),
         ("q.csv", 'qid,docid,label\nq,"a\nb",1\nq,c\n', read_qrels, "line 4: expected 3 fields"),
         (
-            "q.csv",
-            'qid,docid,label\nq,"a\nb",1\nq,"a\nb",2\n',
-            read_qrels,
-            "line 4: duplicate judgement for query_id 'q', doc_id 'a\\nb' (first on line 2)",
+            "c.csv",
+            'id,text\na,"x\ny"\nb,z\na,"w\nv"\n',
+            read_records,
+            "line 5: duplicate id for id 'a' (first on line 2)",
         ),
         ("r.csv", "qid,docid,score\nq,a,inf\n", read_run, "line 2: score must be a finite"),
         ("c.jsonl", '{"id": "a"}\n[1]\n', read_records, "line 2: expected a JSON object"),
@@ -354,3 +354,137 @@ def test_an_empty_field_is_not_a_field(tmp_path, line):
     path.write_text("q1 Q0 d1 1 2.5 run\n" + line + "\n")
     err = error(read_run, path)
     assert err.line == 2 and "expected 6 fields" in str(err)
+
+
+# --- quotes left open ----------------------------------------------------------------------------
+
+
+def whole_and_streamed(reader, streamer):
+    """Both ways a file is read: whole, and in batches of 2 rows."""
+    return [reader, lambda p: list(streamer(p, batch_rows=2))]
+
+
+@pytest.mark.parametrize("read", whole_and_streamed(read_records, iter_record_batches))
+@pytest.mark.parametrize(
+    ("row", "broken", "message"),
+    [
+        # No quote after it: the value would run to the end of the file.
+        ("c{i},text {i}", 'c5,"never closed', "a quote opened on this line is never closed"),
+        # The next row's opening quote closes it, and that row's text follows the quote.
+        ('c{i},"text {i}, quoted"', 'c5,"left open', "is not closed before line 8"),
+    ],
+)
+def test_a_quote_left_open_names_the_line_it_opened_on(tmp_path, read, row, broken, message):
+    lines = ["id,text"] + [row.format(i=i) for i in range(10)]
+    lines[6] = broken
+    err = error(read, put(tmp_path, "c.csv", "\n".join(lines) + "\n"))
+    assert err.line == 7 and message in err.problem, str(err)
+
+
+@pytest.mark.parametrize("read", whole_and_streamed(read_qrels, iter_qrels_batches))
+def test_a_quote_left_open_in_tsv_qrels(tmp_path, read):
+    path = put(tmp_path, "q.tsv", 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\t"d2\t1\nq2\td3\t0\n')
+    err = error(read, path)
+    assert err.line == 3 and "never closed" in err.problem
+
+
+@pytest.mark.parametrize("read", whole_and_streamed(read_records, iter_record_batches))
+def test_sound_quoting_still_reads(tmp_path, read):
+    content = (
+        'id,text\nc1,"two\nlines"\nc2,5" screen\nc3,"say ""hi"", twice"\n'
+        'c4,"a, b\n\nc, after a blank line"\nc5,plain\n'
+    )
+    frames = read(put(tmp_path, "c.csv", content))
+    frame = frames if isinstance(frames, pd.DataFrame) else pd.concat(frames, ignore_index=True)
+    assert frame["text"].tolist() == [
+        "two\nlines", '5" screen', 'say "hi", twice', "a, b\n\nc, after a blank line", "plain"
+    ]
+
+
+def test_a_stray_quote_after_a_closing_quote_on_one_line(tmp_path):
+    err = error(read_records, put(tmp_path, "c.csv", 'id,text\nc1,"a"b\nc2,"x\ny"\n'))
+    assert err.line == 2 and "text follows the closing quote" in err.problem
+
+
+# --- JSON booleans -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reader", "rows", "line", "message"),
+    [
+        (read_qrels, [{"qid": "q", "docid": "a", "grade": True}], 1, "found the boolean true"),
+        (
+            read_qrels,
+            [{"qid": "q", "docid": "a", "grade": 1}, {"qid": "q", "docid": "b", "grade": False}],
+            2,
+            "relevance must be an integer, found the boolean false",
+        ),
+        (
+            lambda p: list(iter_qrels_batches(p, batch_rows=1)),
+            [{"qid": "q", "docid": "a", "grade": 2}, {"qid": "q", "docid": "b", "grade": True}],
+            2,
+            "found the boolean true",
+        ),
+        (read_run, [{"qid": "q", "docid": "a", "score": False}], 1, "score must be a finite"),
+        (read_run, [{"qid": "q", "docid": "a", "rank": True}], 1, "rank must be an integer"),
+    ],
+)
+def test_json_booleans_are_not_numbers(tmp_path, reader, rows, line, message):
+    path = put(tmp_path, "x.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    err = error(reader, path)
+    assert err.line == line and message in err.problem, str(err)
+
+
+# --- ids a TREC file could not hold ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reader", "name", "content", "line", "shown"),
+    [
+        (read_qrels, "q.txt", "q1 0 d1 1\nq1 0 d\u00a02 1\n", 2, "doc_id 'd\\xa02'"),
+        (read_qrels, "q.txt", "q\x1f1 0 d1 1\n", 1, "U+001F"),
+        (read_run, "r.txt", TREC_RUN_OK + "q1 Q0 d\u20282 2 1 t\n", 2, "U+2028"),
+        (
+            lambda p: list(iter_run_batches(p, batch_rows=1)),
+            "r.txt",
+            TREC_RUN_OK * 3 + "q1 Q0 d\x0c2 2 1 t\n",
+            4,
+            "U+000C",
+        ),
+        (read_qrels, "q.csv", "qid,docid,label\nq,a b,1\n", 2, "a space"),
+        (read_run, "r.jsonl", '{"qid": "q\\r", "docid": "a", "score": 1}\n', 1, "carriage"),
+        (read_records, "c.csv", "id,text\nok,x\n\n\"two\twords\",y\n", 4, "a tab"),
+        (read_records, "c.jsonl", '{"id": "a", "doc_id": "d 1"}\n', 1, "doc_id 'd 1'"),
+    ],
+)
+def test_ids_with_whitespace_or_controls_are_refused(tmp_path, reader, name, content, line, shown):
+    err = error(reader, put(tmp_path, name, content))
+    assert err.line == line, str(err)
+    assert shown in err.problem and "whitespace or control characters" in err.problem
+
+
+def test_ids_in_any_script_are_fine(tmp_path):
+    frame = read_qrels(put(tmp_path, "q.txt", "é1 0 文書-2 1\nq\u200b 0 d 1\n"))
+    assert frame["doc_id"].tolist() == ["文書-2", "d"]
+
+
+# --- a damaged first TREC line ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reader", "content", "message"),
+    [
+        (read_qrels, "q1 0 d1\nq1 0 d2 1\n", "line 1: expected 4 fields (query iter doc rel"),
+        (read_qrels, "q1\t0\td1\tyes\n", "line 1: relevance is not a number: 'yes'"),
+        (read_run, "q1 Q0 d1 1 2.5\n", "line 1: expected 6 fields (query Q0 doc rank score tag), "
+         "found 5; missing: tag"),
+        (read_run, "q1 Q0 d1 one 2.5 t\n", "line 1: rank is not a number: 'one'"),
+    ],
+)
+def test_a_damaged_first_trec_line_names_the_line_and_field(tmp_path, reader, content, message):
+    assert message in str(error(reader, put(tmp_path, "x.txt", content)))
+
+
+def test_a_header_with_a_column_name_is_still_a_header(tmp_path):
+    err = error(read_qrels, put(tmp_path, "q.tsv", "query\tdoc\tscore\nq1\td1\t1\n"))
+    assert "missing required column 'query_id'" in err.problem and err.line == 1

@@ -129,3 +129,47 @@ def test_lines_count_blank_lines_and_csv_headers(db, tmp_path):
     check(db, lambda: import_run(db, path, "new", strict=True), 6, "c9")
     path = write(tmp_path / "q.tsv", "query_id\tdoc_id\trelevance\n\nq1\tc1\t1\nq1\tc2\t5\n")
     check(db, lambda: import_qrels(db, path), 4, "scale")
+
+
+# --- the Data page's path: uploaded bytes --------------------------------------------------------
+
+UPLOADS = {
+    "a quote left open": (
+        "chunks", "chunks.csv", "id,text\n" + "".join(f"c{i},t{i}\n" for i in range(9)) +
+        'c9,"open\nc10,swallowed\n', 11, "never closed",
+    ),
+    "a boolean grade": (
+        "qrels", "labels.jsonl", '{"query_id": "q1", "doc_id": "c1", "relevance": false}\n', 1,
+        "the boolean false",
+    ),
+    "an id with a space": ("qrels", "labels.csv", "qid,docid,grade\nq1,c 1,1\n", 2, "a space"),
+    "metadata as a string": (
+        "queries", "queries.jsonl", '{"id": "q9", "text": "x", "metadata": "a"}\n', 1,
+        "metadata must be a JSON object",
+    ),
+    "deep JSON": ("chunks", "c.jsonl", '{"id": "c9", "text": ' + "[" * 40_000 + "}\n", 1, "deep"),
+    "a damaged first TREC line": ("run", "r.txt", "q1 Q0 c1 1 high s\n", 1, "score is not"),
+}
+
+
+@pytest.mark.parametrize("case", UPLOADS)
+def test_uploads_fail_with_an_input_error_naming_the_upload(db, case):
+    """The Data page shows an InputError's sentence; anything else is an unexpected error."""
+    from labeling.queries_admin import import_bytes
+
+    kind, name, content, line, match = UPLOADS[case]
+    before = counts(db)
+    with pytest.raises(InputError) as error:
+        import_bytes(db, kind, name, content.encode(), annotator="eva", run_name="r2")
+    assert error.value.source == name and error.value.line == line, str(error.value)
+    assert match in error.value.problem
+    assert counts(db) == before
+
+
+def test_an_unexportable_run_name_is_refused(db, tmp_path):
+    path = write(tmp_path / "r.run", GOOD_RUN)
+    for name in ("two words", "tab\tname", "line\nbreak", ""):
+        before = counts(db)
+        with pytest.raises(InputError, match="run name"):
+            import_run(db, path, name)
+        assert counts(db) == before

@@ -7,7 +7,8 @@ Frames use these columns (ids are always strings, never ints):
   ranks, ``tag`` str for TREC runs
 
 Every bad input raises :class:`labeling.errors.InputError` naming the file, the 1-based physical
-line (blank lines count; they are skipped, not rejected) and the problem. Whole-file readers
+line (blank lines count; they are skipped, not rejected) and the problem. Ids holding whitespace
+or control characters are refused, since no TREC file could hold them (``ids``). Whole-file readers
 reject a repeated (query, doc) pair; streaming readers do not (a pair may span batches), so
 their callers enforce uniqueness. See ``tabular`` for the accepted column aliases.
 """
@@ -22,7 +23,7 @@ import pandas as pd
 from labeling.errors import InputError
 from labeling.formats import tabular, trec
 from labeling.formats.beir import BeirData, read_beir, write_beir
-from labeling.formats.detect import FORMATS, detect_format
+from labeling.formats.detect import FORMATS, detect_format, reads_as_trec
 from labeling.formats.records import write_records
 from labeling.formats.text import source_name
 from labeling.formats.trec import write_trec_qrels, write_trec_run
@@ -48,7 +49,10 @@ PathLike = str | os.PathLike[str]
 
 
 def _format(path: PathLike, fmt: str | None, expected_trec: str) -> str:
+    detected = fmt is None
     fmt = fmt or detect_format(path)
+    if detected and fmt in ("csv", "tsv") and reads_as_trec(path, tabular.COLUMN_NAMES):
+        fmt = expected_trec
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if fmt.startswith("trec_") and fmt != expected_trec:

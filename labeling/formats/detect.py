@@ -6,7 +6,7 @@ import math
 import os
 
 from labeling.errors import InputError
-from labeling.formats.text import BOM, check_block, source_name
+from labeling.formats.text import BOM, check_block, source_name, unreadable
 
 FORMATS = ("trec_qrels", "trec_run", "csv", "tsv", "jsonl")
 
@@ -19,6 +19,32 @@ def _number(token: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+def _first_line(head: bytes) -> str | None:
+    for line in head.decode("utf-8", errors="replace").split("\n"):
+        if line.strip():
+            return line.strip()
+    return None
+
+
+def reads_as_trec(path: str | os.PathLike[str], column_names: frozenset[str]) -> bool:
+    """Whether a file detected as CSV/TSV is better read as TREC: its first non-blank line has
+    no comma, at least two whitespace-separated fields, and none of them is a column name.
+
+    Such a line is a damaged TREC line (a field missing, a word where a number belongs), not a
+    header; reading it as TREC names the line and the field instead of a missing column.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    line = _first_line(head.removeprefix(BOM))
+    if line is None or "," in line:
+        return False
+    fields = [field.strip('"') for field in line.split()]
+    return len(fields) >= 2 and not column_names.intersection(fields)
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
@@ -34,7 +60,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         with open(path, "rb") as fh:
             head = fh.read(1 << 16)
     except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror}", source=source) from None
+        raise InputError(unreadable(exc), source=source) from None
     if head.startswith(BOM):
         head = head[len(BOM) :]
     if not head:

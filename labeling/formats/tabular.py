@@ -11,7 +11,11 @@ Column aliases (case-sensitive, first column found wins; two aliases of one colu
 Ids are always strings (a JSON ``7`` becomes ``"7"``). In records, CSV columns other than ids
 become integers or floats when every value parses as one, as ``pandas.read_csv`` would; JSON
 values keep their JSON types. Blank lines are skipped; line numbers are physical file lines.
-A CSV value may span lines inside quotes; errors name the line the record starts on.
+A CSV value may span lines inside quotes; errors name the line the record starts on. A quote
+left open (running to the end of the file, or closed by a later quote with text after it) is an
+error naming the line where it opened: a file never silently becomes fewer, longer rows.
+JSON booleans are not numbers (a grade of ``true`` is refused), and ids holding whitespace or
+control characters are refused (``labeling.formats.ids``).
 """
 
 from __future__ import annotations
@@ -21,14 +25,17 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from labeling.errors import InputError
+from labeling.formats import ids
 from labeling.formats.text import iter_checked_blocks, read_checked, source_name
 
 PathLike = str | os.PathLike[str]
@@ -37,7 +44,10 @@ QUERY_ALIASES = ("query_id", "qid", "query-id")
 DOC_ALIASES = ("doc_id", "docid", "corpus-id", "chunk_id")
 RELEVANCE_ALIASES = ("relevance", "grade", "label", "score")
 _ID_COLUMNS = {"id", *QUERY_ALIASES, *DOC_ALIASES}
+# Every column name a pair file's header may hold (a line with none of them is not a header).
+COLUMN_NAMES = frozenset({*_ID_COLUMNS, *RELEVANCE_ALIASES, "rank", "_id"})
 _MAX_INT = 2.0**53
+TOO_DEEP = "JSON nested too deeply (arrays or objects inside each other hundreds of levels deep)"
 
 
 class Rows:
@@ -54,15 +64,17 @@ class Rows:
 
 def _csv_header(text: str, delimiter: str, source: str) -> tuple[list[str], int]:
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
+    previous_end = 0
     try:
         for row in reader:
             if row and any(cell.strip() for cell in row):
                 header = [cell.strip() for cell in row]
                 break
+            previous_end = reader.line_num
         else:
             raise InputError("file is empty (only blank lines)", source=source)
     except csv.Error as exc:
-        raise InputError(f"malformed CSV: {exc}", source=source, line=reader.line_num) from None
+        raise csv_error(text, delimiter, exc, previous_end + 1, source) from None
     line = reader.line_num
     seen: set[str] = set()
     for name in header:
@@ -76,9 +88,20 @@ def _csv_header(text: str, delimiter: str, source: str) -> tuple[list[str], int]
     return header, line
 
 
-def _csv_record_lines(text: str, delimiter: str, width: int, source: str) -> np.ndarray:
-    """Start line of each data record; raises for the first record pyarrow would reject."""
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
+def _csv_record_lines(
+    text: str | TextIO,
+    delimiter: str,
+    width: int,
+    source: str,
+    whole_text: Callable[[], str] | None = None,
+) -> np.ndarray:
+    """Start line of each data record; raises for the first malformed record.
+
+    ``text`` is the file's text or an open text file (read as a stream); for the latter,
+    ``whole_text`` gives the text an error message needs.
+    """
+    lines = io.StringIO(text) if isinstance(text, str) else text
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     starts: list[int] = []
     previous_end = 0
     header_seen = False
@@ -99,8 +122,108 @@ def _csv_record_lines(text: str, delimiter: str, width: int, source: str) -> np.
                 )
             starts.append(start)
     except csv.Error as exc:
-        raise InputError(f"malformed CSV: {exc}", source=source, line=previous_end + 1) from None
+        full = text if isinstance(text, str) else whole_text()  # type: ignore[misc]
+        raise csv_error(full, delimiter, exc, previous_end + 1, source) from None
     return np.asarray(starts, dtype=np.int64)
+
+
+def _may_hide_open_quote(quotes: int, table: pa.Table | pa.RecordBatch) -> bool:
+    """Whether pyarrow's lenient reading may have run a value on past its line.
+
+    pyarrow reads a quote left open as a value running to the end of the file (or to the next
+    quote). Sound quoting has an even number of quote characters, and a value spans lines only
+    inside quotes: when neither sign shows, no check is needed.
+    """
+    if quotes % 2:
+        return True
+    return quotes > 0 and any(
+        pc.any(pc.match_substring(column, "\n")).as_py() for column in table.columns
+    )
+
+
+def _check_quoting_of_file(path: PathLike, delimiter: str, width: int, source: str) -> None:
+    """The csv module's strict pass over the file, streamed; raises for a malformed record."""
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        _csv_record_lines(
+            handle, delimiter, width, source, lambda: read_checked(path).decode("utf-8")
+        )
+
+
+def csv_error(
+    text: str, delimiter: str, exc: csv.Error, record_line: int, source: str
+) -> InputError:
+    """The csv module's complaint about the record starting on ``record_line``, as a sentence.
+
+    A quote left open is the usual cause: it runs on to the end of the file or to some later
+    quote, so the error names the line where that quote opened, not where the damage shows.
+    """
+    start = _offset_of_line(text, record_line)
+    located = _quote_problem(text, start, delimiter)
+    if located is None:
+        return InputError(f"malformed CSV: {exc}", source=source, line=record_line)
+    opened, closed = located
+    open_line = text.count("\n", 0, opened) + 1
+    if closed is None:
+        return InputError(
+            "a quote opened on this line is never closed, so every later line would become "
+            "part of one value; close the quote or remove it",
+            source=source,
+            line=open_line,
+        )
+    close_line = text.count("\n", 0, closed) + 1
+    if close_line == open_line:
+        problem = (
+            'text follows the closing quote of a quoted value (write a quote inside a value as "")'
+        )
+    else:
+        problem = (
+            f"a quote opened on this line is not closed before line {close_line}, where text "
+            "follows the quote that closes it; close the quote on this line or remove it"
+        )
+    return InputError(problem, source=source, line=open_line)
+
+
+def _offset_of_line(text: str, line: int) -> int:
+    """Offset in ``text`` of the first character of 1-based ``line``."""
+    offset = 0
+    for _ in range(line - 1):
+        found = text.find("\n", offset)
+        if found == -1:
+            return len(text)
+        offset = found + 1
+    return offset
+
+
+def _quote_problem(text: str, start: int, delimiter: str) -> tuple[int, int | None] | None:
+    """The first bad quoted value of the record starting at offset ``start``.
+
+    Returns ``(opening quote offset, offset of the closing quote)`` for a value with text after
+    its closing quote, ``(opening quote offset, None)`` for a quote never closed, or None when
+    the record's quoting is sound. Follows the csv module's strict rules: a quote opens a value
+    only at the start of a field, ``""`` inside a quoted value is a literal quote.
+    """
+    at = start
+    while True:
+        if text.startswith('"', at):  # a quoted field
+            opened, search = at, at + 1
+            while True:
+                close = text.find('"', search)
+                if close == -1:
+                    return opened, None
+                if not text.startswith('"', close + 1):
+                    break
+                search = close + 2
+            at = close + 1
+            if at < len(text) and text[at] not in (delimiter, "\n", "\r"):
+                return opened, close
+        # Past an unquoted field (or a closing quote): the next delimiter or the record's end.
+        delimiter_at = text.find(delimiter, at)
+        end_at = text.find("\n", at)
+        if end_at == -1:
+            end_at = len(text)
+        if delimiter_at == -1 or delimiter_at > end_at:
+            return None
+        at = delimiter_at + 1
 
 
 def _arrow_csv_options(header: list[str], delimiter: str) -> dict:
@@ -127,8 +250,10 @@ def _read_csv_rows(data: bytes, delimiter: str, source: str) -> Rows:
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         _csv_record_lines(text, delimiter, len(header), source)
         raise InputError(f"could not parse the CSV: {exc}", source=source) from None
-    frame = table.to_pandas()
     lines = _LazyLines(text, delimiter, len(header), source)
+    if _may_hide_open_quote(data.count(b'"'), table):
+        lines.compute()
+    frame = table.to_pandas()
     return Rows(frame, lines, header_line)  # type: ignore[arg-type]
 
 
@@ -140,9 +265,13 @@ class _LazyLines:
         self._lines: np.ndarray | None = None
 
     def __getitem__(self, row: int) -> int:
+        return int(self.compute()[row])
+
+    def compute(self) -> np.ndarray:
+        """Run the strict pass now: raises for a malformed record, else keeps the lines."""
         if self._lines is None:
             self._lines = _csv_record_lines(*self._args)
-        return int(self._lines[row])
+        return self._lines
 
 
 def _byte_offset_after_line(data: bytes, line: int) -> int:
@@ -171,6 +300,8 @@ def _jsonl_rows(data: bytes, source: str, first_line: int = 1) -> Rows:
             raise InputError(
                 f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=lineno
             ) from None
+        except RecursionError:
+            raise InputError(TOO_DEEP, source=source, line=lineno) from None
         if not isinstance(value, dict):
             raise InputError(
                 f"expected a JSON object, found {type(value).__name__}", source=source, line=lineno
@@ -231,26 +362,42 @@ def _id_column(rows: Rows, column: str, source: str, label: str) -> pd.Series:
     if empty.any():
         row = int(np.argmax(empty))
         raise InputError(f"{label} is empty", source=source, line=rows.lines[row])
+    ids.check_id_values(values, label, source, lambda row: rows.lines[row])
     return values
 
 
 def _number_column(rows: Rows, column: str, source: str, label: str, integer: bool) -> np.ndarray:
     raw = rows.frame[column]
-    if raw.dtype == object:
-        # JSON booleans would silently become 0/1.
-        raw = raw.map(lambda v: None if isinstance(v, bool) else v)
+    # JSON true/false would silently become 1/0: a boolean is never a number here.
+    booleans = _booleans(raw)
+    if booleans.any():
+        raw = raw.astype(object).where(~booleans, None)
     numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(numbers)
     if integer:
         bad |= (np.floor(numbers) != numbers) | (np.abs(numbers) >= _MAX_INT)
     if bad.any():
         row = int(np.argmax(bad))
-        value = raw.iloc[row]
         kind = "an integer" if integer else "a finite number"
+        if booleans[row]:
+            found = f"the boolean {str(rows.frame[column].iloc[row]).lower()}"
+        else:
+            found = repr(raw.iloc[row])
         raise InputError(
-            f"{label} must be {kind}, found {value!r}", source=source, line=rows.lines[row]
+            f"{label} must be {kind}, found {found}", source=source, line=rows.lines[row]
         )
     return numbers
+
+
+def _booleans(values: pd.Series) -> np.ndarray:
+    """Which cells hold a boolean (a JSON ``true``/``false``)."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return np.ones(len(values), dtype=bool)
+    if values.dtype != object:
+        return np.zeros(len(values), dtype=bool)
+    return np.fromiter(
+        (isinstance(v, (bool, np.bool_)) for v in values.tolist()), dtype=bool, count=len(values)
+    )
 
 
 def _row_line(rows: Rows, row: int) -> int:
@@ -382,9 +529,11 @@ def iter_rows(path: PathLike, fmt: str, batch_rows: int) -> Iterator[Rows]:
 def _iter_csv_rows(path: PathLike, delimiter: str, batch_rows: int, source: str) -> Iterator[Rows]:
     # A first pass checks the encoding block by block: pyarrow's UTF-8 errors carry no line.
     head = b""
+    quotes = 0
     for _, block in iter_checked_blocks(path):
         if len(head) < 1 << 16:
             head += block[: 1 << 16]
+        quotes += block.count(b'"')
     text_head = head.decode("utf-8", errors="replace")
     header, header_line = _csv_header(text_head, delimiter, source)
     options = _arrow_csv_options(header, delimiter)
@@ -392,6 +541,7 @@ def _iter_csv_rows(path: PathLike, delimiter: str, batch_rows: int, source: str)
         column_names=header, skip_rows=header_line, block_size=max(1 << 20, batch_rows * 128)
     )
     done = 0
+    quoting_checked = False
 
     def slow_lines() -> _LazyLines:
         return _LazyOffsetLines(path, delimiter, len(header), source, done)
@@ -401,6 +551,9 @@ def _iter_csv_rows(path: PathLike, delimiter: str, batch_rows: int, source: str)
         pending: list[pd.DataFrame] = []
         count = 0
         for batch in reader:
+            if not quoting_checked and _may_hide_open_quote(quotes, batch):
+                _check_quoting_of_file(path, delimiter, len(header), source)
+                quoting_checked = True
             pending.append(batch.to_pandas())
             count += batch.num_rows
             while count >= batch_rows:

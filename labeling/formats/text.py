@@ -20,6 +20,15 @@ def source_name(path: str | os.PathLike[str]) -> str:
     return os.fspath(path)
 
 
+def unreadable(exc: OSError) -> str:
+    """Why a file could not be opened, as the problem part of a message."""
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a folder, not a file"
+    return f"cannot read the file: {exc.strerror or exc}"
+
+
 def line_of_offset(data: bytes, offset: int, first_line: int = 1) -> int:
     """Physical line number of the byte at ``offset``."""
     return first_line + data.count(b"\n", 0, offset)
@@ -54,7 +63,7 @@ def read_checked(path: str | os.PathLike[str]) -> bytes:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror}", source=source) from None
+        raise InputError(unreadable(exc), source=source) from None
     if data.startswith(BOM):
         data = data[len(BOM) :]
     if not data:
@@ -74,7 +83,7 @@ def iter_checked_blocks(
     try:
         fh = open(path, "rb")
     except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror}", source=source) from None
+        raise InputError(unreadable(exc), source=source) from None
     with fh:
         line = 1
         carry = b""

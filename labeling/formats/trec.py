@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ import pyarrow.csv as pacsv
 
 from labeling.duplicates import first_duplicate
 from labeling.errors import InputError
+from labeling.formats import ids
 from labeling.formats.text import (
     iter_checked_blocks,
     read_checked,
@@ -130,8 +132,11 @@ def _scan_for_error(data: bytes, layout: _Layout, source: str, first_line: int) 
             continue
         lineno = first_line + offset
         if len(fields) != width:
+            # Fields are positional (as trec_eval reads them): too few means the last ones.
+            missing = layout.label.split()[len(fields) :]
+            gap = f"; missing: {' '.join(missing)}" if missing else ""
             raise InputError(
-                f"expected {width} fields ({layout.label}), found {len(fields)}",
+                f"expected {width} fields ({layout.label}), found {len(fields)}{gap}",
                 source=source,
                 line=lineno,
             )
@@ -200,7 +205,23 @@ def _parse(
     if table is None or numbers is None:
         _scan_for_error(data, layout, source, first_line)
         raise InputError("could not parse the file as TREC", source=source)
+    _check_ids(table, data, source, first_line)
     return table, numbers, data
+
+
+# After normalising, a line break is the only control character sound TREC data holds; a byte
+# of another one, or any non-ASCII byte (Unicode spaces), calls for the exact id check.
+_MAYBE_UNEXPORTABLE = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f-\xff]")
+
+
+def _check_ids(table: pa.Table, data: bytes, source: str, first_line: int) -> None:
+    """Refuse ids holding control characters or Unicode spaces (the split leaves them in)."""
+    if not _MAYBE_UNEXPORTABLE.search(data):
+        return
+    for column in ("query_id", "doc_id"):
+        ids.check_id_values(
+            table[column], column, source, lambda row: row_line(data, row, first_line)
+        )
 
 
 def _check_duplicates(table: pa.Table, data: bytes, source: str, what: str) -> None:

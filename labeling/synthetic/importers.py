@@ -13,14 +13,19 @@ Questions whose passage matches no chunk are counted as unmatched, not stored.
 from __future__ import annotations
 
 import ast
+import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError
+from labeling.formats import tabular
+from labeling.formats.tabular import TOO_DEEP
+from labeling.formats.text import unreadable
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.offline import rubric
 from labeling.synthetic.review import add_candidates
@@ -59,16 +64,95 @@ class _Matcher:
         return None
 
 
+def _read_text(path: Path) -> str:
+    """The file as UTF-8 text; a missing file, a folder or bad bytes is an InputError."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"invalid UTF-8 (byte 0x{error.object[error.start]:02x}); save the file as UTF-8",
+            source=str(path),
+        ) from None
+    except OSError as error:
+        raise InputError(unreadable(error), source=str(path)) from None
+    if not text.strip():
+        raise InputError("file is empty", source=str(path))
+    return text
+
+
+def _parse_json(text: str, source: str, first_line: int = 1) -> Any:
+    """``json.loads`` whose failures (deep nesting included) are InputErrors naming the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"invalid JSON: {error.msg} (column {error.colno})",
+            source=source,
+            line=first_line + error.lineno - 1,
+        ) from None
+    except RecursionError:
+        raise InputError(TOO_DEEP, source=source, line=first_line) from None
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, for a message."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def _llamaindex_parts(data: Any, source: str) -> tuple[dict, dict, dict]:
+    """``queries``, ``corpus`` and ``relevant_docs`` of a LlamaIndex file, shape-checked."""
+    if not isinstance(data, dict):
+        raise InputError(
+            "expected a JSON object with queries, corpus and relevant_docs (a LlamaIndex "
+            f"EmbeddingQAFinetuneDataset), found {_kind(data)}",
+            source=source,
+        )
+    missing = [key for key in ("queries", "relevant_docs") if key not in data]
+    if missing:
+        raise InputError(
+            f"no {' or '.join(missing)} in the file (expected a LlamaIndex "
+            "EmbeddingQAFinetuneDataset with queries, corpus and relevant_docs)",
+            source=source,
+        )
+    parts = {key: data.get(key, {}) for key in ("queries", "corpus", "relevant_docs")}
+    for key, value in parts.items():
+        if not isinstance(value, dict):
+            raise InputError(
+                f"{key} must be an object mapping ids to "
+                f"{'node ids' if key == 'relevant_docs' else 'text'}, found {_kind(value)}",
+                source=source,
+            )
+    for key in ("queries", "corpus"):
+        for item_id, text in parts[key].items():
+            if not isinstance(text, str):
+                raise InputError(
+                    f"{key} entry {item_id!r} must be text, found {_kind(text)}", source=source
+                )
+    for qid, nodes in parts["relevant_docs"].items():
+        if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+            raise InputError(
+                f"relevant_docs of query {qid!r} must be a list of node ids, found "
+                f"{_kind(nodes) if not isinstance(nodes, list) else 'a list holding other values'}",
+                source=source,
+            )
+    return parts["queries"], parts["corpus"], parts["relevant_docs"]
+
+
 def import_llamaindex(db: sqlite_utils.Database, path: str | Path) -> ImportSummary:
     """Queue the questions of a LlamaIndex question/corpus/relevant_docs JSON file."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-        queries, corpus = data["queries"], data.get("corpus", {})
-        relevant = data["relevant_docs"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise InputError(
-            "expected JSON with queries, corpus and relevant_docs", source=str(path)
-        ) from error
+    source = str(path)
+    data = _parse_json(_read_text(Path(path)), source)
+    queries, corpus, relevant = _llamaindex_parts(data, source)
     matcher = _Matcher(db)
     candidates, unmatched = [], 0
     for qid, question in queries.items():
@@ -85,47 +169,125 @@ def import_llamaindex(db: sqlite_utils.Database, path: str | Path) -> ImportSumm
     return ImportSummary(len(add_candidates(db, candidates)), unmatched)
 
 
-def _records(path: Path) -> list[dict]:
-    text = path.read_text(encoding="utf-8-sig")
+def _records(path: Path) -> list[tuple[int | None, Any]]:
+    """(line, entry) of a RAGAS test set: CSV, a JSON array, or JSON lines."""
+    source = str(path)
+    text = _read_text(path)
     if path.suffix.lower() == ".csv":
-        return pd.read_csv(path, dtype=str, keep_default_na=False).to_dict("records")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        return json.loads(stripped)
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return _csv_records(text, source)
+    if text.lstrip().startswith("["):  # a JSON array (what parses from '[' is a list)
+        return [(None, entry) for entry in _parse_json(text, source)]
+    out = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, _parse_json(line, source, number)))
+        except InputError:
+            if isinstance(_whole_json(text), dict):
+                raise InputError(
+                    "expected JSON lines (one entry per line) or a JSON array of entries, "
+                    "found one JSON object over several lines",
+                    source=source,
+                ) from None
+            raise
+    return out
 
 
-def _contexts(value) -> list[str]:
+def _csv_records(text: str, source: str) -> list[tuple[int | None, Any]]:
+    """(start line, row as a dict) of a CSV with a header; pandas' unnamed index column is
+    allowed (its name is empty). Quoting is read strictly: a quote left open is an error."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    header: list[str] | None = None
+    out: list[tuple[int | None, Any]] = []
+    previous_end = 0
+    try:
+        for row in reader:
+            start, previous_end = previous_end + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if header is None:
+                header = [cell.strip() for cell in row]
+            elif len(row) != len(header):
+                raise InputError(
+                    f"expected {len(header)} fields (from the header), found {len(row)}",
+                    source=source,
+                    line=start,
+                )
+            else:
+                out.append((start, dict(zip(header, row, strict=True))))
+    except csv.Error as error:
+        raise tabular.csv_error(text, ",", error, previous_end + 1, source) from None
+    return out
+
+
+def _whole_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _text_field(record: dict, names: tuple[str, ...], source: str, line: int | None) -> str:
+    value = next((record[n] for n in names if record.get(n) not in (None, "")), "")
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise InputError(f"{names[0]} must be text, found {_kind(value)}", source=source,
+                         line=line)
+    return str(value).strip()
+
+
+def _contexts(value, source: str, line: int | None) -> list[str]:
     if isinstance(value, list):
-        return [str(v) for v in value]
+        if not all(isinstance(v, str) for v in value):
+            raise InputError("reference_contexts must be a list of text passages",
+                             source=source, line=line)
+        return value
     if isinstance(value, str) and value.strip().startswith("["):
         try:  # CSV exports of pandas write the list's repr
-            return [str(v) for v in ast.literal_eval(value)]
-        except (ValueError, SyntaxError):
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             return [value]
-    return [str(value)] if value else []
+        return [str(v) for v in parsed] if isinstance(parsed, (list, tuple)) else [value]
+    if value in (None, ""):
+        return []
+    if isinstance(value, str):
+        return [value]
+    raise InputError(f"reference_contexts must be a list of text passages, found {_kind(value)}",
+                     source=source, line=line)
+
+
+QUESTION_FIELDS = ("user_input", "question")
+CONTEXT_FIELDS = ("reference_contexts", "contexts")
 
 
 def import_ragas(db: sqlite_utils.Database, path: str | Path) -> ImportSummary:
     """Queue the questions of a RAGAS test set (JSON, JSONL or CSV)."""
     path = Path(path)
-    try:
-        records = _records(path)
-    except (ValueError, OSError) as error:
-        raise InputError(f"cannot read the test set: {error}", source=str(path)) from error
+    source = str(path)
+    records = _records(path)
+    for line, record in records:
+        if not isinstance(record, dict):
+            raise InputError(f"each test-set entry must be an object, found {_kind(record)}",
+                             source=source, line=line)
+    for fields in (QUESTION_FIELDS, CONTEXT_FIELDS):
+        if records and not any(f in record for _, record in records for f in fields):
+            raise InputError(
+                f"no entry has a {' or '.join(fields)} field (expected a RAGAS test set)",
+                source=source,
+            )
     matcher = _Matcher(db)
     candidates, unmatched = [], 0
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict):
-            raise InputError("each test-set entry must be an object", source=str(path),
-                             line=number)
-        question = str(record.get("user_input") or record.get("question") or "").strip()
-        contexts = _contexts(record.get("reference_contexts") or record.get("contexts"))
+    for line, record in records:
+        question = _text_field(record, QUESTION_FIELDS, source, line)
+        contexts = _contexts(
+            next((record[f] for f in CONTEXT_FIELDS if record.get(f) not in (None, "")), None),
+            source, line,
+        )
         chunk_id = next((c for c in map(matcher.match, contexts) if c), None)
         if not question or chunk_id is None:
             unmatched += 1
             continue
-        answer = str(record.get("reference") or record.get("ground_truth") or "")
+        answer = _text_field(record, ("reference", "ground_truth"), source, line)
         candidates.append(Candidate(chunk_id, question, "import:ragas", answer=answer,
                                     problems=rubric(question)))
     return ImportSummary(len(add_candidates(db, candidates)), unmatched)
