@@ -353,7 +353,9 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
         _check_is_workspace(conn, path, create)
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; durable at checkpoints
+        # FULL: a commit is on disk before it returns, so a save reported done survives a power
+        # loss too (about 2 ms a commit here); NORMAL would only survive a crash of the app.
+        conn.execute("PRAGMA synchronous = FULL")
         _migrate(conn, path)
     except sqlite3.Error as error:
         if conn is not None:
