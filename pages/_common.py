@@ -49,7 +49,7 @@ def get_db() -> sqlite_utils.Database:
     if not path.exists():
         with st.spinner(f"Building the demo workspace at {path} ..."):
             demo.build_demo(path)
-    db = store.open_workspace(path)
+    db = store.open_workspace(path, create=False)  # an empty file is an error, not a workspace
     st.session_state[DB_KEY] = (str(path), db)
     if held is not None:
         held[1].close()
@@ -130,8 +130,8 @@ def show_flash(where: str) -> None:
 
 
 def report_failure(error: Exception, where: str) -> None:
-    """Show a failure as one sentence (``labeling.errors.describe_failure``); unexpected ones are logged with
-    their traceback under the reference the sentence gives."""
+    """Show a failure as one sentence (``labeling.errors.describe_failure``); unexpected ones
+    are logged with their traceback under the reference the sentence gives."""
     message, reference = describe_failure(error)
     if reference is not None:
         log.error("unexpected error in %s (reference %s)", where, reference, exc_info=error)

@@ -62,3 +62,17 @@ def test_a_workspace_that_cannot_be_opened_is_one_sentence(tmp_path, monkeypatch
     assert not at.exception
     assert len(at.error) == 1 and at.error[0].value.startswith("The workspace cannot be opened.")
     assert "Traceback" not in at.error[0].value
+
+
+def test_an_empty_workspace_file_is_refused_not_filled(tmp_path, monkeypatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.conftest import APP
+
+    empty = tmp_path / "scorecard.db"
+    empty.touch()
+    monkeypatch.setenv("SCORECARD_WORKSPACE", str(empty))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert "empty (0 bytes)" in at.error[0].value
+    assert empty.stat().st_size == 0
