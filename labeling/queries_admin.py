@@ -120,7 +120,7 @@ def add_query(
     source_value = _check_choice(source, SOURCES, "source")
     split_value = _check_choice(split, SPLITS, "split")
     clean = _check_attributes(attributes or {})
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="add_query") as conn:
         qid = (query_id or "").strip() or _next_query_id(conn)
         if conn.execute("SELECT 1 FROM queries WHERE id = ?", [qid]).fetchone():
             raise InputError(f"query id {qid!r} is already taken", source="new query")
@@ -163,7 +163,7 @@ def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
         old = {k: (None if before[k] is None or pd.isna(before[k]) else before[k]) for k in new}
         if new != old or attrs != old_attrs:
             updates.append((qid, new, attrs))
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="edit_queries") as conn:
         for qid, new, attrs in updates:
             conn.execute(
                 "UPDATE queries SET source = ?, split = ? WHERE id = ?",
@@ -245,7 +245,7 @@ def assign_split(
             "SELECT query_id, value FROM query_attributes WHERE name = ?", [stratify_by]
         ).fetchall())
     assignment = split_assignment(ids, dev_share, seed, strata)
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="assign_split") as conn:
         conn.executemany(
             "UPDATE queries SET split = ? WHERE id = ?",
             [(split, qid) for qid, split in assignment.items()],

@@ -106,16 +106,24 @@ def test_a_wrong_password_fails(accounts, open_app):
     assert "Wrong name or password." in messages(at)
 
 
-def test_repeated_failures_pause_sign_in(accounts, open_app):
-    at = open_app()
-    for _ in range(_auth.MAX_FAILURES):
-        at.text_input(key=_auth.NAME_KEY).input("ada")
-        at.text_input(key=_auth.PASSWORD_KEY).input("wrong-password")
-        at.button(key="sign_in_submit").click().run()
-    at.text_input(key=_auth.PASSWORD_KEY).input("ada-password")  # right, but too soon
+def attempt(at, name: str, password: str) -> None:
+    at.text_input(key=_auth.NAME_KEY).input(name)
+    at.text_input(key=_auth.PASSWORD_KEY).input(password)
     at.button(key="sign_in_submit").click().run()
-    assert "Too many failed attempts" in messages(at)
+
+
+def test_repeated_failures_pause_sign_in_in_every_session(accounts, open_app):
+    at = open_app()
+    for _ in range(auth.ACCOUNT_LIMIT):
+        attempt(at, "ada", "wrong-password")
+    attempt(at, "ada", "ada-password")  # right, but too soon
+    assert "Too many failed sign-ins for this name" in messages(at)
     assert _auth.USER_KEY not in at.session_state
+    fresh = open_app()  # a new browser session: the count lives in the workspace
+    attempt(fresh, "ada", "ada-password")
+    assert "Too many failed sign-ins for this name" in messages(fresh)
+    assert _auth.USER_KEY not in fresh.session_state
+    assert signed_in(open_app, "bob")  # another name from the same address still may
 
 
 def test_signed_in_user_is_the_annotator_and_can_sign_out(accounts, open_app):
