@@ -219,7 +219,7 @@ def action_phrase(action: str) -> str:
 def refusal_help(db: sqlite_utils.Database, actor: str | None, action: str) -> str | None:
     """``refusal`` as Markdown-safe text for a widget's tooltip (None when allowed)."""
     sentence = refusal(db, actor, action)
-    return None if sentence is None else escape_markdown(sentence[0].upper() + sentence[1:] + ".")
+    return None if sentence is None else escape_markdown(sentence + ".")
 
 
 # ---------------------------------------------------------------------------------------------
