@@ -95,7 +95,7 @@ USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 ACCOUNT_LIMIT = 5  # attempts in a row on one name before pauses start
 ADDRESS_LIMIT = 20  # from one address: higher, since people behind one proxy or NAT share it
-FIRST_PAUSE_SECONDS = 30.0
+FIRST_PAUSE_SECONDS = 60.0
 MAX_PAUSE_SECONDS = 15 * 60.0
 FORGET_SECONDS = 60 * 60.0
 LOCAL_ADDRESS = "local"  # the client address of a loopback connection (Streamlit gives none)
