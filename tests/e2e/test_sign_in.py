@@ -34,12 +34,14 @@ DASHBOARD_TABS = ["Scorecard", "Coverage", "Compare", "Worst queries", "Failure 
 # Every page by URL path, with what its render shows once done (so the walk never looks at a
 # page still drawing). A page missing here fails the walk: add it.
 PAGES = {
-    "": "h1", "label": ".st-key-label_grade_2",
-    "judge_by_query": "[class*='st-key-jbq_card_'] [data-testid=stButtonGroup]",
-    "agreement": ".st-key-rejudge_go", "review": ".st-key-review_accept",
+    "": "h1", "label": ".st-key-label_grade_2 button",
+    "judge_by_query": "[class*='st-key-jbq_card_'] [data-testid=stButtonGroup] button",
+    "agreement": ".st-key-rejudge_go button", "review": ".st-key-review_accept button",
     "dashboard": "[role=tab]", "queries": "[class*='st-key-queries_editor'] [role=gridcell]",
-    "data": ".st-key-import_run", "guide": "h1", "simulator": "h1",
+    "data": ".st-key-import_run button", "guide": "h1", "simulator": "h1",
 }
+# An element drawn before its content arrives is a skeleton placeholder.
+NO_PLACEHOLDER = "() => !document.querySelector('[data-testid=stSkeleton]')"
 ENABLED_CONTROLS = """() => {
   const keyOf = (element) => {
     const box = element.closest('[class*="st-key-"]');
@@ -189,11 +191,17 @@ def test_a_sign_out_ends_every_tab(browser, accounts_server, wait_idle):
     context.close()
 
 
+def _settle(page, wait_idle) -> None:
+    """Wait until the script is done and every element has its content."""
+    wait_idle(page)
+    page.wait_for_function(NO_PLACEHOLDER)
+
+
 def _open_expanders(page, wait_idle) -> None:
     closed = page.locator("[data-testid='stExpander'] details:not([open]) summary")
     for _ in range(closed.count()):  # each click opens one: the list shrinks
         closed.first.click()
-    wait_idle(page)
+    _settle(page, wait_idle)
 
 
 def _editable_cells(page) -> int:
@@ -214,13 +222,13 @@ def _views(page, path: str, wait_idle):
             # A tab draws only when open: wait until its panel has content.
             panel = page.locator("[role=tabpanel]:visible [data-testid=stElementContainer]")
             panel.first.wait_for()
-            wait_idle(page)
+            _settle(page, wait_idle)
             yield tab
     elif path == "review":
         yield "One at a time"
         page.locator(".st-key-review_mode button", has_text="Table").click()
-        page.locator(".st-key-batch_accept").wait_for()
-        wait_idle(page)
+        page.locator(".st-key-batch_accept button").first.wait_for()
+        _settle(page, wait_idle)
         yield "Table"
     else:
         yield ""
@@ -239,7 +247,7 @@ def test_a_viewer_sees_no_enabled_write_control(browser, accounts_server, wait_i
     for path in paths:
         page.goto(f"{accounts_server}/{path}")  # a new page load: the cookie signs it in
         page.locator(PAGES[path]).first.wait_for(state="attached")
-        wait_idle(page)
+        _settle(page, wait_idle)
         assert signed_in_as(page) == "vic · viewer", path
         for view in _views(page, path, wait_idle):
             _open_expanders(page, wait_idle)
@@ -261,7 +269,7 @@ def test_a_viewer_sees_no_enabled_write_control(browser, accounts_server, wait_i
     assert any(key.startswith("jbq_") for key in disabled), " ".join(sorted(disabled))
     # A disabled control says why.
     page.goto(f"{accounts_server}/data")
-    page.locator(PAGES["data"]).wait_for(state="attached")
+    page.locator(PAGES["data"]).first.wait_for(state="attached")
     wait_idle(page)
     page.locator(".st-key-import_chunks [data-testid='stTooltipHoverTarget']").hover()
     tooltip = page.locator("[data-testid='stTooltipContent']")
