@@ -3,6 +3,11 @@
 The workspace is ``$SCORECARD_WORKSPACE`` (default ``workspace/scorecard.db`` in the checkout);
 when the file does not exist the demo workspace is built there first.
 Every ``pages/*.py`` not starting with ``_`` is a page; known pages come first, in this order.
+
+This file is read twice. ``streamlit run app.py`` finds the ``st.App`` below and imports the
+file as the module ``app`` to serve it: Streamlit's server plus the route that sets the session
+cookie (``pages._auth.routes``), which a websocket message cannot do. For every browser session
+Streamlit then runs the same file as ``__main__``: the pages.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import _common
+from pages import _auth, _common
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 # file stem -> (title, icon); pages not listed here follow, alphabetically, with default titles.
@@ -41,7 +46,10 @@ def page_list() -> list[st.Page]:
     return pages
 
 
-st.set_page_config(page_title=_common.PAGE_TITLE, layout="wide")
-st.session_state[_common.THROUGH_APP_KEY] = True
-# Each page starts with _common.page_setup() (workspace, demo build, sidebar).
-st.navigation(page_list()).run()
+if __name__ == "__main__":  # a browser session's run (AppTest runs it the same way)
+    st.set_page_config(page_title=_common.PAGE_TITLE, layout="wide")
+    st.session_state[_common.THROUGH_APP_KEY] = True
+    # Each page starts with _common.page_setup() (workspace, demo build, sign-in, sidebar).
+    st.navigation(page_list()).run()
+else:  # imported by `streamlit run` to serve the app
+    app = st.App(__file__, routes=_auth.routes())

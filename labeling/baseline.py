@@ -69,7 +69,7 @@ def bm25_run(
         "method": "lucene",
         "stopwords": "english",
     }
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="baseline") as conn:
         old = conn.execute("SELECT id FROM runs WHERE name = ?", [run_name]).fetchone()
         if old is not None:
             if not replace:

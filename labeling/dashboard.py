@@ -840,7 +840,7 @@ def add_failure_tag(
         raise InputError("a tag has 1 to 60 characters", source="failure tag")
     if name in failure_tag_names(db):
         return name
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="add_tag") as conn:
         conn.execute(
             "INSERT OR IGNORE INTO failure_tags (name, description, created_by, created_at)"
             " VALUES (?, ?, ?, ?)", (name, description, created_by, store.utc_now()),
@@ -863,7 +863,7 @@ def tag_failure(
         raise InputError("type your name in the sidebar before tagging", source="failure review")
     store.get_run(db, run)
     now = store.utc_now()
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="tag_failure") as conn:
         conn.executemany(
             "INSERT INTO failure_reviews (query_id, run_name, tag, note, reviewer, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
@@ -940,7 +940,7 @@ def lock_split(db: sqlite_utils.Database, locked_by: str, split: str = "test") -
 
 def unlock_split(db: sqlite_utils.Database, split: str = "test") -> None:
     """Lift the lock of ``split`` (no-op when it is not locked)."""
-    with store.write_transaction(db, action="lock") as conn:
+    with store.write_transaction(db, action="unlock") as conn:
         conn.execute("DELETE FROM split_locks WHERE split = ?", [split])
 
 
@@ -957,7 +957,7 @@ def save_snapshot(
     labels = label_snapshot(db)
     means = {m: float(values[m].mean()) if len(values) else 0.0 for m in values.columns}
     version = store.get_run(db, run)["query_set_version"]
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="save_scores") as conn:
         conn.execute(
             "INSERT INTO evaluation_snapshots (run_name, query_set_version, split, unit, policy,"
             " snapshot_hash, n_queries, means, created_by, created_at)"

@@ -121,7 +121,7 @@ def add_query(
     source_value = _check_choice(source, SOURCES, "source")
     split_value = _check_choice(split, SPLITS, "split")
     clean = _check_attributes(attributes or {})
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="add_query") as conn:
         qid = (query_id or "").strip() or _next_query_id(conn)
         if (reason := id_problem("query id", qid)) is not None:
             raise InputError(reason, source="new query")
@@ -194,7 +194,7 @@ def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
             updates.append((qid, new, attrs))
             change = _first_change(new, old, attrs, old_attrs)
             changes.append((qid, old["split"], new["split"], change))
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="edit_queries") as conn:
         _refuse_locked_changes(conn, changes)
         for qid, new, attrs in updates:
             conn.execute(
@@ -277,7 +277,7 @@ def assign_split(
             "SELECT query_id, value FROM query_attributes WHERE name = ?", [stratify_by]
         ).fetchall())
     assignment = split_assignment(ids, dev_share, seed, strata)
-    with write_transaction(db) as conn:
+    with write_transaction(db, action="assign_split") as conn:
         locked = frozen_split.locked_splits(conn)
         if locked:
             current = dict(conn.execute("SELECT id, split FROM queries WHERE placeholder = 0"))

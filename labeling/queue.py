@@ -125,7 +125,7 @@ def set_overlap_share(db: sqlite_utils.Database, share: float) -> int:
     share = float(share)
     if not 0.0 <= share <= 1.0:
         raise InputError("the overlap share is between 0 and 1", source="settings")
-    with store.write_transaction(db) as conn:
+    with store.write_transaction(db, action="set_overlap") as conn:
         conn.execute(
             "INSERT OR REPLACE INTO labeling_settings (name, value) VALUES (?, ?)",
             [OVERLAP_SETTING, repr(share)],
@@ -162,7 +162,7 @@ def enqueue_pairs(
         key = shuffle_key(query_id, chunk_id)
         needed = 2 if key % OVERLAP_BUCKETS < threshold else 1
         rows.append((query_id, chunk_id, reason, needed, key, added_at))
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="enqueue") as conn:
         before = conn.total_changes
         try:
             conn.executemany(
@@ -350,7 +350,7 @@ def cant_judge(
 def skip(db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str) -> None:
     """Put the pair at the end of ``annotator``'s queue (others still get it as usual)."""
     name = _clean_annotator(annotator)
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="skip") as conn:
         conn.execute(
             "INSERT OR REPLACE INTO queue_skips (annotator, query_id, chunk_id, skipped_at)"
             " VALUES (?, ?, ?, ?)",
@@ -373,7 +373,7 @@ def undo(db: sqlite_utils.Database, judgment_id: int, annotator: str) -> int:
     if row is None or row[2] != name:
         raise ScorecardError(f"judgment {judgment_id} is not one of {name}'s")
     query_id, chunk_id, _ = row
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="undo") as conn:
         previous = list(db.query(
             "SELECT grade, note, flags FROM judgments WHERE query_id = ? AND chunk_id = ?"
             " AND annotator = ? AND id < ? ORDER BY id DESC LIMIT 1",
@@ -501,7 +501,7 @@ def rejudge(
         scope, target = "annotator", str(annotator)
         sql = "SELECT DISTINCT query_id, chunk_id FROM judgments WHERE annotator = ?1"
         params = [str(annotator)]
-    with store.write_transaction(db, action="judge") as conn:
+    with store.write_transaction(db, action="rejudge") as conn:
         pairs = conn.execute(sql, params).fetchall()
         conn.executemany(
             "INSERT OR IGNORE INTO label_queue"

@@ -1,12 +1,28 @@
-"""Schema migration for the access tables (see `labeling.store.MIGRATIONS`).
+"""Schema migrations for the access tables (see `labeling.store.MIGRATIONS`).
 
-``users``: one row per account. ``password_hash`` is an argon2id PHC string (salt and
-parameters inside it); the clear password is never stored. No row at all means sign-in is off.
+``users`` (``migrate``): one row per account. ``password_hash`` is an argon2id PHC string (salt
+and parameters inside it); the clear password is never stored. No row at all means sign-in is
+off.
+
+Sessions and sign-in failures (``migrate_sessions``); times here are Unix seconds (REAL), since
+the checks are arithmetic on them:
+
+- ``signing_key``: one row, the secret that signs session tokens (``labeling.auth``), made once
+  by this migration, so tokens outlive a server restart and a stolen token of another workspace
+  does not verify here.
+- ``sessions``: one row per sign-in. ``token_hash`` is the SHA-256 of the cookie's token (the
+  token itself is never stored); it is NULL until the browser redeemed the one-time
+  ``ticket_hash`` for its cookie. ``revoked_at`` is set by a sign-out, a password change or a role
+  change; removing the account deletes its rows.
+- ``sign_in_failures``: failed (and in-flight) sign-in attempts per ``account`` name and per
+  client ``address``, with the time until which that scope is paused.
 """
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
+import time
 
 from labeling.sqlscript import execute_script
 
@@ -20,6 +36,42 @@ CREATE TABLE users (
 );
 """
 
+SESSIONS_SCRIPT = """
+CREATE TABLE signing_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    secret BLOB NOT NULL CHECK (length(secret) >= 32),
+    created_at REAL NOT NULL
+);
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+    token_hash TEXT UNIQUE,
+    ticket_hash TEXT UNIQUE,
+    ticket_expires_at REAL,
+    client TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    revoked_at REAL
+);
+CREATE INDEX sessions_account ON sessions (account);
+CREATE TABLE sign_in_failures (
+    scope TEXT NOT NULL CHECK (scope IN ('account', 'address')),
+    key TEXT NOT NULL,
+    failures INTEGER NOT NULL CHECK (failures >= 0),
+    last_attempt_at REAL NOT NULL,
+    paused_until REAL NOT NULL,
+    PRIMARY KEY (scope, key)
+) WITHOUT ROWID;
+"""
+
 
 def migrate(conn: sqlite3.Connection) -> None:
     execute_script(conn, SCRIPT)
+
+
+def migrate_sessions(conn: sqlite3.Connection) -> None:
+    execute_script(conn, SESSIONS_SCRIPT)
+    conn.execute(
+        "INSERT INTO signing_key (id, secret, created_at) VALUES (1, ?, ?)",
+        [secrets.token_bytes(32), time.time()],
+    )

@@ -155,6 +155,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     schema_synthetic.migrate,
     schema_dashboard.migrate,
     schema_access.migrate,
+    schema_access.migrate_sessions,
 ]
 
 

@@ -1,37 +1,59 @@
 """Sign-in for the app: off while the workspace has no accounts, required once it has one.
 
-``sign_in(db)`` runs at the start of every page (from ``_common.page_setup``). Signed in, the
-sidebar shows the account and its role and the annotator name is the account name. Every
-write of ``labeling`` checks the role itself (``labeling.auth``): importing this module
-installs the resolver that tells it who the current browser session is. Pages use
-``can(db, action)`` only to disable widgets a role cannot use.
+``sign_in(db)`` runs at the start of every page (from ``_common.page_setup``), so every run
+checks this browser session against the workspace: a session revoked elsewhere (a sign-out in
+another tab, a password or role change) is signed out on its next run. Every write of
+``labeling`` checks the role itself (``labeling.auth``): importing this module installs the
+resolver that tells it which account the current browser session is, read from its session row
+at the time of the write. Pages use ``can(db, action)`` and ``refusal_help(db, action)`` only to
+disable the widgets a role cannot use, with the reason as their tooltip.
+
+How a sign-in outlives a reload: the sign-in (over Streamlit's websocket, which cannot set a
+cookie) opens a session row and keeps a one-time ticket in server memory. The page then runs a
+small script that POSTs the ticket to ``SESSION_ROUTE`` (served by ``app.py`` next to the app);
+that request answers with the session token as an HttpOnly, SameSite=Strict cookie (Secure over
+HTTPS), so page scripts never see the token. A new tab or a reload sends the cookie with its
+websocket request (``st.context.cookies``), and ``sign_in`` resumes the session from it. After a
+sign-out (or a dead cookie), the page asks the same route with DELETE to drop the cookie; the
+route drops only a cookie whose session has ended.
+
+Without accounts the app serves only this machine: on a non-loopback ``server.address`` every
+page shows why it refuses and stops (see ``labeling.auth.is_loopback``).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 
 import sqlite_utils
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from labeling import auth
+from labeling import auth, store
+from labeling.markdown import escape_inline, escape_markdown
 
 USER_KEY = "auth_user"
+SESSION_KEY = "auth_session"  # the id of this browser session's session row
+TICKET_KEY = "auth_ticket"  # the one-time ticket until the browser traded it for its cookie
+FORGET_COOKIE_KEY = "auth_forget_cookie"
 NAME_KEY = "sign_in_name"
 PASSWORD_KEY = "sign_in_password"
-FAILURES_KEY = "sign_in_failures"
 MESSAGE_KEY = "sign_in_message"
-MAX_FAILURES = 5  # then a pause before the next attempt, per browser session
-PAUSE_SECONDS = 30
+SESSION_ROUTE = "/api/scorecard/session"
+TICKET_HEADER = "X-Scorecard-Ticket"
+
+log = logging.getLogger("scorecard.app")
 
 
-def _session_actor() -> str | None:
-    """The actor of the running script: its signed-in user, ``""`` when none; ``None`` (the
-    trusted owner) outside a browser session."""
+def _session_actor(db: sqlite_utils.Database) -> str | None:
+    """The actor of the running script: the account of its live session, ``""`` when none;
+    ``None`` (the trusted owner) outside a browser session."""
     if get_script_run_ctx(suppress_warning=True) is None:
         return None
-    return str(st.session_state.get(USER_KEY) or auth.ANONYMOUS)
+    session_id = st.session_state.get(SESSION_KEY)
+    return auth.session_account(db, session_id) or auth.ANONYMOUS
 
 
 auth.set_actor_resolver(_session_actor)
@@ -43,38 +65,137 @@ def user() -> str | None:
 
 
 def can(db: sqlite_utils.Database, action: str) -> bool:
-    """Whether this session may do ``action`` (``labeling.auth.PERMISSIONS``) now."""
-    return auth.can(db, auth.current_actor(), action)
+    """Whether this session may do ``action`` (``labeling.auth.ACTIONS``) now."""
+    return auth.can(db, auth.current_actor(db), action)
+
+
+def refusal_help(db: sqlite_utils.Database, action: str) -> str | None:
+    """Why this session may not do ``action``, as a widget tooltip; None when it may."""
+    return auth.refusal_help(db, auth.current_actor(db), action)
 
 
 def sign_in(db: sqlite_utils.Database) -> None:
     """Ask for a name and password (and stop the page) when the workspace has accounts and
-    this session is not signed in; otherwise show who is signed in, in the sidebar."""
+    this session is not signed in; otherwise show who is signed in, in the sidebar. Without
+    accounts, stop the page when the server listens beyond this machine."""
     from pages._common import ANNOTATOR_KEY  # _common imports this module
 
     auth.set_actor_resolver(_session_actor)  # again: cheap, and nothing can have unset it
     state = st.session_state
     if not auth.accounts_enabled(db):
-        state.pop(USER_KEY, None)
+        _forget_session()
+        _refuse_network_without_accounts()
         return
-    name = user()
-    role = auth.role_of(db, name)
-    if name and role is None:  # the account was removed since sign-in
-        state.pop(USER_KEY, None)
-        state[MESSAGE_KEY] = f"The account {name} no longer exists."
-        name = None
+    name = _live_account(db) or _resume_from_cookie(db)
     if name:
         state[ANNOTATOR_KEY] = name  # labels are recorded under the account name
         with st.sidebar:
             st.caption("Signed in")
-            st.text(f"{name} · {role}")
+            st.text(f"{name} · {auth.role_of(db, name)}")
             st.button("Sign out", key="sign_out", on_click=_sign_out)
+            _hand_over_cookie(db)
         return
-    _form(db)
+    _form()
     st.stop()
 
 
-def _form(db: sqlite_utils.Database) -> None:
+def _refuse_network_without_accounts() -> None:
+    address = st.get_option("server.address")
+    if auth.is_loopback(address):
+        return
+    shown = address or "every interface (no server.address set)"
+    log.error(
+        "refusing to serve a workspace without accounts on %s: add an admin account "
+        "(scorecard user add DB NAME --role admin) or serve on 127.0.0.1", shown,
+    )
+    st.title("Not served on the network")
+    st.error(
+        escape_markdown(
+            f"This workspace has no accounts, so anyone who can reach the server could change "
+            f"it. The server listens on {shown}, which other machines can reach. Add an admin "
+            "account first (scorecard user add DB NAME --role admin) and reload, or serve on "
+            "127.0.0.1 only."
+        )
+    )
+    st.stop()
+
+
+def _live_account(db: sqlite_utils.Database) -> str | None:
+    """The account of this browser session's session while it is live. A session that ended
+    since the last run is forgotten here, with a message for the sign-in form."""
+    state = st.session_state
+    session_id = state.get(SESSION_KEY)
+    if session_id is None:
+        return None
+    account = auth.session_account(db, session_id)
+    if account:
+        state[USER_KEY] = account
+        return account
+    name = state.get(USER_KEY)
+    _forget_session()
+    state[FORGET_COOKIE_KEY] = True
+    state[MESSAGE_KEY] = (
+        f"The account {escape_inline(name)} no longer exists." if auth.role_of(db, name) is None
+        else "Your session has ended (a sign-out, or a change of password or role). "
+        "Sign in again."
+    )
+    return None
+
+
+def _resume_from_cookie(db: sqlite_utils.Database) -> str | None:
+    """Sign this browser session in from the session cookie its page load sent, if live."""
+    token = _cookie(auth.cookie_name(db))
+    if not token:
+        return None
+    session = auth.resume_session(db, token)
+    if session is None:
+        st.session_state[FORGET_COOKIE_KEY] = True
+        return None
+    st.session_state[SESSION_KEY] = session.id
+    st.session_state[USER_KEY] = session.account
+    return session.account
+
+
+def _cookie(name: str) -> str | None:
+    value = st.context.cookies.get(name)
+    return value if isinstance(value, str) else None  # AppTest's context is a mock
+
+
+def _client_address() -> str | None:
+    """The client's IP address; None for loopback (Streamlit gives none) and in AppTest."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) and address else None
+
+
+def _forget_session() -> None:
+    for key in (USER_KEY, SESSION_KEY, TICKET_KEY):
+        st.session_state.pop(key, None)
+
+
+def _cookie_script(method: str, ticket: str | None = None) -> None:
+    """Run one request to ``SESSION_ROUTE`` from the page (it sets or drops the cookie)."""
+    headers = {TICKET_HEADER: ticket} if ticket else {}
+    options = {"method": method, "credentials": "same-origin", "headers": headers}
+    # Only our own constants and the ticket (URL-safe base64) go into the script.
+    st.html(
+        f"<script>fetch({json.dumps(session_route())}, {json.dumps(options)});</script>",
+        unsafe_allow_javascript=True, width="content",
+    )
+
+
+def _hand_over_cookie(db: sqlite_utils.Database) -> None:
+    """While the session's ticket is unredeemed, have the browser trade it for the cookie."""
+    state = st.session_state
+    ticket = state.get(TICKET_KEY)
+    if not ticket:
+        return
+    if auth.ticket_open(db, state[SESSION_KEY]):
+        _cookie_script("POST", ticket)
+    else:
+        state.pop(TICKET_KEY, None)
+
+
+def _form() -> None:
     st.title("Sign in")
     st.caption("This workspace has accounts. Sign in to see and label it.")
     column, _ = st.columns([2, 3])
@@ -82,34 +203,92 @@ def _form(db: sqlite_utils.Database) -> None:
         st.text_input("Name", key=NAME_KEY, autocomplete="username")
         st.text_input("Password", key=PASSWORD_KEY, type="password",
                       autocomplete="current-password")
-        st.form_submit_button("Sign in", key="sign_in_submit", type="primary",
-                              on_click=_check, args=(db,))
-    message = st.session_state.pop(MESSAGE_KEY, None)
+        st.form_submit_button("Sign in", key="sign_in_submit", type="primary", on_click=_check)
+    message = st.session_state.pop(MESSAGE_KEY, None)  # our sentences; a name in it escaped
     if message:
         st.error(message)
+    if st.session_state.pop(FORGET_COOKIE_KEY, False):
+        _cookie_script("DELETE")
 
 
-def _check(db: sqlite_utils.Database) -> None:
+def _check() -> None:
+    from pages._common import get_db
+
     state = st.session_state
     name = str(state.get(NAME_KEY) or "").strip()
     password = str(state.get(PASSWORD_KEY) or "")
     state[PASSWORD_KEY] = ""  # never kept in the session
-    failures, last = state.get(FAILURES_KEY, (0, 0.0))
-    wait = PAUSE_SECONDS - (time.monotonic() - last)
-    if failures >= MAX_FAILURES and wait > 0:
-        state[MESSAGE_KEY] = f"Too many failed attempts: try again in {wait:.0f} s."
+    db = get_db()
+    address = _client_address()
+    try:
+        auth.sign_in(db, name, password, address)
+    except auth.SignInRefused as refused:
+        state[MESSAGE_KEY] = str(refused)
         return
-    role = auth.authenticate(db, name, password)
-    if role is None:
-        state[FAILURES_KEY] = (failures + 1, time.monotonic())
-        state[MESSAGE_KEY] = "Wrong name or password."
-        return
-    state[FAILURES_KEY] = (0, 0.0)
+    session, ticket = auth.start_session(db, name, address)
     state[USER_KEY] = name
+    state[SESSION_KEY] = session.id
+    state[TICKET_KEY] = ticket
 
 
 def _sign_out() -> None:
-    from pages._common import ANNOTATOR_KEY
+    """End every session of the account (all tabs and browsers) and drop this one's cookie."""
+    from pages._common import ANNOTATOR_KEY, get_db
 
-    st.session_state.pop(USER_KEY, None)
+    name = user()
+    if name:
+        auth.end_sessions(get_db(), name)
+    _forget_session()
     st.session_state[ANNOTATOR_KEY] = ""
+    st.session_state[FORGET_COOKIE_KEY] = True
+
+
+# ---------------------------------------------------------------------------------------------
+# The cookie route (served by app.py next to the Streamlit app)
+
+
+def session_route() -> str:
+    """``SESSION_ROUTE`` under the configured ``server.baseUrlPath``."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}{SESSION_ROUTE}" if base else SESSION_ROUTE
+
+
+def routes() -> list:
+    """The HTTP routes the app adds to Streamlit's server."""
+    from starlette.routing import Route
+
+    return [Route(session_route(), _session_endpoint, methods=["POST", "DELETE"])]
+
+
+def _session_endpoint(request):
+    """POST with a ticket header: answer with the session cookie. DELETE: drop the cookie if
+    its session has ended. A plain function: Starlette runs it in a worker thread, so waiting
+    for the workspace's write lock never blocks the server.
+
+    No cross-site request can abuse either: a ticket is unguessable and single-use, and DELETE
+    drops only a dead cookie.
+    """
+    from starlette.responses import Response
+
+    from pages._common import workspace_path
+
+    path = workspace_path()
+    if not path.is_file():
+        return Response(status_code=404)
+    db = store.open_workspace(path, create=False)
+    try:
+        name = auth.cookie_name(db)
+        attributes = {"path": "/", "secure": request.url.scheme == "https", "httponly": True,
+                      "samesite": "strict"}
+        response = Response(status_code=204)
+        if request.method == "POST":
+            redeemed = auth.redeem_ticket(db, request.headers.get(TICKET_HEADER, ""))
+            if redeemed is None:
+                return Response(status_code=403)
+            token, expires_at = redeemed
+            response.set_cookie(name, token, max_age=int(expires_at - time.time()), **attributes)
+        elif auth.resume_session(db, request.cookies.get(name)) is None:
+            response.delete_cookie(name, **attributes)
+        return response
+    finally:
+        db.close()

@@ -123,7 +123,7 @@ if not split.empty:
         columns[2].text_input("Note (optional)", key="adj_note")
         columns[3].button("Adjudicate", key="adj_save", on_click=adjudicate, args=(options,),
                           disabled=not _common.annotator() or not _auth.can(db, "judge"),
-                          type="primary")
+                          help=_auth.refusal_help(db, "judge"), type="primary")
         if not _common.annotator():
             st.caption("Type your name in the sidebar to adjudicate.")
 _common.show_flash(WHERE_ADJ)
@@ -142,5 +142,6 @@ else:
                for value in sorted({v for v in store.query_segments(db, name).values() if v})]
 columns[1].selectbox("Which", targets, key="rejudge_target")
 columns[2].button("Send back", key="rejudge_go", on_click=rejudge,
-                  disabled=not targets or not _auth.can(db, "judge"))
+                  disabled=not targets or not _auth.can(db, "rejudge"),
+                  help=_auth.refusal_help(db, "rejudge"))
 _common.show_flash(WHERE_REJUDGE)

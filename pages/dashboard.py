@@ -9,7 +9,7 @@ import streamlit as st
 from labeling import dashboard as dash
 from labeling import store
 from labeling.markdown import escape_inline
-from pages import _common
+from pages import _auth, _common
 
 WHERE = "dashboard"
 WHERE_DRILL = "dashboard_drill"
@@ -380,7 +380,8 @@ with tabs[1]:
             key="dash_enqueue",
             on_click=send_to_queue,
             args=(pairs,),
-            disabled=not pairs,
+            disabled=not pairs or not _auth.can(db, "enqueue"),
+            help=_auth.refusal_help(db, "enqueue"),
         )
         _common.show_flash(WHERE_COVERAGE)
 
@@ -523,17 +524,22 @@ with tabs[3]:
                     key="dash_judge_save",
                     on_click=judge_chunk,
                     args=(query_id,),
-                    disabled=not unjudged,
+                    disabled=not unjudged or not _auth.can(db, "judge"),
+                    help=_auth.refusal_help(db, "judge"),
                 )
             with st.expander("Why did it fail?", expanded=False):
                 st.multiselect("Tags", dash.failure_tag_names(db), key="dash_tags")
                 st.text_input("Note", key="dash_tag_note")
                 st.button(
-                    "Record tags", key="dash_tag_save", on_click=tag_query, args=(query_id, run)
+                    "Record tags", key="dash_tag_save", on_click=tag_query, args=(query_id, run),
+                    disabled=not _auth.can(db, "tag_failure"),
+                    help=_auth.refusal_help(db, "tag_failure"),
                 )
                 row = st.columns([3, 1])
                 row[0].text_input("New tag", key="dash_new_tag", placeholder="e.g. date format")
-                row[1].button("Add tag", key="dash_add_tag", on_click=add_tag)
+                row[1].button("Add tag", key="dash_add_tag", on_click=add_tag,
+                              disabled=not _auth.can(db, "add_tag"),
+                              help=_auth.refusal_help(db, "add_tag"))
                 reviews = dash.failure_reviews(db, query_id)
                 if not reviews.empty:
                     st.dataframe(reviews, hide_index=True, key="dash_query_reviews")
@@ -587,6 +593,8 @@ with tabs[5]:
             key="dash_save_history",
             on_click=save_history,
             args=(run, measures[:2], controls),
+            disabled=not _auth.can(db, "save_scores"),
+            help=_auth.refusal_help(db, "save_scores"),
         )
         st.subheader("Frozen test split")
         if lock:
@@ -595,8 +603,11 @@ with tabs[5]:
                 f"Locked by {lock['locked_by']} at {lock['locked_at']}; label snapshot "
                 f"{lock['snapshot_hash']} (now {current}). Test labels cannot change."
             )
-            st.button("Unlock the test split", key="dash_unlock", on_click=unlock_test)
+            st.button("Unlock the test split", key="dash_unlock", on_click=unlock_test,
+                      disabled=not _auth.can(db, "unlock"),
+                      help=_auth.refusal_help(db, "unlock"))
         else:
             st.caption("Lock the test split so its labels cannot change while you compare runs.")
-            st.button("Lock the test split", key="dash_lock", on_click=lock_test)
+            st.button("Lock the test split", key="dash_lock", on_click=lock_test,
+                      disabled=not _auth.can(db, "lock"), help=_auth.refusal_help(db, "lock"))
         _common.show_flash(WHERE_HISTORY)

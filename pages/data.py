@@ -84,7 +84,9 @@ tabs = st.tabs([label for label, _ in KINDS.values()], key="import_tab", on_chan
 for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
     with tab:
         st.caption(help_text)
-        st.file_uploader(f"{label} file", key=uploader_key(kind))
+        st.file_uploader(f"{label} file", key=uploader_key(kind),
+                         disabled=not _auth.can(db, "import"),
+                         help=_auth.refusal_help(db, "import"))
         if kind == "qrels":
             if "qrels_annotator" not in st.session_state:
                 st.session_state["qrels_annotator"] = _common.annotator() or "import"
@@ -101,7 +103,8 @@ for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
                 help="Otherwise unknown ids are added as placeholders.",
             )
         st.button(f"Import {label.lower()}", key=f"import_{kind}", type="primary",
-                  on_click=do_import, args=(kind,), disabled=not _auth.can(db, "import"))
+                  on_click=do_import, args=(kind,), disabled=not _auth.can(db, "import"),
+                  help=_auth.refusal_help(db, "import"))
         _common.show_flash(f"{WHERE}_{kind}")
 
 st.subheader("Export")

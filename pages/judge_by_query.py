@@ -63,4 +63,5 @@ for row in pairs.itertuples():
             "Grade", list(names), format_func=lambda g: f"{g} {names[g]}", key=widget,
             default=current, on_change=grade_in_place, args=(query_id, row.chunk_id, widget),
             disabled=not may_judge, label_visibility="collapsed",
+            help=_auth.refusal_help(db, "judge"),
         )

@@ -166,14 +166,16 @@ with st.expander("Build the queue", expanded=False):
         values = sorted({v for v in store.query_segments(db, attribute).values() if v})
         columns[1].multiselect("Only these segments", values, key="pool_segment_values")
     st.button("Add pooled pairs to the queue", key="pool_build", on_click=build_pool,
-              args=("pool_runs",), disabled=not may_judge, type="primary")
+              args=("pool_runs",), disabled=not _auth.can(db, "enqueue"), type="primary",
+              help=_auth.refusal_help(db, "enqueue"))
     st.number_input(
         "Overlap: share of pairs judged by at least two people (%)", 0, 100,
         int(round(queue.overlap_share(db) * 100)), 5, key="overlap_share_input",
         help="Those pairs are served to a second annotator; agreement is measured on them.",
     )
     st.button("Save overlap", key="overlap_save", on_click=save_overlap,
-              disabled=not _auth.can(db, "edit"))
+              disabled=not _auth.can(db, "set_overlap"),
+              help=_auth.refusal_help(db, "set_overlap"))
     _common.show_flash("label_pool")
 
 if not name:
@@ -207,7 +209,8 @@ if pair is None:
     columns[0].button(shortcuts.LABELS["back"], key="label_back", on_click=back,
                       shortcut=shortcuts.key("back"))
     columns[1].button(shortcuts.LABELS["undo"], key="label_undo", on_click=undo,
-                      shortcut=shortcuts.key("undo"))
+                      shortcut=shortcuts.key("undo"), disabled=not _auth.can(db, "undo"),
+                      help=_auth.refusal_help(db, "undo"))
     draw_progress()
     st.stop()
 
@@ -230,7 +233,7 @@ for column, (value, grade_name, _) in zip(columns, scale, strict=True):
     column.button(
         f"{keys.get(value, '')} · {grade_name}" if value in keys else grade_name,
         key=f"label_grade_{value}", on_click=grade, args=(value,), shortcut=keys.get(value),
-        width="stretch", disabled=not may_judge,
+        width="stretch", disabled=not may_judge, help=_auth.refusal_help(db, "judge"),
         type="primary" if value == mine else "secondary",
     )
 for column, (_, _, guideline) in zip(columns, scale, strict=True):
@@ -251,7 +254,10 @@ for column, (action, callback) in zip(columns, action_buttons, strict=True):
     column.button(
         shortcuts.LABELS[action], key=f"label_{action}",
         on_click=callback, shortcut=shortcuts.key(action), width="stretch",
-        disabled=not may_judge and action != "back",
+        disabled=action != "back"
+        and not _auth.can(db, "judge" if action == "cant_judge" else action),
+        help=None if action == "back"
+        else _auth.refusal_help(db, "judge" if action == "cant_judge" else action),
     )
 st.caption("Keys: " + escape_markdown(shortcuts.legend(grades, [n for _, n, _ in scale]))
            + ". Keys do nothing while the cursor is in a text field (press Tab or click "

@@ -64,7 +64,6 @@ def assign_split(stratify_options: list[str]) -> None:
 
 
 db = _common.page_setup()
-can_edit = _auth.can(db, "edit")  # viewers and annotators: read only
 names = queries_admin.attribute_names(db)
 st.title("Queries")
 
@@ -83,7 +82,8 @@ with st.expander("Add a query", expanded=False):
     columns[0].text_input("New attribute (optional)", key="new_attr_name", placeholder="e.g. team")
     columns[1].text_input("Its value", key="new_attr_value")
     st.button("Add query", key="add_query", type="primary", on_click=add_query, args=(names,),
-              disabled=not can_edit)
+              disabled=not _auth.can(db, "add_query"),
+              help=_auth.refusal_help(db, "add_query"))
     _common.show_flash(WHERE_ADD)
 
 # --- Search and edit --------------------------------------------------------------------------
@@ -104,11 +104,13 @@ config: dict = {
 }
 config.update({name: st.column_config.TextColumn(name) for name in names})
 edited = st.data_editor(
-    table, hide_index=True, column_config=config, num_rows="fixed", disabled=not can_edit,
+    table, hide_index=True, column_config=config, num_rows="fixed",
+    disabled=not _auth.can(db, "edit_queries"),
     key=f"queries_editor_{st.session_state.get('editor_nonce', 0)}_{digest}",
 )
 st.button("Save changes", key="save_queries", on_click=save_edits, args=(edited,),
-          disabled=table.empty or not can_edit)
+          disabled=table.empty or not _auth.can(db, "edit_queries"),
+          help=_auth.refusal_help(db, "edit_queries"))
 _common.show_flash(WHERE_EDIT)
 
 # --- Split ------------------------------------------------------------------------------------
@@ -122,5 +124,6 @@ columns[2].selectbox("Stratify by", [NO_SPLIT, *names], key="split_stratify",
                      help="Split each segment of this attribute separately.")
 columns[3].checkbox("Only queries without a split", key="split_only_unassigned")
 st.button("Assign split", key="assign_split", on_click=assign_split, args=(names,),
-          disabled=not can_edit)
+          disabled=not _auth.can(db, "assign_split"),
+          help=_auth.refusal_help(db, "assign_split"))
 _common.show_flash(WHERE_SPLIT)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from labeling.synthetic import review, sampling
-from pages import _common
+from pages import _auth, _common
 
 WHERE = "review"
 ALL = "all"
@@ -94,7 +94,9 @@ with st.expander("Generate candidates", expanded=False):
                       help="random, or stratified by document")
     cols[3].selectbox("Generator", ("offline", "llm"), key="gen_generator",
                       help="llm needs SCORECARD_LLM_BASE_URL and SCORECARD_LLM_MODEL")
-    st.button("Generate", key="gen_button", on_click=_generate)
+    st.button("Generate", key="gen_button", on_click=_generate,
+              disabled=not _auth.can(db, "add_candidates"),
+              help=_auth.refusal_help(db, "add_candidates"))
 
 frame = review.candidates_frame(db)
 if frame.empty:
@@ -128,10 +130,12 @@ if mode == "Table":
     pending = [int(i) for i in view.loc[view["status"] == "pending", "id"]]
     cols = st.columns(3)
     cols[0].button(f"Accept {len(pending)} pending", key="batch_accept", on_click=_batch,
-                   args=(pending, "accept"), disabled=not pending)
+                   args=(pending, "accept"), disabled=not pending or not _auth.can(db, "accept"),
+                   help=_auth.refusal_help(db, "accept"))
     cols[1].selectbox("Reason", review.REJECT_REASONS, key="batch_reason")
     cols[2].button(f"Reject {len(pending)} pending", key="batch_reject", on_click=_batch,
-                   args=(pending, "reject"), disabled=not pending)
+                   args=(pending, "reject"), disabled=not pending or not _auth.can(db, "reject"),
+                   help=_auth.refusal_help(db, "reject"))
 else:
     if view.empty:
         st.info("Nothing matches the filters.")
@@ -168,12 +172,14 @@ else:
         pending = row["status"] == "pending"
         cols = st.columns([1, 2.2, 1, 1, 1])
         cols[0].button("Accept", key="review_accept", type="primary", on_click=_accept,
-                       args=(cid, row["question"]), disabled=not pending,
-                       shortcut=SHORTCUTS["accept"])
+                       args=(cid, row["question"]),
+                       disabled=not pending or not _auth.can(db, "accept"),
+                       help=_auth.refusal_help(db, "accept"), shortcut=SHORTCUTS["accept"])
         cols[1].selectbox("Reject reason", review.REJECT_REASONS, key="reject_reason",
                           label_visibility="collapsed")
         cols[2].button("Reject", key="review_reject", on_click=_reject, args=(cid,),
-                       disabled=not pending, shortcut=SHORTCUTS["reject"])
+                       disabled=not pending or not _auth.can(db, "reject"),
+                       help=_auth.refusal_help(db, "reject"), shortcut=SHORTCUTS["reject"])
         cols[3].button("Previous", key="review_previous", on_click=_move, args=(-1, len(view)),
                        shortcut=SHORTCUTS["previous"])
         cols[4].button("Next", key="review_next", on_click=_move, args=(1, len(view)),

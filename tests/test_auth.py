@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import hashlib
 import importlib
 import importlib.util
@@ -14,6 +15,8 @@ import shutil
 import sys
 import tempfile
 import textwrap
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,6 +119,258 @@ def test_the_last_admin_stays_until_the_last_account_goes(db):
 
 
 # ---------------------------------------------------------------------------------------------
+# Sign-in attempts: counted in the workspace, per name and per address, with doubling pauses
+
+T0 = 1_800_000_000.0  # a fixed clock: every pause below is arithmetic, nothing sleeps
+
+
+def attempt(db, name: str, password: str, address: str | None = "10.0.0.7", now: float = T0):
+    """The role, or the refusal's sentence."""
+    try:
+        return auth.sign_in(db, name, password, address, now=now)
+    except auth.SignInRefused as refused:
+        return str(refused)
+
+
+def test_pauses_double_from_the_limit_up_to_the_cap():
+    limit = auth.ACCOUNT_LIMIT
+    assert [auth.pause_after(n, limit) for n in range(1, limit)] == [0.0] * (limit - 1)
+    first = auth.FIRST_PAUSE_SECONDS
+    assert [auth.pause_after(limit + i, limit) for i in range(4)] == [
+        first, 2 * first, 4 * first, 8 * first
+    ]
+    assert auth.pause_after(limit + 50, limit) == auth.MAX_PAUSE_SECONDS
+    assert auth.pause_after(10**6, limit) == auth.MAX_PAUSE_SECONDS
+
+
+def test_failed_sign_ins_pause_the_name_and_survive_a_new_connection(db):
+    for _ in range(auth.ACCOUNT_LIMIT):
+        assert attempt(db, "ada", "wrong-password") == "Wrong name or password."
+    # The right password, too soon: refused without being checked.
+    assert attempt(db, "ada", PASSWORDS["ada"]) == (
+        "Too many failed sign-ins for this name: try again in 60 s."
+    )
+    # A reload or a new browser session is a new connection to the same file.
+    path = db.conn.execute("PRAGMA database_list").fetchone()[2]
+    again = store.open_workspace(path)
+    assert "try again in 50 s" in attempt(again, "ada", PASSWORDS["ada"], now=T0 + 10)
+    assert auth.sign_in_pause(again, "ada", "10.0.0.8", now=T0 + 10) == 50.0
+    # Another name from the same address is not paused (the address limit is higher).
+    assert attempt(again, "bob", PASSWORDS["bob"], now=T0 + 10) == "annotator"
+    # After the pause the right password works and the name's count starts again.
+    assert attempt(again, "ada", PASSWORDS["ada"], now=T0 + 60) == "admin"
+    assert attempt(again, "ada", "wrong-password", now=T0 + 61) == "Wrong name or password."
+    assert auth.sign_in_pause(again, "ada", None, now=T0 + 61) == 0.0
+
+
+def test_each_further_failure_doubles_the_pause(db):
+    now = T0
+    for _ in range(auth.ACCOUNT_LIMIT):
+        attempt(db, "ada", "wrong-password", now=now)
+    pauses = []
+    for _ in range(6):
+        pause = auth.sign_in_pause(db, "ada", None, now=now)
+        pauses.append(pause)
+        now += pause
+        assert attempt(db, "ada", "wrong-password", now=now) == "Wrong name or password."
+    assert pauses == [60.0, 120.0, 240.0, 480.0, 900.0, 900.0]
+    assert auth.sign_in_pause(db, "ada", None, now=now) == auth.MAX_PAUSE_SECONDS
+
+
+def test_unknown_names_are_paused_alike(db):
+    """A pause says nothing about whether an account exists."""
+    for name in ("ada", "nobody"):
+        for _ in range(auth.ACCOUNT_LIMIT):
+            assert attempt(db, name, "wrong-password") == "Wrong name or password."
+        assert "for this name" in attempt(db, name, "wrong-password")
+
+
+def test_one_address_is_paused_after_many_names(db):
+    names = [f"user{i}" for i in range(auth.ADDRESS_LIMIT)]
+    for name in names:
+        assert attempt(db, name, "wrong-password") == "Wrong name or password."
+    assert attempt(db, "ada", PASSWORDS["ada"]) == (
+        "Too many failed sign-ins from this address: try again in 60 s."
+    )
+    assert attempt(db, "ada", PASSWORDS["ada"], address="10.0.0.8") == "admin"
+    assert attempt(db, "bob", PASSWORDS["bob"], address=None) == "annotator"  # loopback
+
+
+def test_a_quiet_hour_forgets_the_count(db):
+    for _ in range(auth.ACCOUNT_LIMIT - 1):
+        attempt(db, "ada", "wrong-password")
+    later = T0 + auth.FORGET_SECONDS
+    for _ in range(auth.ACCOUNT_LIMIT - 1):
+        assert attempt(db, "ada", "wrong-password", now=later) == "Wrong name or password."
+    assert auth.sign_in_pause(db, "ada", None, now=later) == 0.0
+    rows = db.conn.execute("SELECT count(*) FROM sign_in_failures").fetchone()[0]
+    assert rows == 2  # this name and this address; nothing else accumulates
+
+
+def test_parallel_attempts_get_no_more_guesses(db):
+    """Ten sessions guessing at once (one connection each): the attempts are counted before
+    the passwords are checked, so exactly the limit of them is checked."""
+    path = db.conn.execute("PRAGMA database_list").fetchone()[2]
+    handles = [store.open_workspace(path) for _ in range(10)]
+    start = threading.Barrier(len(handles))
+
+    def guess(handle):
+        start.wait()
+        return attempt(handle, "ada", "wrong-password")
+
+    with concurrent.futures.ThreadPoolExecutor(len(handles)) as pool:
+        answers = list(pool.map(guess, handles))
+    assert answers.count("Wrong name or password.") == auth.ACCOUNT_LIMIT
+    assert sum("Too many failed sign-ins" in a for a in answers) == 10 - auth.ACCOUNT_LIMIT
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions: signed, expiring tokens checked against the workspace
+
+
+def open_session(db, name: str = "bob", now: float = T0) -> tuple[auth.Session, str]:
+    """A session of ``name`` and its cookie token (the ticket traded as the browser would)."""
+    session, ticket = auth.start_session(db, name, "10.0.0.7", now=now)
+    token, expires = auth.redeem_ticket(db, ticket, now=now + 1)
+    assert expires == session.expires_at
+    return session, token
+
+
+def test_a_ticket_is_traded_once_for_a_token_that_resumes_the_session(db):
+    session, ticket = auth.start_session(db, "bob", None, now=T0)
+    assert auth.ticket_open(db, session.id, now=T0 + 1)
+    assert auth.redeem_ticket(db, ticket, now=T0 + auth.TICKET_SECONDS) is None  # too late
+    session, ticket = auth.start_session(db, "bob", None, now=T0)
+    token, _ = auth.redeem_ticket(db, ticket, now=T0 + 1)
+    assert auth.redeem_ticket(db, ticket, now=T0 + 2) is None  # only once
+    assert not auth.ticket_open(db, session.id, now=T0 + 2)
+    assert auth.redeem_ticket(db, "made-up-ticket", now=T0 + 2) is None
+    resumed = auth.resume_session(db, token, now=T0 + 3)
+    assert resumed == auth.Session(session.id, "bob", session.expires_at)
+    assert auth.session_account(db, session.id, now=T0 + 3) == "bob"
+    # A server restart: a new connection verifies it with the stored signing key.
+    path = db.conn.execute("PRAGMA database_list").fetchone()[2]
+    assert auth.resume_session(store.open_workspace(path), token, now=T0 + 3) == resumed
+
+
+def test_tokens_are_stored_only_as_hashes(db):
+    _, token = open_session(db)
+    dump = "\n".join(db.conn.iterdump())
+    assert token not in dump and token.rsplit(".", 1)[1] not in dump
+    assert hashlib.sha256(token.encode()).hexdigest() in dump
+
+
+def test_a_token_expires(db):
+    session, token = open_session(db)
+    assert session.expires_at - T0 == pytest.approx(auth.SESSION_SECONDS, abs=1)
+    assert auth.resume_session(db, token, now=session.expires_at - 1)
+    assert auth.resume_session(db, token, now=session.expires_at) is None
+    assert auth.session_account(db, session.id, now=session.expires_at) is None
+
+
+def _swap(text: str, index: int) -> str:
+    return text[:index] + ("A" if text[index] != "A" else "B") + text[index + 1:]
+
+
+def test_a_tampered_token_does_not_verify(db, demo_file, tmp_path):
+    session, token = open_session(db)
+    version, session_id, expires, nonce, signature = token.split(".")
+    other, _ = open_session(db, "ada")
+    forged = [
+        _swap(token, len(token) - 1),  # the signature
+        ".".join([version, str(other.id), expires, nonce, signature]),  # another session
+        ".".join([version, session_id, str(int(expires) + 3600), nonce, signature]),  # longer
+        ".".join([version, session_id, expires, _swap(nonce, 0), signature]),
+        ".".join(["v0", session_id, expires, nonce, signature]),
+        token + ".x", token.replace(".", ""), "", None,
+    ]
+    for bad in forged:
+        assert auth.resume_session(db, bad, now=T0 + 1) is None, bad
+    # Signed by another workspace's key (right format, right id): refused.
+    elsewhere = tmp_path / "other.db"
+    shutil.copyfile(demo_file, elsewhere)
+    other_db = store.open_workspace(elsewhere)
+    other_db.conn.execute("UPDATE signing_key SET secret = randomblob(32)")
+    auth.add_user(other_db, "bob", "annotator", PASSWORDS["bob"])
+    _, foreign = open_session(other_db)
+    assert auth.cookie_name(other_db) != auth.cookie_name(db)
+    assert auth.resume_session(db, foreign, now=T0 + 1) is None
+    assert auth.resume_session(db, token, now=T0 + 1)  # the genuine one still works
+
+
+def test_a_sign_out_ends_every_session_of_the_account(db):
+    first, first_token = open_session(db)
+    second, second_token = open_session(db)
+    other, other_token = open_session(db, "ada")
+    assert auth.end_sessions(db, "bob", now=T0 + 5) == 2
+    for session, token in ((first, first_token), (second, second_token)):
+        assert auth.resume_session(db, token, now=T0 + 6) is None
+        assert auth.session_account(db, session.id, now=T0 + 6) is None
+    assert auth.resume_session(db, other_token, now=T0 + 6).account == "ada"
+
+
+def test_a_password_change_ends_the_sessions(db):
+    session, token = open_session(db, now=time.time())
+    other, _ = open_session(db, "ada", now=time.time())
+    auth.set_password(db, "bob", "a-new-password")
+    assert auth.resume_session(db, token) is None
+    assert auth.session_account(db, session.id) is None
+    assert auth.session_account(db, other.id) == "ada"
+
+
+def test_a_role_change_ends_the_sessions_and_the_same_role_does_not(db):
+    session, _ = open_session(db, now=time.time())
+    auth.set_role(db, "bob", "annotator")  # no change
+    assert auth.session_account(db, session.id) == "bob"
+    auth.set_role(db, "bob", "viewer")
+    assert auth.session_account(db, session.id) is None
+
+
+def test_a_removed_account_loses_its_sessions(db):
+    _, token = open_session(db, now=time.time())
+    auth.remove_user(db, "bob")
+    assert auth.resume_session(db, token) is None
+    assert db.conn.execute("SELECT count(*) FROM sessions WHERE account = 'bob'").fetchone() == (0,)
+
+
+def test_a_stronger_hash_on_sign_in_keeps_the_sessions(db, monkeypatch):
+    session, _ = open_session(db, now=time.time())
+    monkeypatch.setattr(auth, "_HASHER", PasswordHasher(time_cost=2, memory_cost=16,
+                                                        parallelism=1))
+    old_hash = db.conn.execute("SELECT password_hash FROM users WHERE name = 'bob'").fetchone()
+    assert auth.sign_in(db, "bob", PASSWORDS["bob"], None) == "annotator"
+    assert db.conn.execute("SELECT password_hash FROM users WHERE name = 'bob'").fetchone() != (
+        old_hash
+    )
+    assert auth.session_account(db, session.id) == "bob"
+
+
+def test_an_ended_session_is_anonymous_to_the_role_check(db):
+    """The app's resolver maps a browser session to its session row's account: once the row
+    is revoked, that session's writes are refused like a signed-out visitor's."""
+    session, _ = open_session(db, now=time.time())
+    q, c = pair(db)
+    previous = auth._resolver
+    auth.set_actor_resolver(lambda handle: auth.session_account(handle, session.id) or "")
+    try:
+        store.add_judgment(db, q, c, 1, "bob")
+        auth.end_sessions(db, "bob")
+        with pytest.raises(auth.AccessDenied, match="nobody is signed in: saving a judgment"):
+            store.add_judgment(db, q, c, 2, "bob")
+    finally:
+        auth.set_actor_resolver(previous)
+
+
+@pytest.mark.parametrize(("address", "loopback"), [
+    ("127.0.0.1", True), ("127.0.0.2", True), ("::1", True), ("[::1]", True),
+    ("localhost", True), ("::ffff:127.0.0.1", True), ("", False), (None, False),
+    ("0.0.0.0", False), ("::", False), ("192.168.1.4", False), ("scorecard.example", False),
+])
+def test_loopback_addresses(address, loopback):
+    assert auth.is_loopback(address) is loopback
+
+
+# ---------------------------------------------------------------------------------------------
 # The role check
 
 
@@ -183,7 +438,7 @@ def test_role_changes_and_removals_apply_to_the_next_write(db):
 def test_the_app_resolver_supplies_the_actor(db):
     q, c = pair(db)
     previous = auth._resolver  # the app's, when an AppTest ran in this process
-    auth.set_actor_resolver(lambda: "vic")
+    auth.set_actor_resolver(lambda db: "vic")
     try:
         with pytest.raises(auth.AccessDenied):
             store.add_judgment(db, q, c, 1, "vic")
@@ -340,6 +595,53 @@ def test_a_viewer_cannot_write_through_any_function(db, tmp_path):
             assert fingerprint(db) == before, name
 
 
+# What a refusal names, by write function; the others must name some action's phrase too.
+REFUSAL_PHRASES = {
+    "store.add_judgment": "saving a judgment",
+    "dashboard.save_snapshot": "saving scores to the history",
+    "imports.import_qrels": "importing",
+    "queries_admin.import_bytes": "importing",
+    "queue.skip": "skipping a pair",
+    "queue.undo": "undoing a judgment",
+    "queue.rejudge": "sending pairs back to the labeling queue",
+    "queue.set_overlap_share": "changing the overlap share",
+    "pooling.build_pool": "adding pairs to the labeling queue",
+    "dashboard.send_unjudged_to_queue": "adding pairs to the labeling queue",
+    "dashboard.add_failure_tag": "adding a failure tag",
+    "dashboard.tag_failure": "tagging why a query failed",
+    "dashboard.lock_split": "locking the test split",
+    "dashboard.unlock_split": "unlocking the test split",
+    "queries_admin.add_query": "adding a query",
+    "queries_admin.update_queries": "editing queries",
+    "queries_admin.assign_split": "assigning the dev/test split",
+    "baseline.bm25_run": "adding a baseline run",
+    "synthetic.review.accept": "accepting synthetic questions",
+    "synthetic.review.reject_many": "rejecting synthetic questions",
+    "synthetic.review.generate": "adding synthetic questions",
+    "auth.add_user": "managing accounts",
+}
+GENERIC = {"store.set_scale"}  # the grade scale: the command line's, "changing the workspace"
+
+
+def test_a_refusal_names_the_action_refused(db, tmp_path):
+    phrases = {phrase for phrase, _ in auth.ACTIONS.values()}
+    calls = _write_calls(db, tmp_path)
+    assert set(REFUSAL_PHRASES) | GENERIC <= set(calls)
+    with auth.acting_as("vic"):
+        for name, call in calls.items():
+            with pytest.raises(auth.AccessDenied) as refused:
+                call()
+            said = str(refused.value).removeprefix("vic is a viewer: ").split(" needs ")[0]
+            assert said in phrases, (name, said)
+            if name in REFUSAL_PHRASES:
+                assert said == REFUSAL_PHRASES[name], name
+            assert (said == "changing the workspace") == (name in GENERIC), (name, said)
+    assert auth.refusal_help(db, "bob", "import") == (
+        "bob is an annotator\\: importing needs the role admin\\."
+    )
+    assert auth.refusal_help(db, "bob", "judge") is None
+
+
 def test_the_owner_can_do_every_write(db, tmp_path):
     for name, call in _write_calls(db, tmp_path).items():
         try:
@@ -356,6 +658,9 @@ WRITE_MARKERS = {"write_transaction", "add_judgment", "_import_transaction"}
 NOT_PUBLIC_WRITES = {
     "store.write_transaction", "store.init_workspace", "demo.build_demo",
     "auth.authenticate",  # re-hashes the signer's own password on sign-in, as the owner
+    # Sign-in bookkeeping (attempt counts, session rows), done as the owner for whoever signs
+    # in: anyone may try; the tests below check what each does.
+    "auth.sign_in", "auth.start_session", "auth.redeem_ticket", "auth.end_sessions",
 }
 
 

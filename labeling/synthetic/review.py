@@ -74,7 +74,7 @@ def add_candidates(
     )
     now = utc_now()
     ids: list[int] = []
-    with write_transaction(db, action="review") as conn:
+    with write_transaction(db, action="add_candidates") as conn:
         for cand, (dup, sim), trip in zip(candidates, duplicates, trips, strict=True):
             if dup and dup.startswith("#"):  # an earlier question of this same batch
                 dup = f"c:{ids[int(dup[1:])]}"
@@ -221,7 +221,7 @@ def accept(
     if not scale:
         raise ScorecardError("the workspace has no relevance scale")
     top = max(g for g, _, _ in scale)
-    with write_transaction(db, action="review") as conn:
+    with write_transaction(db, action="accept") as conn:
         row = _pending(conn, candidate_id)
         text = (question if question is not None else row["question"]).strip()
         if not text:
@@ -270,7 +270,7 @@ def reject(db: sqlite_utils.Database, candidate_id: int, reviewer: str, reason: 
         raise InputError("enter your name (Annotator, in the sidebar) to review", source="review")
     if not reason:
         raise InputError("give a reason for rejecting", source="review")
-    with write_transaction(db, action="review") as conn:
+    with write_transaction(db, action="reject") as conn:
         _pending(conn, candidate_id)
         conn.execute(
             "UPDATE synthetic_candidates SET status = 'rejected', reject_reason = ?,"
@@ -287,7 +287,7 @@ def accept_many(db: sqlite_utils.Database, ids: Iterable[int], reviewer: str) ->
 def reject_many(db: sqlite_utils.Database, ids: Iterable[int], reviewer: str, reason: str) -> int:
     """Reject each candidate of ``ids`` with ``reason`` in one transaction; return the count."""
     ids = [int(i) for i in ids]
-    with write_transaction(db, action="review"):
+    with write_transaction(db, action="reject"):
         for cid in ids:
             reject(db, cid, reviewer, reason)
     return len(ids)

@@ -1,17 +1,24 @@
-"""Sign-in in the app, and roles in every page: a viewer's write widgets are disabled, and
-when a page forgets to disable one (simulated by making ``_auth.can`` say yes), the click is
-refused by the library, so the workspace does not change. (Streamlit 1.67 itself discards a
-forged change of a disabled widget, so disabling is a real barrier, not only a look.)"""
+"""Sign-in in the app, and roles in every page: every write control a role cannot use is
+disabled with the refusal as its tooltip, and when a page forgets to disable one (simulated by
+making ``_auth.can`` say yes), the click is refused by the library, so the workspace does not
+change. (Streamlit 1.67 itself discards a forged change of a disabled widget, so disabling is a
+real barrier, not only a look.) Sessions: a sign-out, a password or a role change ends the
+account's other sessions on their next run, even a click's callback that runs before the page;
+a workspace without accounts is not served on a non-loopback address."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import re
 from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
+from streamlit import config as streamlit_config
 
-from labeling import auth, store
+from labeling import auth, dashboard, pooling, store
+from labeling.synthetic import review
 from pages import _auth
 
 PAGES = sorted(
@@ -106,16 +113,24 @@ def test_a_wrong_password_fails(accounts, open_app):
     assert "Wrong name or password." in messages(at)
 
 
-def test_repeated_failures_pause_sign_in(accounts, open_app):
-    at = open_app()
-    for _ in range(_auth.MAX_FAILURES):
-        at.text_input(key=_auth.NAME_KEY).input("ada")
-        at.text_input(key=_auth.PASSWORD_KEY).input("wrong-password")
-        at.button(key="sign_in_submit").click().run()
-    at.text_input(key=_auth.PASSWORD_KEY).input("ada-password")  # right, but too soon
+def attempt(at, name: str, password: str) -> None:
+    at.text_input(key=_auth.NAME_KEY).input(name)
+    at.text_input(key=_auth.PASSWORD_KEY).input(password)
     at.button(key="sign_in_submit").click().run()
-    assert "Too many failed attempts" in messages(at)
+
+
+def test_repeated_failures_pause_sign_in_in_every_session(accounts, open_app):
+    at = open_app()
+    for _ in range(auth.ACCOUNT_LIMIT):
+        attempt(at, "ada", "wrong-password")
+    attempt(at, "ada", "ada-password")  # right, but too soon
+    assert "Too many failed sign-ins for this name" in messages(at)
     assert _auth.USER_KEY not in at.session_state
+    fresh = open_app()  # a new browser session: the count lives in the workspace
+    attempt(fresh, "ada", "ada-password")
+    assert "Too many failed sign-ins for this name" in messages(fresh)
+    assert _auth.USER_KEY not in fresh.session_state
+    assert signed_in(open_app, "bob")  # another name from the same address still may
 
 
 def test_signed_in_user_is_the_annotator_and_can_sign_out(accounts, open_app):
@@ -165,17 +180,110 @@ def test_an_admin_imports(accounts, open_app):
     assert store.counts(store.open_workspace(accounts))["judgments"] == before + 1
 
 
-def test_a_viewer_sees_write_buttons_disabled(accounts, open_app):
-    at = signed_in(open_app, "vic")
-    checked = 0
+# Every control that writes (or only feeds one write), by key prefix, with its action; and the
+# controls that write nothing. A control in neither list fails the walk below: classify it.
+CONTROL_ACTIONS = {
+    "pool_build": "enqueue", "overlap_save": "set_overlap", "label_grade_": "judge",
+    "label_cant_judge": "judge", "label_skip": "skip", "label_undo": "undo", "jbq_": "judge",
+    "adj_save": "judge", "rejudge_go": "rejudge", "gen_button": "add_candidates",
+    "review_accept": "accept", "review_reject": "reject", "batch_accept": "accept",
+    "batch_reject": "reject", "dash_enqueue": "enqueue", "dash_judge_save": "judge",
+    "dash_tag_save": "tag_failure", "dash_add_tag": "add_tag", "dash_save_history": "save_scores",
+    "dash_lock": "lock", "dash_unlock": "unlock", "add_query": "add_query",
+    "save_queries": "edit_queries", "queries_editor_": "edit_queries",
+    "assign_split": "assign_split", "import_": "import", "upload_": "import",
+}
+READ_ONLY_CONTROLS = (
+    "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",
+)
+
+
+def action_of(key: str) -> str | None:
+    for prefix, action in CONTROL_ACTIONS.items():
+        if key.startswith(prefix):
+            return action
+    assert key.startswith(READ_ONLY_CONTROLS), f"classify the control {key!r}"
+    return None
+
+
+def controls(at) -> list[tuple[str, object]]:
+    """(key, proto) of every button, segmented control, file uploader and data editor shown."""
+    found = [(b.key, b.proto) for b in at.button]
+    found += [(g.key, g.proto) for g in at.get("button_group")]
+    found += [(u.proto.id.rsplit("-", 1)[-1] if not u.key else u.key, u.proto)
+              for u in at.get("file_uploader")]
+    found += [(d.key, d.proto) for d in at.dataframe if d.proto.editing_mode]  # editors only
+    return found
+
+
+def walk_pages(at, workspace: Path):
+    """Yield (page, control key, proto) for every page, every dashboard tab (History with the
+    test split unlocked and locked) and both review views; the workspace needs a queue and
+    review candidates to show their controls."""
     for page in PAGES:
         at.switch_page(f"pages/{page}.py").run()
-        assert not at.exception, (page, at.exception)
-        for button in at.button:
-            if button.key and button.key.startswith(WRITE_BUTTONS):
-                assert button.disabled, (page, button.key)
-                checked += 1
-    assert checked >= 8
+        views = [None]
+        if page == "dashboard":
+            views = ["Scorecard", "Coverage", "Compare", "Worst queries", "Failure tags",
+                     "History", "History locked"]
+        if page == "review":
+            views = ["One at a time", "Table"]
+        for view in views:
+            if page == "dashboard":
+                if view == "History locked":  # the owner locks it: Unlock shows
+                    db = store.open_workspace(workspace)
+                    dashboard.lock_split(db, "owner")
+                    db.close()
+                at.session_state["dash_tab"] = view.removesuffix(" locked")
+                at.run()
+                if view == "Worst queries":
+                    at.selectbox(key="dash_drill_query").set_value("q01").run()
+            if page == "review":
+                at.segmented_control(key="review_mode").set_value(view).run()
+            assert not at.exception, (page, view, at.exception)
+            for key, proto in controls(at):
+                yield page, key, proto
+
+
+@pytest.fixture
+def busy_workspace(accounts: Path) -> Path:
+    """The accounts' workspace with a labeling queue and synthetic questions to review."""
+    dashboard.clear_cache()
+    db = store.open_workspace(accounts)
+    pooling.build_pool(db, store.run_names(db))
+    review.generate(db, 2, seed=1)
+    db.close()
+    yield accounts
+    dashboard.clear_cache()
+
+
+@pytest.mark.parametrize("name", ["vic", "bob", "ada"])
+def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
+    """Controls of actions the role may not do are disabled with the refusal naming the
+    action as their tooltip; the others carry no refusal."""
+    at = signed_in(open_app, name)
+    db = store.open_workspace(busy_workspace)
+    seen: dict[str, set[str]] = {"refused": set(), "allowed": set()}
+    for page, key, proto in walk_pages(at, busy_workspace):
+        action = action_of(key)
+        if action is None:
+            continue
+        help_text = getattr(proto, "help", "")
+        if auth.can(db, name, action):
+            seen["allowed"].add(action)
+            assert not help_text, (page, key, help_text)
+            continue
+        seen["refused"].add(action)
+        assert proto.disabled, (name, page, key)
+        if hasattr(proto, "help"):  # a data editor has no tooltip; its Save button has
+            assert help_text == auth.refusal_help(db, name, action), (page, key, help_text)
+            assert auth.action_phrase(action) in help_text.replace("\\", "")
+    db.close()
+    admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
+                  "unlock"}
+    refused = {"vic": set(CONTROL_ACTIONS.values()), "bob": admin_only, "ada": set()}[name]
+    assert seen["refused"] == refused
+    assert seen["allowed"] == set(CONTROL_ACTIONS.values()) - refused
 
 
 def test_a_viewer_cannot_write_through_any_page(accounts, open_app, pages_forget_roles):
@@ -195,3 +303,120 @@ def test_a_viewer_cannot_write_through_any_page(accounts, open_app, pages_forget
             refused += "vic is a viewer" in messages(at)
         assert fingerprint(accounts) == before, page
     assert clicked > 20 and refused >= 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions
+
+
+def handover_ticket(at) -> str | None:
+    """The ticket in the page's cookie script (``_auth._cookie_script``), if one is shown."""
+    for element in at.get("html"):
+        found = re.search(r'"X-Scorecard-Ticket": "([A-Za-z0-9_-]+)"', element.proto.body)
+        if found:
+            return found.group(1)
+    return None
+
+
+def test_a_sign_in_hands_the_browser_a_ticket_for_its_cookie(accounts, open_app):
+    at = signed_in(open_app, "bob")
+    ticket = handover_ticket(at)
+    assert ticket and ticket not in str(at.session_state[_auth.SESSION_KEY])
+    assert _auth.SESSION_ROUTE in at.get("html")[0].proto.body
+    db = store.open_workspace(accounts)
+    token, _ = auth.redeem_ticket(db, ticket)  # what the route does with it
+    session = auth.resume_session(db, token)  # what a reload does with the cookie
+    assert session and session.account == "bob"
+    assert session.id == at.session_state[_auth.SESSION_KEY]
+    db.close()
+    at.run()
+    assert handover_ticket(at) is None  # redeemed: the script is gone
+
+
+def test_a_sign_out_ends_the_other_sessions(accounts, open_app):
+    first, second = signed_in(open_app, "bob"), signed_in(open_app, "bob", "data")
+    other = signed_in(open_app, "ada")
+    first.button(key="sign_out").click().run()
+    assert first.title[0].value == "Sign in"
+    second.run()  # its next interaction
+    assert second.title[0].value == "Sign in"
+    assert "Your session has ended" in messages(second)
+    other.run()
+    assert other.title[0].value != "Sign in"
+
+
+@pytest.mark.parametrize("change", ["password", "role"])
+def test_a_password_or_role_change_ends_the_sessions(accounts, open_app, change):
+    at = signed_in(open_app, "bob", "data")
+    db = store.open_workspace(accounts)
+    if change == "password":
+        auth.set_password(db, "bob", "a-new-password")
+    else:
+        auth.set_role(db, "bob", "viewer")
+    db.close()
+    at.run()
+    assert at.title[0].value == "Sign in"
+    assert "Your session has ended" in messages(at)
+
+
+def test_an_ended_session_cannot_write_even_from_a_callback(accounts, open_app):
+    """A click's callback runs before the page checks the session: the library's role check
+    reads the session row itself, so the save is refused."""
+    db = store.open_workspace(accounts)
+    pooling.build_pool(db, store.run_names(db))
+    at = signed_in(open_app, "bob", "label")
+    grade = at.button(key="label_grade_2")
+    assert not grade.disabled
+    auth.end_sessions(db, "bob")  # e.g. bob signed out in another tab
+    before = fingerprint(accounts)
+    grade.click().run()
+    assert fingerprint(accounts) == before
+    assert at.title[0].value == "Sign in"
+    db.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the app may be served
+
+
+@pytest.fixture
+def server_address():
+    """``set(address)``: the ``server.address`` the app sees, as if passed to streamlit run."""
+    before = streamlit_config.get_option("server.address")
+    yield lambda address: streamlit_config.set_option("server.address", address)
+    streamlit_config.set_option("server.address", before)
+
+
+def test_the_app_is_configured_for_loopback():
+    assert auth.is_loopback(streamlit_config.get_option("server.address"))
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0", "::", "", "192.168.1.4", "scorecard.example"])
+def test_a_workspace_without_accounts_is_not_served_on_the_network(
+    workspace, open_app, server_address, caplog, address
+):
+    server_address(address)
+    caplog.set_level(logging.ERROR, logger="scorecard.app")
+    for page in PAGES:
+        at = open_app(page)
+        assert not at.exception, page
+        assert [t.value for t in at.title] == ["Not served on the network"], page
+        assert "no accounts" in messages(at)
+        assert not at.button and not at.dataframe and not at.text_input, page
+    assert any("refusing to serve a workspace without accounts" in r.message
+               for r in caplog.records)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "localhost", "::1"])
+def test_a_workspace_without_accounts_is_served_on_loopback(workspace, open_app,
+                                                            server_address, address):
+    server_address(address)
+    at = open_app("data")
+    assert at.title[0].value == "Data"
+    assert not at.button(key="import_qrels").disabled
+
+
+def test_a_workspace_with_accounts_may_be_served_on_the_network(accounts, open_app,
+                                                                server_address):
+    server_address("0.0.0.0")
+    assert signed_in(open_app, "ada", "data").title[0].value == "Data"

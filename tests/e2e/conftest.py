@@ -1,12 +1,16 @@
-"""One Streamlit server and one headless Chromium for all browser tests.
+"""Streamlit servers and one headless Chromium for the browser tests.
 
-The server runs ``app.py`` on a free loopback port against a temporary workspace (the demo is
-built there on the first page load); its output goes to ``streamlit.log`` in that folder.
-Chromium is Debian's ``/usr/bin/chromium`` (never ``playwright install``).
+``app_server``: the server most browser tests share. It runs ``app.py`` on a free loopback port
+against a temporary workspace without accounts (the demo is built there on the first page
+load). ``serve_app`` starts another server on a workspace a test module prepares (the sign-in
+tests use one with accounts); both go through ``_serve``. A server's output goes to
+``streamlit.log`` beside its workspace. Chromium is Debian's ``/usr/bin/chromium`` (never
+``playwright install``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -44,19 +48,18 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running app whose workspace is a temporary file."""
-    folder = tmp_path_factory.mktemp("e2e")
-    _SERVER_WORKSPACE["path"] = folder / "scorecard.db"
+@contextlib.contextmanager
+def _serve(workspace: Path) -> Iterator[str]:
+    """Run ``app.py`` on ``workspace`` (built as the demo if missing) on a free loopback port;
+    yields its base URL and stops it afterwards."""
     port = _free_port()
-    env = {**os.environ, "SCORECARD_WORKSPACE": str(folder / "scorecard.db")}
+    env = {**os.environ, "SCORECARD_WORKSPACE": str(workspace)}
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
         "--server.address", "127.0.0.1", "--server.port", str(port),
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]
-    log_path = folder / "streamlit.log"
+    log_path = workspace.parent / "streamlit.log"
     with open(log_path, "wb") as log:
         server = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
@@ -75,6 +78,20 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running app whose workspace is a temporary file without accounts."""
+    _SERVER_WORKSPACE["path"] = tmp_path_factory.mktemp("e2e") / "scorecard.db"
+    with _serve(_SERVER_WORKSPACE["path"]) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def serve_app():
+    """``with serve_app(workspace) as url:`` another app server, on a workspace of your own."""
+    return _serve
 
 
 @pytest.fixture(scope="session")
