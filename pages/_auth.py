@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from labeling import auth
+from labeling.markdown import escape_markdown
 
 USER_KEY = "auth_user"
 NAME_KEY = "sign_in_name"
@@ -86,7 +87,7 @@ def _form(db: sqlite_utils.Database) -> None:
                               on_click=_check, args=(db,))
     message = st.session_state.pop(MESSAGE_KEY, None)
     if message:
-        st.error(message)
+        st.error(escape_markdown(message))  # it can quote a name
 
 
 def _check(db: sqlite_utils.Database) -> None:

@@ -13,6 +13,7 @@ from argon2 import PasswordHasher
 
 from labeling import auth, store
 from pages import _auth
+from tests.markup import shown
 
 PAGES = sorted(
     p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.py")
@@ -70,7 +71,7 @@ def pages_forget_roles(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def messages(at) -> str:
-    return " | ".join(e.value for e in [*at.error, *at.warning, *at.success])
+    return " | ".join(shown(e.value) for e in [*at.error, *at.warning, *at.success])
 
 
 def test_without_accounts_there_is_no_sign_in(workspace, open_app):
