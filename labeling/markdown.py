@@ -7,6 +7,11 @@ character taken literally, so no link, emphasis, heading, list, table cell, code
 become ``&lt;`` and ``&gt;`` so that no HTML tag can form even where a renderer passes HTML
 through.
 
+Escapes do not stop GitHub's extended autolinks: Streamlit finds ``http://``, ``https://``,
+``www.`` and ``name@host.tld`` in the text *after* escapes are resolved and makes them links. So
+an invisible WORD JOINER (U+2060) goes between ``https:`` and ``//``, between ``www`` and ``.``
+and before an ``@`` that follows a word: the text reads and wraps the same, and no link forms.
+
 Plotly charts have a rule of their own: every text of a chart (titles, tick labels, legend
 entries, hover labels) may carry a few HTML tags (``<a href>``, ``<b>``, ``<br>``, ...), and
 entities are decoded, so ``escape_chart_text`` writes ``& < >`` as entities and nothing else.
@@ -23,10 +28,15 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 _PUNCTUATION = re.compile(r"([!-/:;=?@\[-`{-~])")
 _ANGLES = str.maketrans({"<": "&lt;", ">": "&gt;"})
 _CHART_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+WORD_JOINER = "\u2060"
+# Where GitHub's extended autolinks start: a scheme's "//", "www." and the "@" of an address.
+_AUTOLINK_STARTS = re.compile(r"(?i)(?<=https:)(?=//)|(?<=http:)(?=//)|(?<=www)(?=\.)|"
+                              r"(?<=[-.\w+])(?=@)")
 
 
 def _escape_line(line: str) -> str:
-    return _PUNCTUATION.sub(r"\\\1", line).translate(_ANGLES)
+    unlinked = _AUTOLINK_STARTS.sub(WORD_JOINER, line)
+    return _PUNCTUATION.sub(r"\\\1", unlinked).translate(_ANGLES)
 
 
 def escape_markdown(text: object) -> str:

@@ -1,12 +1,14 @@
 """One Streamlit server and one headless Chromium for all browser tests.
 
 The server runs ``app.py`` on a free loopback port against a temporary workspace (the demo is
-built there on the first page load); its output goes to ``streamlit.log`` in that folder.
+built there on the first page load); its output goes to ``streamlit.log`` in that folder. A test
+that needs a workspace of its own starts its own server with ``own_app_server``.
 Chromium is Debian's ``/usr/bin/chromium`` (never ``playwright install``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -44,13 +46,12 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running app whose workspace is a temporary file."""
-    folder = tmp_path_factory.mktemp("e2e")
-    _SERVER_WORKSPACE["path"] = folder / "scorecard.db"
+@contextlib.contextmanager
+def serve_app(workspace: Path, folder: Path) -> Iterator[str]:
+    """Run ``app.py`` on a free loopback port against ``workspace`` (log: ``folder``/
+    ``streamlit.log``) and yield its base URL; the server stops when the block ends."""
     port = _free_port()
-    env = {**os.environ, "SCORECARD_WORKSPACE": str(folder / "scorecard.db")}
+    env = {**os.environ, "SCORECARD_WORKSPACE": str(workspace)}
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
         "--server.address", "127.0.0.1", "--server.port", str(port),
@@ -75,6 +76,22 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running app whose workspace is a temporary file."""
+    folder = tmp_path_factory.mktemp("e2e")
+    _SERVER_WORKSPACE["path"] = folder / "scorecard.db"
+    with serve_app(folder / "scorecard.db", folder) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def own_app_server():
+    """``with own_app_server(workspace, folder) as url:`` a server of one's own on another
+    workspace (``serve_app``), for tests that must not touch the shared one."""
+    return serve_app
 
 
 @pytest.fixture(scope="session")
