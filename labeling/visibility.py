@@ -34,7 +34,7 @@ SEES_ALL_ROLES = frozenset({"admin"})
 _JUDGED_PAIRS = """
 WITH latest AS (
     SELECT query_id, chunk_id, grade, flags, max(id) AS id
-    FROM judgments WHERE annotator = ?1 GROUP BY query_id, chunk_id
+    FROM judgments WHERE annotator = ?1 {and_query} GROUP BY query_id, chunk_id
 )
 SELECT query_id, chunk_id FROM latest
 WHERE (grade IS NOT NULL OR coalesce(json_extract(flags, '$.cant_judge'), 0))
@@ -77,21 +77,36 @@ class Sight:
 EVERYTHING = Sight(viewer="", sees_all=True)
 
 
-def judged_pairs(db: sqlite_utils.Database, viewer: str) -> frozenset[tuple[str, str]]:
-    """The pairs ``viewer`` has judged and that are not waiting for them in the queue."""
+def judged_pairs(
+    db: sqlite_utils.Database, viewer: str, query_id: str | None = None
+) -> frozenset[tuple[str, str]]:
+    """The pairs ``viewer`` has judged and that are not waiting for them in the queue (only
+    those of ``query_id`` when given: a page showing one query reads its rows only)."""
     name = (viewer or "").strip()
     if not name:
         return frozenset()
-    return frozenset((str(q), str(c)) for q, c in db.conn.execute(_JUDGED_PAIRS, [name]))
+    if query_id is None:
+        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query=""), [name])
+    else:  # a separate statement, so that SQLite reads the query's rows through its index
+        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query="AND query_id = ?2"),
+                               [name, query_id])
+    return frozenset((str(q), str(c)) for q, c in rows)
 
 
-def sight(db: sqlite_utils.Database, viewer: str | None, role: str | None) -> Sight:
+def sight(
+    db: sqlite_utils.Database, viewer: str | None, role: str | None, *,
+    query_id: str | None = None,
+) -> Sight:
     """What ``viewer`` (an account or typed name), whose role is ``role`` (None: no account),
-    may see of other people's grades in this workspace now (see the module's rule)."""
+    may see of other people's grades in this workspace now (see the module's rule).
+
+    ``query_id``: only that query's pairs are looked up (the Label card, a drill-down); the
+    sight then shows no other query's grades.
+    """
     name = (viewer or "").strip()
     if role in SEES_ALL_ROLES or not auth.accounts_enabled(db):
         return Sight(viewer=name, sees_all=True)
-    return Sight(viewer=name, sees_all=False, pairs=judged_pairs(db, name))
+    return Sight(viewer=name, sees_all=False, pairs=judged_pairs(db, name, query_id))
 
 
 def visible_judgments(rows: list[dict], seen: Sight) -> list[dict]:

@@ -55,11 +55,13 @@ def annotator() -> str:
     return str(st.session_state.get(ANNOTATOR_KEY) or "").strip()
 
 
-def sight(db: sqlite_utils.Database) -> visibility.Sight:
-    """What this session may see of other people's grades (``labeling.visibility``): the
-    signed-in account with its role, else (no accounts) the local user."""
+def sight(db: sqlite_utils.Database, query_id: str | None = None) -> visibility.Sight:
+    """What this session may see of other people's grades (``labeling.visibility``; of one
+    query's pairs when ``query_id`` is given): the signed-in account with its role, else (no
+    accounts) the local user."""
     account = _auth.user()
-    return visibility.sight(db, account or annotator(), auth.role_of(db, account))
+    return visibility.sight(db, account or annotator(), auth.role_of(db, account),
+                            query_id=query_id)
 
 
 def page_setup() -> sqlite_utils.Database:

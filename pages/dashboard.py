@@ -489,7 +489,8 @@ with tabs[3]:
             st.text(f"Query {query_id}: {queries['text'].get(query_id, '')}")
             scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in measures)
             st.caption(f"{escape_inline(run)}: {escape_inline(scores)}")
-            sight = _common.sight(db)  # blind: grades this person may not see yet are hidden
+            # blind: grades this person may not see yet are hidden
+            sight = _common.sight(db, query_id)
             ranked, missed = dash.drill_down(db, run, query_id, sight=sight)
             if ranked.empty:
                 st.info("The run returned nothing for this query.")

@@ -259,7 +259,7 @@ st.caption("Keys: " + escape_markdown(shortcuts.legend(grades, [n for _, n, _ in
 
 plural = "" if len(history) == 1 else "s"
 with st.expander(f"History of this pair ({len(history)} judgment{plural})", expanded=False):
-    shown = visibility.visible_judgments(history, _common.sight(db))
+    shown = visibility.visible_judgments(history, _common.sight(db, card.query_id))
     if len(shown) < len(history):
         st.caption("Other people's grades appear after you judge the pair, so yours stays "
                    "independent.")

@@ -73,6 +73,13 @@ def test_an_annotator_sees_others_grades_only_of_pairs_they_judged(accounts):
     assert sight.sees(*pair, "bob")  # one's own judgments are always one's own
 
 
+def test_a_sight_of_one_query_knows_that_query_only(accounts):
+    whole = visibility.sight(accounts, "bob", "annotator")
+    query_id = sorted(whole.pairs)[0][0]
+    one = visibility.sight(accounts, "bob", "annotator", query_id=query_id)
+    assert one.pairs == {p for p in whole.pairs if p[0] == query_id} and one.pairs
+
+
 def test_a_viewer_sees_no_one_elses_grades(accounts):
     sight = visibility.sight(accounts, "vic", "viewer")
     assert sight.pairs == frozenset()
