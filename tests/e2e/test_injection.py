@@ -45,14 +45,16 @@ PROBE = """(evil) => {
         shown: document.body.innerText.includes(evil),
     };
 }"""
-# Counts the app's script runs (any state but "notRunning"), so that a check after an action
-# waits for the run that action started, not the idle state before it.
-COUNT_RUNS = """() => {
-    const app = document.querySelector("[data-testid='stApp']");
-    window.__runs = 0;
-    new MutationObserver(() => {
-        if (app.getAttribute('data-test-script-state') !== 'notRunning') window.__runs += 1;
-    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+TITLE = "[data-testid='stMain'] h1"  # every page starts with its title
+# An element each dashboard tab draws once its (lazy) body has run.
+TAB_READY = {
+    "Coverage": ".st-key-dash_cov_runs", "Compare": ".st-key-dash_baseline",
+    "Worst queries": ".st-key-dash_worst_measure", "Failure tags": ".st-key-dash_tag_chart",
+    "History": ".st-key-dash_history_set",
+}
+NEW_TITLE = """([selector, before]) => {
+    const title = document.querySelector(selector);
+    return title !== null && title.innerText !== before;
 }"""
 
 
@@ -74,20 +76,24 @@ class Visit:
     def __init__(self, page, wait_idle, origin: str) -> None:
         self.page, self.wait_idle, self.origin = page, wait_idle, origin
         self.requests: list[str] = []
+        self.sockets: list[str] = []
         self.shown: list[str] = []
         page.on("request", lambda request: self.requests.append(request.url))
+        page.on("websocket", lambda socket: self.sockets.append(socket.url))
 
     def start(self) -> None:
         self.page.goto(self.origin)
+        self.page.locator(TITLE).first.wait_for()
         self.wait_idle(self.page)
-        self.page.evaluate(COUNT_RUNS)
         self.check("home")
 
-    def act(self, action: Callable[[], None], where: str) -> None:
-        """Do ``action``, wait for the script run it starts to finish, then check the page."""
-        self.page.evaluate("() => { window.__runs = 0; }")
+    def act(self, action: Callable[[], None], where: str,
+            ready: Callable[[], object] | None = None) -> None:
+        """Do ``action``, wait until ``ready`` (what the resulting run draws) and the app is
+        idle, then check the page. (Waiting for idle alone can pass before the run starts.)"""
         action()
-        self.page.wait_for_function("() => window.__runs > 0")
+        if ready is not None:
+            ready()
         self.wait_idle(self.page)
         self.check(where)
 
@@ -107,18 +113,31 @@ class Visit:
     def open(self, href: str) -> str:
         """Open a page through the navigation; return its name (file stem, ``home``)."""
         name = urlsplit(href).path.strip("/") or "home"
+        if self.page.url.rstrip("/") == href.rstrip("/"):
+            self.check(name)  # already there
+            return name
+        before = self.page.locator(TITLE).first.inner_text()
         link = self.page.locator(f"[data-testid='stSidebarNav'] a[href='{href}']")
-        self.act(link.click, name)
+        self.act(link.click, name,
+                 lambda: self.page.wait_for_function(NEW_TITLE, arg=[TITLE, before]))
         return name
 
-    def choose(self, key: str, value: str, where: str) -> None:
+    def tab(self, name: str, where: str) -> None:
+        self.act(self.page.get_by_role("tab", name=name).click, where,
+                 self.page.locator(TAB_READY[name]).first.wait_for)
+
+    def choose(self, key: str, value: str, where: str,
+               ready: Callable[[], object] | None = None) -> None:
         box = self.page.locator(f".st-key-{key} input").first
         box.fill(value)
-        self.act(lambda: box.press("Enter"), where)
+        self.act(partial(box.press, "Enter"), where, ready)
 
     def outside(self) -> list[str]:
+        """Requests to any origin but the app's, and web sockets to any host but the app's."""
+        host = urlsplit(self.origin).netloc
         return [url for url in self.requests
-                if f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" != self.origin]
+                if f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" != self.origin
+                ] + [url for url in self.sockets if urlsplit(url).netloc != host]
 
 
 def test_hostile_text_is_text_and_nothing_leaves_the_machine(browser, hostile_app, wait_idle):
@@ -130,7 +149,7 @@ def test_hostile_text_is_text_and_nothing_leaves_the_machine(browser, hostile_ap
     visit.start()
     name = page.locator("[data-testid='stSidebar'] input[aria-label='Annotator']")
     name.fill(hostile.ANNOTATORS[0])  # typed names are untrusted too
-    visit.act(lambda: name.press("Enter"), "home, named")
+    visit.act(partial(name.press, "Enter"), "home, named")
 
     links = page.locator("[data-testid='stSidebarNav'] a")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
@@ -140,22 +159,29 @@ def test_hostile_text_is_text_and_nothing_leaves_the_machine(browser, hostile_ap
         if stem == "dashboard":
             visit.choose("dash_run", hostile.RUN, "dashboard: hostile run")  # on the first tab
             for tab in DASHBOARD_TABS[1:]:
-                visit.act(page.get_by_role("tab", name=tab).click, f"dashboard: {tab}")
-            visit.act(page.get_by_role("tab", name="Worst queries").click,
-                      "dashboard: Worst queries again")
-            visit.choose("dash_drill_query", hostile.QUERY, "dashboard: drill-down")
+                visit.tab(tab, f"dashboard: {tab}")
+            visit.tab("Worst queries", "dashboard: Worst queries again")
+            drilled = page.get_by_text(f"Query {hostile.QUERY}").first.wait_for
+            visit.choose("dash_drill_query", hostile.QUERY, "dashboard: drill-down", drilled)
         if stem == "data":
             upload = page.locator(".st-key-upload_chunks_0 input[type='file']")
             bad_file = {"name": hostile.FILE_NAME, "mimeType": "text/csv",
                         "buffer": b'id,text\nc1,"never closed\n'}
-            visit.act(partial(upload.set_input_files, files=[bad_file]), "data: file chosen")
-            visit.act(page.get_by_role("button", name="Import chunks").click, "data: bad upload")
+            file_part = hostile.FILE_NAME.split("//")[1]  # text free of the word joiner
+            chip = page.locator(".st-key-upload_chunks_0 [data-testid='stFileChip']"
+                                f"[aria-label^='{hostile.FILE_NAME}']")
+            visit.act(partial(upload.set_input_files, files=[bad_file]), "data: file chosen",
+                      chip.first.wait_for)
+            message = page.locator("[data-testid^='stAlertContent']", has_text=file_part)
+            visit.act(page.get_by_role("button", name="Import chunks").click, "data: bad upload",
+                      message.first.wait_for)
             with page.expect_download() as download:
                 page.get_by_role("button", name="Judgments (CSV)").click()
             exported = Path(download.value.path()).read_text(encoding="utf-8")
 
     assert visit.outside() == []
     assert len(visit.requests) > 20  # the recorder saw the page load: scripts, fonts, media
+    assert visit.sockets  # and the app's own web socket
     # where the hostile text is page text (elsewhere it sits in tables, drawn on a canvas)
     for where in ("home", "label", "judge_by_query", "review",
                   "dashboard: drill-down", "data: bad upload"):
