@@ -7,7 +7,7 @@ import plotly.express as px
 import streamlit as st
 
 from labeling import dashboard as dash
-from labeling import exports, store
+from labeling import exports, queries_admin, store
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline
 from pages import _common
 
@@ -21,7 +21,7 @@ def csv_button(frame: pd.DataFrame, name: str, key: str) -> None:
     st.download_button(
         "Download CSV",
         exports.csv_bytes(frame),
-        file_name=f"{name}.csv",
+        file_name=f"{queries_admin.safe_filename(name)}.csv",  # names hold run and query ids
         mime="text/csv",
         key=key,
     )

@@ -17,6 +17,7 @@ import pytest
 from argon2 import PasswordHasher
 
 from labeling import auth, dashboard, store
+from labeling.queries_admin import safe_filename
 from pages import _auth
 
 ACCOUNTS = {"ada": "admin", "bob": "annotator"}
@@ -106,7 +107,8 @@ def _drill_down(open_app, name: str, team: dict, downloads) -> pd.DataFrame:
     assert not at.exception
     ranked = next(d.value for d in at.dataframe if "grade_name" in d.value.columns
                   and "score" in d.value.columns)
-    csv_file = [c for n, c in downloads if n == f"ranked-{team['query_id']}.csv"][-1]
+    name = f"{safe_filename('ranked-' + team['query_id'])}.csv"
+    csv_file = [c for n, c in downloads if n == name][-1]
     assert pd.read_csv(io.BytesIO(csv_file))["grade_name"].tolist() == ranked[
         "grade_name"].tolist()
     return ranked.set_index("chunk_id")

@@ -20,6 +20,7 @@ import pytest
 from labeling import dashboard, store
 from labeling.exports import FORMULA_PREFIXES
 from labeling.markdown import escape_chart_text
+from labeling.queries_admin import safe_filename
 from tests import hostile
 from tests.markup import markup_in, shown
 
@@ -204,8 +205,8 @@ def test_every_csv_download_is_defused(hostile_workspace, open_app, downloads):
     defused = {name for name, cells in tables.items()
                if any(c[:1] == "'" and c[1:].startswith(FORMULA_PREFIXES) for c in cells)}
     for name in ("judgments.csv", "pair_history.csv", "disagreements.csv",
-                 "synthetic_candidates.csv", f"worst-{hostile.RUN}.csv",
-                 f"ranked-{hostile.QUERY}.csv", "kappa.csv", "history.csv"):
+                 "synthetic_candidates.csv", f"{safe_filename(f'worst-{hostile.RUN}')}.csv",
+                 f"{safe_filename(f'ranked-{hostile.QUERY}')}.csv", "kappa.csv", "history.csv"):
         assert name in defused, (name, sorted(tables))
     # Numbers stay numbers: a negative score is written as -... not '-...
     assert any(c.startswith("-") and _is_number(c) for cells in tables.values() for c in cells)
