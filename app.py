@@ -47,7 +47,7 @@ def page_list() -> list[st.Page]:
 
 
 if __name__ == "__main__":  # a browser session's run (AppTest runs it the same way)
-    st.set_page_config(page_title=_common.PAGE_TITLE, layout="wide")
+    st.set_page_config(page_title=_common.PAGE_TITLE, page_icon=_common.PAGE_ICON, layout="wide")
     st.session_state[_common.THROUGH_APP_KEY] = True
     # Each page starts with _common.page_setup() (workspace, demo build, sign-in, sidebar).
     st.navigation(page_list()).run()

@@ -39,6 +39,7 @@ from labeling.errors import InputError, ScorecardError
 from labeling.measures import parse_measure
 from labeling.metrics import evaluate_ranked
 from labeling.ranking import RankedRows, rank_rows
+from labeling.visibility import Sight
 
 UNITS = ("chunk", "document")
 POLICIES: dict[str, str] = {
@@ -51,6 +52,7 @@ CONSENSUS_RULES = consensus.RULES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
 MISSING = "(missing)"
+HIDDEN = "hidden"  # grade_name of a grade the viewer may not see yet (labeling.visibility)
 FAILURE_TAGS: dict[str, str] = {
     "relevant chunk never retrieved": "A relevant chunk is not in the run at all.",
     "chunk split badly": "The answer is cut across chunks or buried in a long one.",
@@ -65,9 +67,9 @@ CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
 
 __all__ = [
-    "CONSENSUS_RULES", "DEFAULT_MEASURES", "FAILURE_TAGS", "MISSING", "NO_SEGMENT", "OVERALL",
-    "POLICIES", "SPLITS", "UNITS", "Labels", "add_failure_tag", "clear_cache", "compare_runs",
-    "coverage", "curves", "drill_down", "drill_down_documents", "failure_reviews",
+    "CONSENSUS_RULES", "DEFAULT_MEASURES", "FAILURE_TAGS", "HIDDEN", "MISSING", "NO_SEGMENT",
+    "OVERALL", "POLICIES", "SPLITS", "UNITS", "Labels", "add_failure_tag", "clear_cache",
+    "compare_runs", "coverage", "curves", "drill_down", "drill_down_documents", "failure_reviews",
     "failure_tag_names", "history", "judge", "label_snapshot", "load_run", "lock_split",
     "paired_scores", "per_query", "query_table", "save_snapshot", "scorecard",
     "scorecard_matrix", "segment_options", "segment_scorecard", "segment_values",
@@ -686,8 +688,19 @@ def _snippet(text: object) -> str:
     return value if len(value) <= SNIPPET_CHARS else value[: SNIPPET_CHARS - 1] + "…"
 
 
+def _hidden_grades(
+    graded: pd.Series, query_id: str, sight: Sight | None
+) -> pd.Series:
+    """Per labeled chunk id (the index of ``graded``): whether ``sight`` hides its grade."""
+    if sight is None or sight.sees_all:
+        return pd.Series(False, index=graded.index, dtype=bool)
+    return pd.Series([not sight.sees_pair(query_id, c) for c in graded.index.astype(str)],
+                     index=graded.index, dtype=bool)
+
+
 def drill_down(
-    db: sqlite_utils.Database, run: str, query_id: str, *, rel: int = 1, depth: int | None = None
+    db: sqlite_utils.Database, run: str, query_id: str, *, rel: int = 1, depth: int | None = None,
+    sight: Sight | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One query's ranked list and the judged-relevant chunks the run did not retrieve.
 
@@ -695,6 +708,10 @@ def drill_down(
     (``unjudged`` when unjudged), relevant, snippet. Missed: chunk_id, doc_id, grade,
     grade_name, snippet, for chunks graded ``>= rel`` that are nowhere in the run's list
     (or below ``depth`` when given). Ranks follow trec_eval's order (score, then id desc).
+
+    ``sight`` (default: everything) is who looks (``labeling.visibility``): a grade they may
+    not see is NA with grade_name ``hidden`` (relevant False) in the ranked list, and its chunk
+    is left out of the missed list.
     """
     labels = label_snapshot(db)
     frame = load_run(db, run)
@@ -705,6 +722,9 @@ def drill_down(
         mine = mine.loc[mine["rank"] <= depth]
     grades = labels.qrels.loc[labels.qrels["query_id"] == query_id].set_index("doc_id")[
         "relevance"]
+    hidden = _hidden_grades(grades, query_id, sight)
+    hidden_ids = set(hidden.index[hidden].astype(str))
+    grades = grades.loc[~hidden]
     scale = {g: name for g, name, _ in store.get_scale(db)}
     chunks = pd.read_sql_query(
         "SELECT id, doc_id, text FROM chunks WHERE id IN "
@@ -719,6 +739,7 @@ def drill_down(
     ranked["score"] = mine["score"].to_numpy()
     ranked["grade"] = ranked["chunk_id"].map(grades).astype("Int64")
     ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
+    ranked.loc[ranked["chunk_id"].isin(hidden_ids), "grade_name"] = HIDDEN
     ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
     ranked["snippet"] = ranked["chunk_id"].map(chunks["text"]).map(_snippet)
     retrieved = set(ranked["chunk_id"])
@@ -741,6 +762,7 @@ def drill_down_documents(
     rel: int = 1,
     depth: int | None = None,
     chunk_lists: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    sight: Sight | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The drill-down at document level, as the ``document`` unit scores a query.
 
@@ -751,17 +773,22 @@ def drill_down_documents(
     grade_name, chunk_id (its highest-labeled chunk), snippet, for documents graded ``>= rel``
     that the run did not return (or only below ``depth`` when given).
 
-    ``chunk_lists``: what ``drill_down(db, run, query_id, rel=rel)`` returned, when the caller
-    has it already (it is not read again).
+    ``chunk_lists``: what ``drill_down(db, run, query_id, rel=rel, sight=sight)`` returned,
+    when the caller has it already (it is not read again). ``sight`` as in ``drill_down``: a
+    document with a labeled chunk whose grade the viewer may not see is ``hidden`` (its grade
+    would tell that chunk's), and is left out of the missed list.
     """
     if chunk_lists is None:
-        chunk_lists = drill_down(db, run, query_id, rel=rel)
+        chunk_lists = drill_down(db, run, query_id, rel=rel, sight=sight)
     chunks, missed_chunks = chunk_lists
     chunk_doc = chunk_documents(db)
     labels = label_snapshot(db)
     graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
     document = _document_of(graded["doc_id"], chunk_doc)
+    hidden = _hidden_grades(graded.set_index("doc_id")["relevance"], query_id, sight)
+    hidden_docs = set(document.loc[hidden.to_numpy()])
     doc_grade = graded["relevance"].groupby(document.to_numpy()).max()
+    doc_grade = doc_grade.loc[~doc_grade.index.isin(hidden_docs)]
     chunks = chunks.assign(document=_document_of(chunks["chunk_id"], chunk_doc))
     best = chunks.drop_duplicates("document")  # rows come in rank order
     ranked = pd.DataFrame({
@@ -774,6 +801,7 @@ def drill_down_documents(
     scale = {g: name for g, name, _ in store.get_scale(db)}
     ranked["grade"] = ranked["doc_id"].map(doc_grade).astype("Int64")
     ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
+    ranked.loc[ranked["doc_id"].isin(hidden_docs), "grade_name"] = HIDDEN
     ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
     ranked["snippet"] = best["snippet"].to_numpy()
     if depth is not None:
@@ -784,7 +812,8 @@ def drill_down_documents(
     ])
     texts = texts[~texts.index.duplicated()]
     relevant = graded.assign(document=document.to_numpy()).loc[graded["relevance"] >= rel]
-    relevant = relevant.loc[~relevant["document"].isin(ranked["doc_id"])]
+    relevant = relevant.loc[~relevant["document"].isin(ranked["doc_id"])
+                            & ~relevant["document"].isin(hidden_docs)]
     relevant = relevant.sort_values(["relevance", "doc_id"], ascending=[False, True])
     top = relevant.drop_duplicates("document")
     missed = pd.DataFrame({

@@ -2,11 +2,19 @@
 
 - ``export_qrels``: TREC qrels, one grade per pair from ``labeling.consensus``.
 - ``export_run``: a stored run in TREC run format (tag = run name).
-- ``export_judgments``: the full judgment history as CSV. User text is untrusted: a text cell
-  starting with ``= + - @`` (or tab / carriage return) gets a leading ``'`` so spreadsheets do not
-  run it as a formula; numbers are written as numbers.
+- ``export_judgments``: the full judgment history as CSV.
 - ``export_beir``: corpus (non-placeholder chunks), queries (with segment attributes in
   ``metadata``) and consensus qrels as a BEIR folder.
+- ``csv_bytes``: any table as CSV for a download button.
+
+Every CSV written here (and every CSV download of the app, through ``csv_bytes``) defuses its
+cells with ``defuse``: user text is untrusted, so a text cell starting with ``= + - @`` (or tab /
+carriage return) gets a leading ``'`` and spreadsheets do not run it as a formula; numbers are
+written as numbers (a negative number is data, not a formula).
+
+Grades follow the blind rule (``labeling.visibility``): given a ``sight``, the qrels, the BEIR
+qrels and the judgments hold only what that person may see; ``None`` means everything (the file
+owner: the command line, scripts).
 """
 
 from __future__ import annotations
@@ -17,9 +25,11 @@ from pathlib import Path
 
 import pandas as pd
 import sqlite_utils
+from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
 
 from labeling import formats
 from labeling.consensus import consensus_qrels, run_frame
+from labeling.visibility import Sight
 
 JUDGMENT_COLUMNS = (
     "id",
@@ -41,9 +51,49 @@ def defuse(cell: object) -> object:
     return cell
 
 
-def export_qrels(db: sqlite_utils.Database, path: str | Path, *, rule: str = "default") -> int:
+def _keeps_numbers(dtype: object) -> bool:
+    return is_numeric_dtype(dtype) or is_bool_dtype(dtype) or is_datetime64_any_dtype(dtype)
+
+
+def _defuse_labels(labels: pd.Index) -> pd.Index:
+    if isinstance(labels, pd.MultiIndex):
+        levels = [_defuse_labels(level) for level in labels.levels]
+        return labels.set_levels(levels).set_names([defuse(n) for n in labels.names])
+    defused = labels if _keeps_numbers(labels.dtype) else labels.map(defuse)
+    return defused.rename(defuse(labels.name))
+
+
+def defuse_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with ``defuse`` applied to every text cell, column name and index
+    label; numeric, boolean and date columns are left as they are."""
+    out = frame.copy()
+    for position in range(out.shape[1]):
+        column = out.iloc[:, position]
+        if not _keeps_numbers(column.dtype):
+            out.isetitem(position, column.astype(object).map(defuse))
+    out.columns = _defuse_labels(out.columns)
+    out.index = _defuse_labels(out.index)
+    return out
+
+
+def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
+    """``frame`` as UTF-8 CSV with every cell defused (for download buttons)."""
+    return defuse_frame(frame).to_csv(index=index).encode("utf-8")
+
+
+def visible_qrels(qrels: pd.DataFrame, sight: Sight | None) -> pd.DataFrame:
+    """The qrels rows (query_id, doc_id = chunk id) whose grade ``sight`` may see."""
+    if sight is None or sight.sees_all:
+        return qrels
+    return qrels.loc[sight.pair_mask(qrels, chunk="doc_id")].reset_index(drop=True)
+
+
+def export_qrels(
+    db: sqlite_utils.Database, path: str | Path, *, rule: str = "default",
+    sight: Sight | None = None,
+) -> int:
     """Write consensus qrels (``labeling.consensus.RULES``) in TREC format; return the pairs."""
-    qrels = consensus_qrels(db, rule)
+    qrels = visible_qrels(consensus_qrels(db, rule), sight)
     formats.write_trec_qrels(qrels, path)
     return len(qrels)
 
@@ -55,14 +105,21 @@ def export_run(db: sqlite_utils.Database, run_name: str, path: str | Path) -> in
     return len(run)
 
 
-def export_judgments(db: sqlite_utils.Database, path: str | Path) -> int:
-    """Write every judgment, oldest first, as CSV with a header; return the number of rows."""
+def export_judgments(
+    db: sqlite_utils.Database, path: str | Path, *, sight: Sight | None = None
+) -> int:
+    """Write every judgment ``sight`` may see (default: all), oldest first, as CSV with a
+    header; return the number of rows."""
     count = 0
+    query, chunk, annotator = (JUDGMENT_COLUMNS.index(c)
+                               for c in ("query_id", "chunk_id", "annotator"))
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(JUDGMENT_COLUMNS)
         cursor = db.conn.execute(f"SELECT {', '.join(JUDGMENT_COLUMNS)} FROM judgments ORDER BY id")
         while rows := cursor.fetchmany(10_000):
+            if sight is not None and not sight.sees_all:
+                rows = [r for r in rows if sight.sees(r[query], r[chunk], r[annotator])]
             writer.writerows([defuse(cell) for cell in row] for row in rows)
             count += len(rows)
     return count
@@ -105,8 +162,12 @@ def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     return frame
 
 
-def export_beir(db: sqlite_utils.Database, folder: str | Path) -> dict[str, int]:
-    """Write the workspace as a BEIR folder; return row counts per part."""
-    corpus, queries, qrels = corpus_frame(db), queries_frame(db), consensus_qrels(db)
+def export_beir(
+    db: sqlite_utils.Database, folder: str | Path, *, sight: Sight | None = None
+) -> dict[str, int]:
+    """Write the workspace as a BEIR folder (qrels: those ``sight`` may see, default all);
+    return row counts per part."""
+    corpus, queries = corpus_frame(db), queries_frame(db)
+    qrels = visible_qrels(consensus_qrels(db), sight)
     formats.write_beir(folder, corpus, queries, qrels)
     return {"corpus": len(corpus), "queries": len(queries), "qrels": len(qrels)}

@@ -24,6 +24,7 @@ from labeling import exports, frozen_split, imports
 from labeling.errors import InputError
 from labeling.formats.ids import problem as id_problem
 from labeling.store import write_transaction
+from labeling.visibility import Sight
 
 SOURCES = ("real", "synthetic")
 SPLITS = ("dev", "test")
@@ -334,9 +335,9 @@ def safe_filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "export"
 
 
-def qrels_bytes(db: sqlite_utils.Database) -> bytes:
-    """Consensus qrels in TREC format."""
-    return _via_file(lambda p: exports.export_qrels(db, p), "qrels.txt")
+def qrels_bytes(db: sqlite_utils.Database, sight: Sight | None = None) -> bytes:
+    """Consensus qrels in TREC format (the pairs ``sight`` may see; default all)."""
+    return _via_file(lambda p: exports.export_qrels(db, p, sight=sight), "qrels.txt")
 
 
 def run_bytes(db: sqlite_utils.Database, run_name: str) -> bytes:
@@ -344,17 +345,20 @@ def run_bytes(db: sqlite_utils.Database, run_name: str) -> bytes:
     return _via_file(lambda p: exports.export_run(db, run_name, p), "run.trec")
 
 
-def judgments_csv_bytes(db: sqlite_utils.Database) -> bytes:
-    """The whole judgment history as CSV."""
-    return _via_file(lambda p: exports.export_judgments(db, p), "judgments.csv")
+def judgments_csv_bytes(db: sqlite_utils.Database, sight: Sight | None = None) -> bytes:
+    """The judgment history as CSV (what ``sight`` may see; default all)."""
+    return _via_file(lambda p: exports.export_judgments(db, p, sight=sight), "judgments.csv")
 
 
-def beir_zip_bytes(db: sqlite_utils.Database, folder_name: str = "beir") -> bytes:
-    """The workspace as a BEIR folder, zipped (files under ``folder_name/``)."""
+def beir_zip_bytes(
+    db: sqlite_utils.Database, folder_name: str = "beir", sight: Sight | None = None
+) -> bytes:
+    """The workspace as a BEIR folder, zipped (files under ``folder_name/``; qrels: the pairs
+    ``sight`` may see, default all)."""
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / folder_name
-        exports.export_beir(db, root)
+        exports.export_beir(db, root, sight=sight)
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(root.rglob("*")):
                 if path.is_file():

@@ -206,7 +206,7 @@ def _form() -> None:
         st.form_submit_button("Sign in", key="sign_in_submit", type="primary", on_click=_check)
     message = st.session_state.pop(MESSAGE_KEY, None)  # our sentences; a name in it escaped
     if message:
-        st.error(message)
+        st.error(escape_markdown(message))  # it can quote a name
     if st.session_state.pop(FORGET_COOKIE_KEY, False):
         _cookie_script("DELETE")
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import sqlite_utils
 import streamlit as st
 
-from labeling import demo, store
+from labeling import auth, demo, store, visibility
 from labeling.errors import describe_failure
+from labeling.markdown import escape_markdown
 from pages import _auth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +22,9 @@ ANNOTATOR_INPUT_KEY = "annotator_input"
 FLASH_KEY = "_flash"
 THROUGH_APP_KEY = "_through_app"  # set by app.py on every run
 PAGE_TITLE = "Retrieval Scorecard"
+# An emoji favicon is drawn by the browser itself; a Material icon favicon (the default when
+# pages have ``:material/...:`` icons) is fetched from a font host outside the machine.
+PAGE_ICON = "📊"
 
 log = logging.getLogger("scorecard.app")
 
@@ -61,6 +65,15 @@ def annotator() -> str:
     return str(st.session_state.get(ANNOTATOR_KEY) or "").strip()
 
 
+def sight(db: sqlite_utils.Database, query_id: str | None = None) -> visibility.Sight:
+    """What this session may see of other people's grades (``labeling.visibility``; of one
+    query's pairs when ``query_id`` is given): the signed-in account with its role, else (no
+    accounts) the local user."""
+    account = _auth.user()
+    return visibility.sight(db, account or annotator(), auth.role_of(db, account),
+                            query_id=query_id)
+
+
 def page_setup() -> sqlite_utils.Database:
     """Start of every page: page config, the workspace (built if missing), the sidebar.
 
@@ -77,14 +90,14 @@ def page_setup() -> sqlite_utils.Database:
         PagesManager.uses_pages_directory = False
         st.session_state[THROUGH_APP_KEY] = True
         st.rerun()
-    st.set_page_config(page_title=PAGE_TITLE, layout="wide")
+    st.set_page_config(page_title=PAGE_TITLE, page_icon=PAGE_ICON, layout="wide")
     try:
         db = get_db()
     except Exception as error:  # a workspace that cannot be opened: one sentence, no traceback
         message, reference = describe_failure(error)
         if reference is not None:
             log.error("cannot open the workspace (reference %s)", reference, exc_info=error)
-        st.error(f"The workspace cannot be opened. {message}")
+        st.error(escape_markdown(f"The workspace cannot be opened. {message}"))
         st.stop()
     _auth.sign_in(db)  # stops the page until signed in when the workspace has accounts
     sidebar(db)
@@ -119,14 +132,18 @@ def _keep_annotator() -> None:
 
 
 def flash(kind: str, message: str, where: str) -> None:
-    """Queue a message (success / warning / error) for ``where`` to show on the next render."""
+    """Queue a message (success / warning / error; plain text, ``show_flash`` escapes it) for
+    ``where`` to show on the next render."""
     st.session_state.setdefault(FLASH_KEY, {}).setdefault(where, []).append((kind, message))
 
 
 def show_flash(where: str) -> None:
-    """Show and forget the queued messages of ``where``."""
+    """Show and forget the queued messages of ``where``. Messages are plain text (they quote
+    names, ids, file names and error text, all untrusted): they are escaped here, never as
+    they are queued."""
     for kind, message in st.session_state.get(FLASH_KEY, {}).pop(where, []):
-        {"success": st.success, "warning": st.warning, "error": st.error}[kind](message)
+        show = {"success": st.success, "warning": st.warning, "error": st.error}[kind]
+        show(escape_markdown(message))
 
 
 def report_failure(error: Exception, where: str) -> None:

@@ -7,7 +7,8 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from labeling import agreement, queries_admin, queue, store
+from labeling import agreement, exports, queries_admin, queue, store
+from labeling.markdown import escape_chart_text
 from pages import _auth, _common
 
 WHERE_ADJ, WHERE_REJUDGE = "agreement_adjudicate", "agreement_rejudge"
@@ -79,7 +80,7 @@ kappa = agreement.pairwise_kappa(votes, grades, weights=WEIGHTS[weighting])
 st.dataframe(kappa, hide_index=True, key="kappa_table",
              column_config={"agreement": st.column_config.NumberColumn(format="percent"),
                             "kappa": st.column_config.NumberColumn(format="%.3f")})
-st.download_button("Download CSV", kappa.to_csv(index=False), "kappa.csv", "text/csv",
+st.download_button("Download CSV", exports.csv_bytes(kappa), "kappa.csv", "text/csv",
                    key="kappa_csv")
 
 st.subheader("Confusion of grades")
@@ -88,28 +89,34 @@ pairs_of_people = [TEAM] + [f"{a} × {b}" for a, b in zip(kappa["annotator_a"],
 who = st.selectbox("Between", pairs_of_people, key="confusion_between")
 first, second = (None, None) if who == TEAM else who.split(" × ", 1)
 matrix = agreement.confusion(votes, grades, first, second)
-labels = [f"{g} {names[g]}" for g in grades]
+labels = [escape_chart_text(f"{g} {names[g]}") for g in grades]
 figure = go.Figure(go.Heatmap(
     z=matrix.to_numpy(), x=labels, y=labels, colorscale="Blues", text=matrix.to_numpy(),
     texttemplate="%{text}", hovertemplate="%{y} vs %{x}: %{z}<extra></extra>",
 ))
 figure.update_layout(
     height=380, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-    xaxis_title=second or "grade (the other)", yaxis_title=first or "grade (one)",
+    xaxis_title=escape_chart_text(second or "grade (the other)"),
+    yaxis_title=escape_chart_text(first or "grade (one)"),
     yaxis_autorange="reversed",
 )
 st.plotly_chart(figure, key="confusion_chart")
 if who == TEAM:
     st.caption("Whole team: every two people's grades of the same pair, counted in both orders "
                "(so the matrix is symmetric).")
-st.download_button("Download CSV", matrix.to_csv(), "confusion.csv", "text/csv",
-                   key="confusion_csv")
+st.download_button("Download CSV", exports.csv_bytes(matrix, index=True), "confusion.csv",
+                   "text/csv", key="confusion_csv")
 
 st.subheader("Disagreeing pairs")
 show_done = st.toggle("Include adjudicated pairs", key="disagree_all")
 split = agreement.disagreements(db, include_adjudicated=show_done)
+sight = _common.sight(db)
+if not sight.sees_all:  # blind: only pairs whose grades this person may see
+    split = split.loc[sight.pair_mask(split)].reset_index(drop=True)
+    st.caption("Pairs you have judged yourself (and that are not waiting for you in the queue); "
+               "other people's grades of the rest stay hidden until you judge them.")
 st.dataframe(split, hide_index=True, key="disagree_table")
-st.download_button("Download CSV", split.to_csv(index=False), "disagreements.csv", "text/csv",
+st.download_button("Download CSV", exports.csv_bytes(split), "disagreements.csv", "text/csv",
                    key="disagree_csv")
 if not split.empty:
     options = {f"{r.query_id} / {r.chunk_id} ({r.votes})": (r.query_id, r.chunk_id)

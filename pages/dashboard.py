@@ -7,8 +7,8 @@ import plotly.express as px
 import streamlit as st
 
 from labeling import dashboard as dash
-from labeling import store
-from labeling.markdown import escape_inline
+from labeling import exports, queries_admin, store
+from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline
 from pages import _auth, _common
 
 WHERE = "dashboard"
@@ -20,8 +20,8 @@ WHERE_HISTORY = "dashboard_history"
 def csv_button(frame: pd.DataFrame, name: str, key: str) -> None:
     st.download_button(
         "Download CSV",
-        frame.to_csv(index=False).encode(),
-        file_name=f"{name}.csv",
+        exports.csv_bytes(frame),
+        file_name=f"{queries_admin.safe_filename(name)}.csv",  # names hold run and query ids
         mime="text/csv",
         key=key,
     )
@@ -68,6 +68,9 @@ def show_drill_down(
     table_key, missed_key, prefix = DRILL_KEYS[unit]
     if not ranked.empty:
         show_ranked(ranked, table_key)
+    if (ranked["grade_name"] == dash.HIDDEN).any():
+        st.caption(f"Blind judging: a {unit} marked {dash.HIDDEN} has grades you have not "
+                   "judged yourself; they appear once you have.")
     csv_button(ranked, f"ranked-{prefix}{query_id}", f"{table_key}_csv")
     st.subheader(f"Relevant {unit}s the run missed")
     if missed.empty:
@@ -79,7 +82,7 @@ def show_drill_down(
 
 def grade_badge(label: str) -> str:
     """Cell style of a grade label: grey when unjudged, red to green by grade."""
-    if label == "unjudged":
+    if label in ("unjudged", dash.HIDDEN):
         return "background-color: #eeeeee; color: #555555; font-style: italic"
     colours = {0: "#f8d7da", 1: "#fff3cd", 2: "#d1e7dd", 3: "#a3cfbb"}
     grade = next((g for g, name, _ in SCALE if name == label), None)
@@ -114,7 +117,7 @@ def judge_chunk(query_id: str) -> None:
             _common.annotator(),
             note=state.get("dash_judge_note") or None,
         ),
-        f"Judged {escape_inline(chunk)}: the numbers use the new label.",
+        f"Judged {chunk}: the numbers use the new label.",
     )
 
 
@@ -170,7 +173,7 @@ def save_history(run: str, measures: list[str], controls: dict) -> None:
         lambda: dash.save_snapshot(
             _common.get_db(), run, measures, **controls, created_by=_common.annotator() or None
         ),
-        f"Saved the scores of {escape_inline(run)} on label snapshot " + "{result}.",
+        f"Saved the scores of {run} on label snapshot " + "{result}.",
     )
 
 
@@ -283,7 +286,7 @@ with tabs[0]:
         )
         left, right = st.columns(2)
         bars = px.bar(
-            card,
+            escape_chart_frame(card),
             x="segment",
             y="mean",
             color="measure",
@@ -296,7 +299,7 @@ with tabs[0]:
         left.plotly_chart(bars, key="dash_bars")
         matrix = dash.scorecard_matrix(card)
         heat = px.imshow(
-            matrix,
+            matrix.rename(index=escape_chart_text, columns=escape_chart_text),
             text_auto=".2f",
             zmin=0,
             zmax=1,
@@ -308,7 +311,7 @@ with tabs[0]:
         left, right = st.columns(2)
         long = dash.segment_values(values, queries, segment)
         box = px.box(
-            long,
+            escape_chart_frame(long),
             x="segment",
             y="value",
             color="measure",
@@ -323,7 +326,7 @@ with tabs[0]:
         curve = dash.curves(db, curve_runs, measures[:2], **controls)
         right.plotly_chart(
             px.line(
-                curve,
+                escape_chart_frame(curve),
                 x="k",
                 y="mean",
                 color="run",
@@ -363,7 +366,7 @@ with tabs[1]:
         )
         csv_button(cov, "coverage", "dash_cov_csv")
         coverage_chart = px.bar(
-            cov,
+            escape_chart_frame(cov),
             x="segment",
             y="judged",
             color="run",
@@ -433,13 +436,13 @@ with tabs[2]:
             scatter_run = st.selectbox("Scatter candidate", candidates, key="dash_scatter_run")
             pairs_frame = dash.paired_scores(db, baseline, scatter_run, scatter_measure, **controls)
             scatter = px.scatter(
-                pairs_frame.reset_index(),
+                escape_chart_frame(pairs_frame.reset_index()),
                 x="baseline",
                 y="candidate",
                 hover_data=["query_id"],
                 range_x=[-0.05, 1.05],
                 range_y=[-0.05, 1.05],
-                title=f"Per-query {scatter_measure}",
+                title=escape_chart_text(f"Per-query {scatter_measure}"),
             )
             scatter.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line={"dash": "dot"})
             st.plotly_chart(scatter, key="dash_scatter")
@@ -487,12 +490,14 @@ with tabs[3]:
             st.text(f"Query {query_id}: {queries['text'].get(query_id, '')}")
             scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in measures)
             st.caption(f"{escape_inline(run)}: {escape_inline(scores)}")
-            ranked, missed = dash.drill_down(db, run, query_id)
+            # blind: grades this person may not see yet are hidden
+            sight = _common.sight(db, query_id)
+            ranked, missed = dash.drill_down(db, run, query_id, sight=sight)
             if ranked.empty:
                 st.info("The run returned nothing for this query.")
             if unit == "document":
                 docs, missed_docs = dash.drill_down_documents(
-                    db, run, query_id, chunk_lists=(ranked, missed)
+                    db, run, query_id, chunk_lists=(ranked, missed), sight=sight
                 )
                 st.caption(
                     "Unit: document. A document is ranked where its best chunk is and graded "
@@ -514,7 +519,7 @@ with tabs[3]:
                     "Grade",
                     [g for g, _, _ in scale],
                     key="dash_judge_grade",
-                    format_func=dict((g, f"{g} {n}") for g, n, _ in scale).get,
+                    format_func=dict((g, escape_inline(f"{g} {n}")) for g, n, _ in scale).get,
                     horizontal=True,
                     index=None,
                 )
@@ -554,7 +559,7 @@ with tabs[4]:
         else:
             st.plotly_chart(
                 px.bar(
-                    counts,
+                    escape_chart_frame(counts),
                     x="tag",
                     y="queries",
                     color="segment",
@@ -577,7 +582,7 @@ with tabs[5]:
         if not frame.empty:
             st.plotly_chart(
                 px.line(
-                    frame,
+                    escape_chart_frame(frame),
                     x="run",
                     y="now",
                     color="measure",

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import queries_admin, store
+from labeling.markdown import escape_inline
 from pages import _auth, _common
 
 WHERE = "data"  # messages go to f"{WHERE}_{kind}", under that kind's import button
@@ -109,17 +110,24 @@ for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
 
 st.subheader("Export")
 st.caption("Qrels and the BEIR folder use the consensus grade of each pair.")
+sight = _common.sight(db)
+if not sight.sees_all:
+    st.caption("Blind judging: the qrels, the BEIR folder and the judgments hold your own "
+               "judgments and the grades of pairs you have judged yourself (and that are not "
+               "waiting for you in the queue), nothing of the rest.")
 columns = st.columns(3)
 columns[0].download_button(
-    "Qrels (TREC)", lambda: queries_admin.qrels_bytes(db), file_name="qrels.txt",
+    "Qrels (TREC)", lambda: queries_admin.qrels_bytes(db, sight), file_name="qrels.txt",
     mime="text/plain", key="download_qrels", on_click="ignore",
 )
 columns[1].download_button(
-    "Judgments (CSV)", lambda: queries_admin.judgments_csv_bytes(db), file_name="judgments.csv",
+    "Judgments (CSV)", lambda: queries_admin.judgments_csv_bytes(db, sight),
+    file_name="judgments.csv",
     mime="text/csv", key="download_judgments", on_click="ignore",
 )
 columns[2].download_button(
-    "BEIR folder (zip)", lambda: queries_admin.beir_zip_bytes(db), file_name="beir.zip",
+    "BEIR folder (zip)", lambda: queries_admin.beir_zip_bytes(db, sight=sight),
+    file_name="beir.zip",
     mime="application/zip", key="download_beir", on_click="ignore",
 )
 names = store.run_names(db)
@@ -128,7 +136,7 @@ if names:
     run_columns = st.columns(min(len(names), 4))
     for i, name in enumerate(names):
         run_columns[i % len(run_columns)].download_button(
-            name, lambda name=name: queries_admin.run_bytes(db, name),
+            escape_inline(name), lambda name=name: queries_admin.run_bytes(db, name),
             file_name=f"{queries_admin.safe_filename(name)}.trec", mime="text/plain",
             key=f"download_run_{i}", on_click="ignore",
         )

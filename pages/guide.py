@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import guide, store
+from labeling import exports, guide, store
 from pages import _common
 
 DEFAULTS_KEY = "dashboard_default_measures"  # read by the dashboard page
@@ -26,7 +26,7 @@ st.header("The measures")
 matrix = pd.DataFrame(guide.definitions_table())
 st.dataframe(matrix, hide_index=True, key="guide_matrix")
 st.download_button(
-    "Download the table (CSV)", matrix.to_csv(index=False).encode(),
+    "Download the table (CSV)", exports.csv_bytes(matrix),
     file_name="metric_guide.csv", mime="text/csv", key="guide_download",
 )
 st.caption("Order sensitive: moving documents inside the top k changes the value. Try it on the "

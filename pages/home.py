@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from labeling import queries_admin, store
+from labeling.markdown import escape_inline
 from pages import _common
 
 db = _common.page_setup()
@@ -36,7 +37,7 @@ with left:
     people = queries_admin.annotators(db)
     st.caption(
         f"Queries: {splits['dev']} dev, {splits['test']} test, {splits['none']} without a split. "
-        f"Annotators: {', '.join(people) if people else 'none yet'}."
+        f"Annotators: {', '.join(map(escape_inline, people)) if people else 'none yet'}."
     )
 with right:
     st.subheader("Where things are")

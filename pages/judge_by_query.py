@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import pooling, queue, store
-from labeling.markdown import escape_markdown
+from labeling.markdown import escape_inline, escape_markdown
 from pages import _auth, _common
 
 WHERE = "judge_by_query"
@@ -60,7 +60,8 @@ for row in pairs.itertuples():
         st.caption(escape_markdown(f"{row.chunk_id} · {row.title}"))
         st.markdown(queue.highlighted_markdown(row.text, query_text))
         st.segmented_control(
-            "Grade", list(names), format_func=lambda g: f"{g} {names[g]}", key=widget,
+            "Grade", list(names), format_func=lambda g: escape_inline(f"{g} {names[g]}"),
+            key=widget,
             default=current, on_change=grade_in_place, args=(query_id, row.chunk_id, widget),
             disabled=not may_judge, label_visibility="collapsed",
             help=_auth.refusal_help(db, "judge"),

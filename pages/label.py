@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import pooling, queries_admin, queue, shortcuts, store
-from labeling.markdown import escape_markdown
+from labeling import exports, pooling, queries_admin, queue, shortcuts, store, visibility
+from labeling.markdown import escape_inline, escape_markdown
 from pages import _auth, _common
 
 WHERE = "label"
@@ -231,7 +231,7 @@ with st.container(border=True, key="label_card"):
 columns = st.columns(len(scale))
 for column, (value, grade_name, _) in zip(columns, scale, strict=True):
     column.button(
-        f"{keys.get(value, '')} · {grade_name}" if value in keys else grade_name,
+        escape_inline(f"{keys.get(value, '')} · {grade_name}" if value in keys else grade_name),
         key=f"label_grade_{value}", on_click=grade, args=(value,), shortcut=keys.get(value),
         width="stretch", disabled=not may_judge, help=_auth.refusal_help(db, "judge"),
         type="primary" if value == mine else "secondary",
@@ -265,15 +265,16 @@ st.caption("Keys: " + escape_markdown(shortcuts.legend(grades, [n for _, n, _ in
 
 plural = "" if len(history) == 1 else "s"
 with st.expander(f"History of this pair ({len(history)} judgment{plural})", expanded=False):
-    if mine is None and any(h["annotator"] != name for h in history):
+    shown = visibility.visible_judgments(history, _common.sight(db, card.query_id))
+    if len(shown) < len(history):
         st.caption("Other people's grades appear after you judge the pair, so yours stays "
                    "independent.")
-        history = [h for h in history if h["annotator"] == name]
+    history = shown
     frame = pd.DataFrame(history, columns=["id", "annotator", "grade", "created_at", "note",
                                            "flags"])
     frame["flags"] = frame["flags"].map(lambda f: ", ".join(sorted(f)) if f else "")
     st.dataframe(frame, hide_index=True, key="label_history")
-    st.download_button("Download CSV", frame.to_csv(index=False), "pair_history.csv",
+    st.download_button("Download CSV", exports.csv_bytes(frame), "pair_history.csv",
                        "text/csv", key="label_history_csv")
 
 draw_progress()

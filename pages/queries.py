@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import queries_admin
+from labeling.markdown import escape_inline
 from pages import _auth, _common
 
 WHERE_ADD, WHERE_EDIT, WHERE_SPLIT = "queries_add", "queries_edit", "queries_split"
@@ -77,7 +78,7 @@ with st.expander("Add a query", expanded=False):
     if names:
         columns = st.columns(len(names))
         for column, name in zip(columns, names, strict=True):
-            column.text_input(name, key=f"new_attr_{name}")
+            column.text_input(escape_inline(name), key=f"new_attr_{name}")
     columns = st.columns(2)
     columns[0].text_input("New attribute (optional)", key="new_attr_name", placeholder="e.g. team")
     columns[1].text_input("Its value", key="new_attr_value")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from labeling import exports
+from labeling.markdown import escape_inline
 from labeling.synthetic import review, sampling
 from pages import _auth, _common
 
@@ -125,7 +127,7 @@ mode = st.segmented_control("View", ["One at a time", "Table"], default="One at 
                             key="review_mode")
 if mode == "Table":
     st.dataframe(view[SIGNAL_COLUMNS], key="review_table", hide_index=True)
-    st.download_button("Download CSV", view[SIGNAL_COLUMNS].to_csv(index=False),
+    st.download_button("Download CSV", exports.csv_bytes(view[SIGNAL_COLUMNS]),
                        "synthetic_candidates.csv", "text/csv", key="review_download")
     pending = [int(i) for i in view.loc[view["status"] == "pending", "id"]]
     cols = st.columns(3)
@@ -144,14 +146,14 @@ else:
         st.session_state["review_position"] = position
         row = view.iloc[position]
         cid = int(row["id"])
-        st.caption(f"Candidate {position + 1} of {len(view)} · id {cid} · {row['status']} · "
-                   f"{row['generator']}")
+        st.caption(f"Candidate {position + 1} of {len(view)} · id {cid} · "
+                   + escape_inline(f"{row['status']} · {row['generator']}"))
         st.text_input("Question (edit before accepting if needed)", value=row["question"],
                       key=f"edit_{cid}")
         title, text = review.chunk_text(db, row["chunk_id"])
         left, right = st.columns([3, 2])
         with left:
-            st.caption(f"Source passage: {row['chunk_id']}")
+            st.caption(f"Source passage: {escape_inline(row['chunk_id'])}")
             st.text(title or "")
             st.text(text)
             st.caption("Answer span")
@@ -161,7 +163,8 @@ else:
                            "duplicate_similarity", "roundtrip", "source_rank"]]
             st.dataframe(signals.astype(str).rename("value").to_frame(), key="review_signals")
             if row["rubric_problems"]:
-                st.caption("Rubric: " + row["rubric_problems"].replace("*", "").replace("_", " "))
+                st.caption("Rubric: " + escape_inline(
+                    row["rubric_problems"].replace("*", "").replace("_", " ")))
             if row["outranking"]:
                 st.caption("Chunks BM25 ranks above the source (queued for labeling on accept)")
                 st.dataframe(
@@ -190,5 +193,5 @@ else:
 with st.expander("Review statistics", expanded=False):
     stats = review.review_statistics(db)
     st.dataframe(stats, key="review_stats", hide_index=True)
-    st.download_button("Download CSV", stats.to_csv(index=False), "synthetic_review_stats.csv",
+    st.download_button("Download CSV", exports.csv_bytes(stats), "synthetic_review_stats.csv",
                        "text/csv", key="review_stats_download")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import simulator
+from labeling import exports, simulator
 from pages import _common
 
 ORDER_KEY, GRADES_KEY = "_sim_order", "_sim_grades"
@@ -119,7 +119,7 @@ table = result.frame()
 st.dataframe(table, hide_index=True, key="sim_results",
              column_config={"value": st.column_config.NumberColumn(format="%.4f")})
 st.download_button(
-    "Download the measures (CSV)", table.to_csv(index=False).encode(),
+    "Download the measures (CSV)", exports.csv_bytes(table),
     file_name="simulator_measures.csv", mime="text/csv", key="sim_download",
 )
 
@@ -142,6 +142,6 @@ means = pd.DataFrame(rows)
 st.dataframe(means, hide_index=True, key="sim_means",
              column_config={"mean": st.column_config.NumberColumn(format="%.2f")})
 st.download_button(
-    "Download the query-set examples (CSV)", means.to_csv(index=False).encode(),
+    "Download the query-set examples (CSV)", exports.csv_bytes(means),
     file_name="simulator_query_sets.csv", mime="text/csv", key="sim_means_download",
 )

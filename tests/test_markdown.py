@@ -5,7 +5,8 @@ from __future__ import annotations
 import markdown_it
 import pytest
 
-from labeling.markdown import escape_inline, escape_markdown
+from labeling.markdown import WORD_JOINER, escape_inline, escape_markdown
+from tests.markup import markup_in, shown
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -15,6 +16,7 @@ HOSTILE = [
     "1. item\n- item\n> quote\n    indented code",
     "a | b | c\n---|---",
     "&lt;b&gt; &amp; \\*",
+    "https://evil.example/a www.evil.example mail me@evil.example (HTTP://EVIL.EXAMPLE)",
     "",
 ]
 
@@ -32,8 +34,24 @@ def test_a_commonmark_renderer_shows_the_text_itself(text):
     md = markdown_it.MarkdownIt("commonmark", {"html": True})
     tokens = md.parseInline(escape_inline(text))[0].children if text.strip() else []
     assert [t.type for t in tokens if t.type != "text"] == []
-    assert "".join(t.content for t in tokens) == " ".join(text.split())
+    assert "".join(t.content for t in tokens).replace(WORD_JOINER, "") == " ".join(text.split())
     rendered = md.render(escape_markdown(text))
     assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered
     assert "<em>" not in rendered and "<strong>" not in rendered and "<code>" not in rendered
     assert "<h1>" not in rendered and "<li>" not in rendered and "<pre>" not in rendered
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_streamlit_would_make_no_link_of_it(text):
+    # Streamlit also links bare URLs and addresses found in the text after escapes resolve.
+    assert markup_in(escape_inline(text)) == []
+    assert markup_in(escape_markdown(text)) == []
+    assert shown(escape_inline(text)) == " ".join(text.split())
+
+
+def test_the_autolink_check_sees_bare_links():
+    # the check itself: unescaped, these are links
+    assert markup_in("go to https://evil.example/a") == ["autolink: https://evil.example"]
+    assert markup_in("www.evil.example and me@evil.example") == [
+        "autolink: www.evil.example", "autolink: me@evil.example"]
+    assert markup_in("R@10 and https://localhost") == []

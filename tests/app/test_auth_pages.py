@@ -20,6 +20,7 @@ from streamlit import config as streamlit_config
 from labeling import auth, dashboard, pooling, store
 from labeling.synthetic import review
 from pages import _auth
+from tests.markup import shown
 
 PAGES = sorted(
     p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.py")
@@ -77,7 +78,7 @@ def pages_forget_roles(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def messages(at) -> str:
-    return " | ".join(e.value for e in [*at.error, *at.warning, *at.success])
+    return " | ".join(shown(e.value) for e in [*at.error, *at.warning, *at.success])
 
 
 def test_without_accounts_there_is_no_sign_in(workspace, open_app):

@@ -7,6 +7,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from labeling import queries_admin, store
+from tests.markup import shown
 
 RUN = b"q01 Q0 leave-01 1 12.5 mine\nq01 Q0 leave-02 2 9.0 mine\nq02 Q0 leave-02 1 7.25 mine\n"
 QRELS = b"q01 0 leave-02 2\nq02 0 leave-03 1\n"
@@ -29,7 +30,7 @@ def test_run_upload_is_imported_and_counted(workspace: Path, open_app) -> None:
 
     assert not at.exception
     assert not at.error
-    assert "mine.trec" in at.success[0].value and "3" in at.success[0].value
+    assert "mine.trec" in shown(at.success[0].value) and "3" in at.success[0].value
     after = table_counts(at)
     assert after["runs"] == before["runs"] + 1
     assert after["run_results"] == before["run_results"] + 3
@@ -60,7 +61,7 @@ def test_bad_run_shows_the_line_and_changes_nothing(workspace: Path, open_app) -
     at.button(key="import_run").click().run()
 
     assert not at.exception
-    message = at.error[0].value
+    message = shown(at.error[0].value)
     assert "bad.trec" in message and "line 3" in message
     assert "Traceback" not in message and "/tmp" not in message
     assert table_counts(at) == before

@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 from labeling import dashboard, queries_admin, store
+from tests.markup import shown
 
 EDITOR_KEY = f"queries_editor_0_{hashlib.sha1(b'').hexdigest()[:8]}"  # no search, first table
 
@@ -33,7 +34,7 @@ def test_editing_a_test_query_of_the_locked_split_is_refused(workspace: Path, op
     at = open_app("queries")
     _edit(at, "q02", {"topic": "finance"})
     assert not at.exception and not at.success
-    assert at.error[0].value.startswith(
+    assert shown(at.error[0].value).startswith(
         "queries: query 'q02' is in the locked test split, and this would change its "
         "segment attribute 'topic'"
     )
@@ -46,5 +47,5 @@ def test_editing_a_dev_query_still_saves(workspace: Path, open_app) -> None:
     at = open_app("queries")
     _edit(at, "q01", {"topic": "it"})
     assert not at.exception and not at.error
-    assert at.success[0].value == "Saved 1 changed queries."
+    assert shown(at.success[0].value) == "Saved 1 changed queries."
     assert store.query_segments(store.open_workspace(workspace), "topic")["q01"] == "it"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from labeling import queries_admin, store
+from tests.markup import shown
 
 
 def test_add_query_with_segment(workspace: Path, open_app) -> None:
@@ -15,7 +16,7 @@ def test_add_query_with_segment(workspace: Path, open_app) -> None:
     at.button(key="add_query").click().run()
 
     assert not at.exception and not at.error
-    assert at.success[0].value == "Added query u001."
+    assert shown(at.success[0].value) == "Added query u001."
     assert at.text_area(key="new_query_text").value == ""
     table = queries_admin.queries_table(store.open_workspace(workspace), "sabbatical")
     assert table[["id", "source", "topic"]].values.tolist() == [["u001", "synthetic", "hr"]]
@@ -44,7 +45,7 @@ def test_assign_seeded_split(workspace: Path, open_app) -> None:
     db = store.open_workspace(workspace)
     counts = queries_admin.split_counts(db)
     assert counts["none"] == 0
-    assert at.success[0].value == f"Split assigned: {counts['dev']} queries in dev, " \
+    assert shown(at.success[0].value) == f"Split assigned: {counts['dev']} queries in dev, " \
         f"{counts['test']} in test."
     first = queries_admin.queries_table(db)[["id", "split"]].values.tolist()
     at.button(key="assign_split").click().run()  # same share and seed: same split

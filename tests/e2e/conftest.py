@@ -3,9 +3,9 @@
 ``app_server``: the server most browser tests share. It runs ``app.py`` on a free loopback port
 against a temporary workspace without accounts (the demo is built there on the first page
 load). ``serve_app`` starts another server on a workspace a test module prepares (the sign-in
-tests use one with accounts); both go through ``_serve``. A server's output goes to
-``streamlit.log`` beside its workspace. Chromium is Debian's ``/usr/bin/chromium`` (never
-``playwright install``).
+tests use one with accounts, the injection test a hostile one); both go through ``_serve``.
+A server's output goes to ``streamlit.log`` beside its workspace. Chromium is Debian's
+``/usr/bin/chromium`` (never ``playwright install``).
 """
 
 from __future__ import annotations

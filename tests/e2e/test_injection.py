@@ -1,125 +1,192 @@
-"""In a real browser: chunk, query, note and name text carrying HTML, markdown links and
-JavaScript is shown as text on every page; no script runs and no element is injected.
+"""In a real browser: a workspace whose names, ids, texts, notes, run names, segment values, tag
+names, grade names and an upload's file name carry markdown links and images to an outside
+host, HTML with handlers, scripts and formulas (``tests.hostile``) shows all of it as text on
+every page, and the browser makes no request to anyone but the app.
 
-The payload sets ``window.__pwned`` if any part of it ever executes. The test writes it into
-the app's workspace with the library (new ids that sort last; nothing existing changes, since
-the other browser tests share this workspace), then visits every page through the navigation,
-looking for any element or handler the payload could have injected.
+The test runs its own server on a copy of the demo with the hostile rows (the shared server's
+workspace stays as the other browser tests expect it). It records every request of the page,
+visits every page through the navigation (every dashboard tab, the hostile query's drill-down,
+an upload with a hostile file name) and looks in the DOM for anything the text could have
+made: an element fetching from the outside host, a link to it, a handler, a script, or
+``window.__injected`` set.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
-from labeling import auth, queries_admin, queue, store
+from labeling import store
+from tests import hostile
 
 pytestmark = pytest.mark.e2e
 
-MARK = "zz-inj"
-PAYLOAD = (
-    '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> '
-    "[click me](javascript:window.__pwned=3) <b>bold</b> **stars** `tick` "
-    '<svg onload="window.__pwned=4"></svg> <iframe src="javascript:window.__pwned=5"></iframe>'
-)
-FORMULA = '=HYPERLINK("http://example.invalid","click")'  # a spreadsheet formula
+DASHBOARD_TABS = ["Scorecard", "Coverage", "Compare", "Worst queries", "Failure tags", "History"]
 # What the DOM must never hold, whatever the page.
-PROBE = """() => ({
-    pwned: typeof window.__pwned,
-    img: document.querySelectorAll('img[src="x"]').length,
-    svg: document.querySelectorAll('svg[onload]').length,
-    iframe: document.querySelectorAll('iframe[src^="javascript" i]').length,
-    handlers: document.querySelectorAll('[onerror], [onload]').length,
-    jsLinks: document.querySelectorAll('a[href^="javascript" i]').length,
-    bold: Array.from(document.querySelectorAll('b')).filter(b => b.textContent === 'bold').length,
-    scriptText: Array.from(document.querySelectorAll('script'))
-        .filter(s => s.textContent.includes('__pwned')).length,
-    shownAsText: document.body.innerText.includes('window.__pwned=2'),
-})"""
+PROBE = """(evil) => {
+    const attr = (e, name) => (e.getAttribute(name) || '') + ' ' +
+        (e.getAttributeNS('http://www.w3.org/1999/xlink', name) || '');
+    const all = Array.from(document.querySelectorAll('*'));
+    return {
+        injected: typeof window.__injected,
+        fetching: all.filter(e => ['src', 'srcset', 'poster', 'data']
+            .some(n => attr(e, n).includes(evil))).map(e => e.outerHTML.slice(0, 120)),
+        links: all.filter(e => attr(e, 'href').includes(evil)).map(e => e.outerHTML.slice(0, 120)),
+        handlers: all.filter(e => e.hasAttribute('onerror') || e.hasAttribute('onload'))
+            .map(e => e.outerHTML.slice(0, 120)),
+        scripts: Array.from(document.scripts).filter(s => s.textContent.includes('__injected'))
+            .length,
+        shown: document.body.innerText.includes(evil),
+    };
+}"""
+TITLE = "[data-testid='stMain'] h1"  # every page starts with its title
+# An element each dashboard tab draws once its (lazy) body has run.
+TAB_READY = {
+    "Coverage": ".st-key-dash_cov_runs", "Compare": ".st-key-dash_baseline",
+    "Worst queries": ".st-key-dash_worst_measure", "Failure tags": ".st-key-dash_tag_chart",
+    "History": ".st-key-dash_history_set",
+}
+NEW_TITLE = """([selector, before]) => {
+    const title = document.querySelector(selector);
+    return title !== null && title.innerText !== before;
+}"""
 
 
-def _insert_payload(path: str) -> None:
-    db = store.open_workspace(path, create=False)
-    with auth.acting_as(None):  # the file owner, like the command line
-        with store.write_transaction(db) as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO chunks (id, doc_id, title, text) VALUES (?, ?, ?, ?)",
-                [f"{MARK}-c1", f"{MARK}-doc", PAYLOAD, PAYLOAD],
-            )
-        if not db.conn.execute("SELECT 1 FROM queries WHERE id = ?", [f"{MARK}-q1"]).fetchone():
-            queries_admin.add_query(
-                db, PAYLOAD, query_id=f"{MARK}-q1", attributes={"topic": PAYLOAD}
-            )
-        # two people disagree, with notes: the agreement page shows the pair
-        for name, grade in ((f"{MARK} {PAYLOAD}", 0), (f"{MARK}-b", 3)):
-            store.add_judgment(db, f"{MARK}-q1", f"{MARK}-c1", grade, name, note=PAYLOAD)
-        store.add_judgment(db, f"{MARK}-q1", f"{MARK}-c1", 1, f"{MARK}-c", note=FORMULA)
-        queue.enqueue_pairs(db, [(f"{MARK}-q1", f"{MARK}-c1")], reason=PAYLOAD[:40])
+@pytest.fixture(scope="module")
+def hostile_app(serve_app, demo_file: Path, tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("hostile")
+    workspace = folder / "scorecard.db"
+    shutil.copyfile(demo_file, workspace)
+    db = store.open_workspace(workspace)
+    hostile.seed(db)
     db.close()
+    with serve_app(workspace) as url:
+        yield url
 
 
-def _pages(page) -> list[str]:
-    links = page.locator("[data-testid='stSidebarNav'] a")
-    links.first.wait_for()
-    return [links.nth(i).get_attribute("href") for i in range(links.count())]
+class Visit:
+    """One browser page on the app, with every request it made."""
 
+    def __init__(self, page, wait_idle, origin: str) -> None:
+        self.page, self.wait_idle, self.origin = page, wait_idle, origin
+        self.requests: list[str] = []
+        self.sockets: list[str] = []
+        self.shown: list[str] = []
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("websocket", lambda socket: self.sockets.append(socket.url))
 
-def _visit(page, wait_idle, href: str) -> dict:
-    """Open a page through the navigation (the session and its sidebar name stay)."""
-    page.locator(f"[data-testid='stSidebarNav'] a[href='{href}']").click()
-    wait_idle(page)
-    return page.evaluate(PROBE)
+    def start(self) -> None:
+        self.page.goto(self.origin)
+        self.page.locator(TITLE).first.wait_for()
+        self.wait_idle(self.page)
+        self.check("home")
 
+    def act(self, action: Callable[[], None], where: str,
+            ready: Callable[[], object] | None = None) -> None:
+        """Do ``action``, wait until ``ready`` (what the resulting run draws) and the app is
+        idle, then check the page. (Waiting for idle alone can pass before the run starts.)"""
+        action()
+        if ready is not None:
+            ready()
+        self.wait_idle(self.page)
+        self.check(where)
 
-def _safe(state: dict, where: str) -> None:
-    assert state["pwned"] == "undefined", where
-    for key in ("img", "svg", "iframe", "handlers", "jsLinks", "bold", "scriptText"):
-        assert state[key] == 0, (where, key, state)
-
-
-def test_untrusted_text_is_shown_as_text_on_every_page(page, wait_idle, app_workspace) -> None:
-    path = str(app_workspace)
-    titles = _pages(page)
-    assert len(titles) >= 3, titles
-
-    _insert_payload(path)
-    # a name typed in the sidebar is untrusted too; it stays for the session
-    sidebar_name = page.locator("[data-testid='stSidebar'] input[aria-label='Annotator']")
-    sidebar_name.fill(f"{MARK}-annotator")
-    sidebar_name.press("Enter")
-    wait_idle(page)
-
-    shown = []
-    for title in titles:
-        state = _visit(page, wait_idle, title)
-        _safe(state, title)
-        if state["shownAsText"]:
-            shown.append(title)
-        if title.endswith("/judge_by_query"):  # pick the payload query: its text and chunk render
-            box = page.locator(".st-key-jbq_query input")
-            if box.count():
-                box.first.fill(MARK)
-                box.first.press("Enter")
-                wait_idle(page)
-                state = page.evaluate(PROBE)
-                _safe(state, f"{title} (payload query)")
-                if state["shownAsText"]:
-                    shown.append(f"{title} (payload query)")
+    def check(self, where: str) -> None:
+        state = self.page.evaluate(PROBE, hostile.EVIL)
+        assert state["injected"] == "undefined", where
+        for key in ("fetching", "links", "handlers"):
+            assert state[key] == [], (where, key, state[key])
+        assert state["scripts"] == 0, where
+        if state["shown"]:
+            self.shown.append(where)
         if os.environ.get("SCORECARD_SCREENSHOT_DIR"):
-            folder = os.environ["SCORECARD_SCREENSHOT_DIR"]
-            name = title.rstrip("/").rsplit("/", 1)[-1] or "home"
-            page.screenshot(path=os.path.join(folder, f"injection-{name}.png"))
-    # the payload was on screen somewhere, as text (not only filtered away)
-    assert shown, "the payload text was not shown on any page"
-    print("payload shown as text on:", shown)
+            name = where.replace("/", "_").replace(" ", "_").replace(":", "")
+            self.page.screenshot(
+                path=os.path.join(os.environ["SCORECARD_SCREENSHOT_DIR"], f"hostile-{name}.png"))
 
+    def open(self, href: str) -> str:
+        """Open a page through the navigation; return its name (file stem, ``home``)."""
+        name = urlsplit(href).path.strip("/") or "home"
+        if self.page.url.rstrip("/") == href.rstrip("/"):
+            self.check(name)  # already there
+            return name
+        before = self.page.locator(TITLE).first.inner_text()
+        link = self.page.locator(f"[data-testid='stSidebarNav'] a[href='{href}']")
+        self.act(link.click, name,
+                 lambda: self.page.wait_for_function(NEW_TITLE, arg=[TITLE, before]))
+        return name
+
+    def tab(self, name: str, where: str) -> None:
+        self.act(self.page.get_by_role("tab", name=name).click, where,
+                 self.page.locator(TAB_READY[name]).first.wait_for)
+
+    def choose(self, key: str, value: str, where: str,
+               ready: Callable[[], object] | None = None) -> None:
+        box = self.page.locator(f".st-key-{key} input").first
+        box.fill(value)
+        self.act(partial(box.press, "Enter"), where, ready)
+
+    def outside(self) -> list[str]:
+        """Requests to any origin but the app's, and web sockets to any host but the app's."""
+        host = urlsplit(self.origin).netloc
+        return [url for url in self.requests
+                if f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" != self.origin
+                ] + [url for url in self.sockets if urlsplit(url).netloc != host]
+
+
+def test_hostile_text_is_text_and_nothing_leaves_the_machine(browser, hostile_app, wait_idle):
+    context = browser.new_context(viewport={"width": 1280, "height": 1400},
+                                  accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    visit = Visit(page, wait_idle, hostile_app)
+    visit.start()
+    name = page.locator("[data-testid='stSidebar'] input[aria-label='Annotator']")
+    name.fill(hostile.ANNOTATORS[0])  # typed names are untrusted too
+    visit.act(partial(name.press, "Enter"), "home, named")
+
+    links = page.locator("[data-testid='stSidebarNav'] a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert len(hrefs) >= 10, hrefs
+    for href in hrefs:
+        stem = visit.open(href)
+        if stem == "dashboard":
+            visit.choose("dash_run", hostile.RUN, "dashboard: hostile run")  # on the first tab
+            for tab in DASHBOARD_TABS[1:]:
+                visit.tab(tab, f"dashboard: {tab}")
+            visit.tab("Worst queries", "dashboard: Worst queries again")
+            drilled = page.get_by_text(f"Query {hostile.QUERY}").first.wait_for
+            visit.choose("dash_drill_query", hostile.QUERY, "dashboard: drill-down", drilled)
+        if stem == "data":
+            upload = page.locator(".st-key-upload_chunks_0 input[type='file']")
+            bad_file = {"name": hostile.FILE_NAME, "mimeType": "text/csv",
+                        "buffer": b'id,text\nc1,"never closed\n'}
+            file_part = hostile.FILE_NAME.split("//")[1]  # text free of the word joiner
+            chip = page.locator(".st-key-upload_chunks_0 [data-testid='stFileChip']"
+                                f"[aria-label^='{hostile.FILE_NAME}']")
+            visit.act(partial(upload.set_input_files, files=[bad_file]), "data: file chosen",
+                      chip.first.wait_for)
+            message = page.locator("[data-testid^='stAlertContent']", has_text=file_part)
+            visit.act(page.get_by_role("button", name="Import chunks").click, "data: bad upload",
+                      message.first.wait_for)
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Judgments (CSV)").click()
+            exported = Path(download.value.path()).read_text(encoding="utf-8")
+
+    assert visit.outside() == []
+    assert len(visit.requests) > 20  # the recorder saw the page load: scripts, fonts, media
+    assert visit.sockets  # and the app's own web socket
+    # where the hostile text is page text (elsewhere it sits in tables, drawn on a canvas)
+    for where in ("home", "label", "judge_by_query", "review",
+                  "dashboard: drill-down", "data: bad upload"):
+        assert where in visit.shown, (where, visit.shown)
     # the judgments export carries the text verbatim, and a formula as text
-    data_page = next(href for href in titles if href.rstrip("/").endswith("/data"))
-    _visit(page, wait_idle, data_page)
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Judgments (CSV)").click()
-    exported = Path(download.value.path()).read_text(encoding="utf-8")
-    assert "window.__pwned=2" in exported
-    assert "'" + FORMULA.replace('"', '""') in exported
+    assert hostile.SCRIPT in exported
+    assert "'" + hostile.FORMULA.replace('"', '""') in exported
+    context.close()
