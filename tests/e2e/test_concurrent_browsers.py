@@ -44,6 +44,7 @@ def test_keyboard_judging_during_a_failing_import(
     try:
         judge.goto(f"{app_server}/label")  # the first page load builds the workspace
         wait_idle(judge)
+        judge.get_by_label("Annotator", exact=True).wait_for()  # drawn once the workspace is open
         db = store.open_workspace(app_workspace, create=False)
         fresh = db.conn.execute(
             "SELECT q.id, c.id FROM queries q, chunks c WHERE NOT EXISTS (SELECT 1 FROM judgments"
@@ -64,6 +65,7 @@ def test_keyboard_judging_during_a_failing_import(
         run_file = tmp_path / "big.trec"
         failing_run(run_file)
         panel.locator("input[type='file']").set_input_files(str(run_file))
+        panel.get_by_text("big.trec").wait_for()  # the upload has finished
         wait_idle(admin)
         panel.get_by_label("Run name").fill(f"big-{name}")
         panel.get_by_label("Run name").press("Enter")

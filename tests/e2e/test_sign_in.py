@@ -259,9 +259,10 @@ def test_a_viewer_sees_no_enabled_write_control(browser, accounts_server, wait_i
         if path == "queries":
             assert _editable_cells(page) == 0
     assert not enabled, f"enabled write controls for a viewer: {enabled}"
-    # The walk saw the write controls (disabled), so it did look where they are.
+    # The walk saw the write controls (disabled), so it did look where they are. (Adjudication
+    # is absent, not disabled: the blind rule shows a viewer no disagreement to adjudicate.)
     expected = {"pool_build", "overlap_save", "label_grade_2", "label_skip", "label_undo",
-                "adj_save", "rejudge_go", "gen_button", "review_accept", "batch_accept",
+                "rejudge_go", "gen_button", "review_accept", "batch_accept",
                 "dash_enqueue", "dash_judge_save", "dash_tag_save", "dash_save_history",
                 "dash_lock", "add_query", "save_queries", "assign_split", "import_qrels",
                 "upload_qrels_0"}
