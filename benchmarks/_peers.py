@@ -47,7 +47,7 @@ RANX_NAMES = {
 }
 LIBRARIES = ("ours", "pytrec_eval", "ranx", "ir_measures")
 MODULES = {
-    "ours": "labeling.metrics",
+    "ours": "labeling.metrics.engine",
     "pytrec_eval": "pytrec_eval",
     "ranx": "ranx",
     "ir_measures": "ir_measures",
@@ -101,7 +101,7 @@ def _frame(values: dict[str, dict[str, float]]) -> pd.DataFrame:
 
 
 def setup_ours() -> Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.DataFrame, dict]]:
-    from labeling.metrics import evaluate
+    from labeling.metrics.engine import evaluate
 
     def run(qrels: pd.DataFrame, run_frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
         result = evaluate(qrels, run_frame, MEASURES)

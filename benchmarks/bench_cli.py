@@ -7,7 +7,7 @@ Writes a TREC qrels file and a TREC run (``--queries`` × 100 lines, the generat
 each run a fresh process from start to exit, after one untimed run of each, the two commands
 taking turns ``--repeat`` times (printed: median wall time, CPU time and peak memory):
 
-* ours: ``python -m labeling.cli evaluate QRELS RUN -m P@10 ... -m nDCG@10`` (what the
+* ours: ``python -m labeling.commands.cli evaluate QRELS RUN -m P@10 ... -m nDCG@10`` (what the
   ``scorecard`` console script runs), with ``sys.executable`` so no installed script is needed;
 * baseline: a script that reads both files with ``pd.read_csv(sep=r"\\s+", header=None)``,
   builds pytrec_eval's dicts, evaluates and prints the means.
@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _data import MEASURES, write_trec  # noqa: E402
+from _data import MEASURES, write_trec
 
 BASELINE = r"""
 import sys
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         qrels, run = write_trec(args.queries, Path(tmp), seed=args.seed)
         sizes = f"{qrels.stat().st_size / 1e6:.1f} MB qrels, {run.stat().st_size / 1e6:.1f} MB run"
         print(f"### `scorecard evaluate` on TREC files: {args.queries:,} queries × 100 ({sizes})")
-        ours_cmd = [sys.executable, "-m", "labeling.cli", "evaluate", str(qrels), str(run)]
+        ours_cmd = [sys.executable, "-m", "labeling.commands.cli", "evaluate", str(qrels), str(run)]
         for measure in MEASURES:
             ours_cmd += ["-m", measure]
         baseline_cmd = [sys.executable, "-c", BASELINE, str(qrels), str(run)]

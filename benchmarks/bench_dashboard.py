@@ -26,7 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeling import dashboard, store  # noqa: E402
+from labeling import dashboard
+from labeling.workspace import contents, grading, store
 
 DEPTH = 100
 CHUNKS = 1_000_000
@@ -36,7 +37,7 @@ SEGMENTS = 8
 def build(path: Path, n_queries: int, seed: int = 0) -> None:
     """A workspace with ``n_queries`` x 100 run rows and ~10 judgments per query."""
     rng = np.random.default_rng(seed)
-    db = store.init_workspace(path)
+    db = grading.init_workspace(path)
     conn = db.conn
     conn.execute("PRAGMA foreign_keys = OFF")  # bulk load of consistent data
     conn.execute("BEGIN")
@@ -115,7 +116,7 @@ def main() -> None:
         for stale in path.parent.glob(f".{path.name}.cache/*"):
             stale.unlink()  # time the cold paths cold
         db = store.open_workspace(path)
-        print(store.counts(db))
+        print(contents.counts(db))
         queries = dashboard.query_table(db)
         rows = _Rows()
 
@@ -124,7 +125,7 @@ def main() -> None:
             dashboard.load_run(db, "big", use_disk_cache=False)
 
         # Minutes per try at 10M rows: timed once.
-        rows.append((f"load run from SQLite ({store.counts(db)['run_results']:,} rows), once",
+        rows.append((f"load run from SQLite ({contents.counts(db)['run_results']:,} rows), once",
                      median([timed(cold_run)])))
         dashboard.clear_cache()
         dashboard.load_run(db, "big")  # writes the parquet cache
@@ -187,7 +188,7 @@ def main() -> None:
             rows.append((f"control change, first time: {name}", median(firsts)))
             rows.append((f"control change, cached: {name}", median(cached)))
 
-        print(f"\n{args.queries} queries x {DEPTH} results, {store.counts(db)['judgments']} "
+        print(f"\n{args.queries} queries x {DEPTH} results, {contents.counts(db)['judgments']} "
               f"judgments, {SEGMENTS} segments; medians of {args.repeat} runs\n")
         print("| step | seconds |\n|---|---|")
         for name, value in rows:

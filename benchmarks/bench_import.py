@@ -39,8 +39,8 @@ def _peak_mb() -> float:
 
 
 def child_workspace(db_path: str, run_path: str, batch_rows: int) -> dict:
-    from labeling.imports import import_run
-    from labeling.store import init_workspace
+    from labeling.files.importers import import_run
+    from labeling.workspace.grading import init_workspace
 
     db = init_workspace(db_path)
     start = time.perf_counter()
@@ -53,7 +53,7 @@ def child_workspace(db_path: str, run_path: str, batch_rows: int) -> dict:
 def child_sqlite_utils(db_path: str, run_path: str) -> dict:
     import sqlite_utils
 
-    from labeling import formats
+    from labeling.files import formats
 
     start = time.perf_counter()
     frame = formats.read_run(run_path)

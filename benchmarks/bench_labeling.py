@@ -25,7 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeling import queue, store  # noqa: E402
+from labeling.judging import queue
+from labeling.workspace import contents, grading, store
 
 QUERIES = 10_000
 POOL_DEPTH = 20
@@ -37,7 +38,7 @@ def build(path: Path, n_chunks: int, n_judgments: int, seed: int = 0) -> dict[st
     the queue's pairs first, then over random pairs. Returns build timings in seconds."""
     rng = np.random.default_rng(seed)
     timings: dict[str, float] = {}
-    db = store.init_workspace(path)
+    db = grading.init_workspace(path)
     conn = db.conn
     conn.execute("PRAGMA cache_size = -2000000")  # 2 GB: random-key index inserts stay in memory
     started = time.perf_counter()
@@ -113,7 +114,7 @@ def main() -> None:
         for step, seconds in build(path, args.chunks, args.judgments).items():
             print(f"build {step}: {seconds:.1f} s")
         db = store.open_workspace(path)
-        counts = store.counts(db)
+        counts = contents.counts(db)
         left = db.conn.execute("SELECT count(*) FROM label_queue WHERE judged < needed")
         print(f"workspace: {counts['chunks']:,} chunks, {counts['queries']:,} queries, "
               f"{counts['judgments']:,} judgments, "

@@ -1,4 +1,4 @@
-"""Benchmark ``labeling.metrics.evaluate`` against pytrec_eval, ranx and ir_measures.
+"""Benchmark ``labeling.metrics.engine.evaluate`` against pytrec_eval, ranx and ir_measures.
 
     python benchmarks/bench_metrics.py [--sizes 10000 100000] [--peers pytrec_eval ranx
         ir_measures] [--repeat 3] [--profile]
@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _data import MEASURES, write_parquet  # noqa: E402
-from _peers import MODULES  # noqa: E402
+from _data import MEASURES, write_parquet
+from _peers import MODULES
 
 PEERS = ["pytrec_eval", "ranx", "ir_measures"]
 

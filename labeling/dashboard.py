@@ -1,9 +1,9 @@
 """The dashboard's data: scorecards by segment, run comparison, coverage, drill-down, reviews.
 
 Conventions
-- Scores come from the metric engine (``labeling.metrics.evaluate_ranked``) on the consensus
-  labels (``labeling.consensus``); a run is ranked once per (run, label snapshot, unit) with
-  ``labeling.ranking.rank_rows`` and kept in an in-memory cache, so changing a measure, a
+- Scores come from the metric engine (``labeling.metrics.engine.evaluate_ranked``) on the consensus
+  labels (``labeling.judging.consensus``); a run is ranked once per (run, label snapshot, unit) with
+  ``labeling.metrics.ranking.rank_rows`` and kept in an in-memory cache, so changing a measure, a
   segment, the split or the unjudged policy only re-runs the cheap part.
 - Unit ``chunk`` scores the run as stored. Unit ``document`` turns chunks into documents: a
   document takes the rank of its best-ranked chunk and the highest consensus grade of its
@@ -34,12 +34,14 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling import consensus, frozen_split, statistics, store
 from labeling.errors import InputError, ScorecardError
-from labeling.measures import parse_measure
-from labeling.metrics import evaluate_ranked
-from labeling.ranking import RankedRows, rank_rows
-from labeling.visibility import Sight
+from labeling.judging import consensus, queue
+from labeling.judging.visibility import Sight
+from labeling.metrics import statistics
+from labeling.metrics.engine import evaluate_ranked
+from labeling.metrics.measures import parse_measure
+from labeling.metrics.ranking import RankedRows, rank_rows
+from labeling.workspace import contents, frozen_split, grading, store
 
 UNITS = ("chunk", "document")
 POLICIES: dict[str, str] = {
@@ -52,7 +54,7 @@ CONSENSUS_RULES = consensus.RULES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
 MISSING = "(missing)"
-HIDDEN = "hidden"  # grade_name of a grade the viewer may not see yet (labeling.visibility)
+HIDDEN = "hidden"  # grade_name of a grade the viewer may not see yet (labeling.judging.visibility)
 FAILURE_TAGS: dict[str, str] = {
     "relevant chunk never retrieved": "A relevant chunk is not in the run at all.",
     "chunk split badly": "The answer is cut across chunks or buried in a long one.",
@@ -137,7 +139,7 @@ def _db_state(db: sqlite_utils.Database) -> tuple[int, int]:
 
 
 def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str]:
-    row = store.get_run(db, run)
+    row = contents.get_run(db, run)
     return int(row["id"]), str(row["created_at"])
 
 
@@ -561,11 +563,7 @@ def unjudged_pairs(
 
 
 def send_unjudged_to_queue(db: sqlite_utils.Database, pairs: Sequence[tuple[str, str]]) -> int:
-    """Put ``pairs`` in the labeling queue (``labeling.queue``); returns how many were new."""
-    try:
-        from labeling import queue  # written alongside; imported late so the dashboard works
-    except ImportError as error:
-        raise ScorecardError("the labeling queue is not available in this version") from error
+    """Put ``pairs`` in the labeling queue; returns how many were new."""
     return int(queue.enqueue_pairs(db, pairs, reason="coverage"))
 
 
@@ -709,7 +707,7 @@ def drill_down(
     grade_name, snippet, for chunks graded ``>= rel`` that are nowhere in the run's list
     (or below ``depth`` when given). Ranks follow trec_eval's order (score, then id desc).
 
-    ``sight`` (default: everything) is who looks (``labeling.visibility``): a grade they may
+    ``sight`` (default: everything) is who looks (``labeling.judging.visibility``): a grade they may
     not see is NA with grade_name ``hidden`` (relevant False) in the ranked list, and its chunk
     is left out of the missed list.
     """
@@ -725,7 +723,7 @@ def drill_down(
     hidden = _hidden_grades(grades, query_id, sight)
     hidden_ids = set(hidden.index[hidden].astype(str))
     grades = grades.loc[~hidden]
-    scale = {g: name for g, name, _ in store.get_scale(db)}
+    scale = {g: name for g, name, _ in grading.get_scale(db)}
     chunks = pd.read_sql_query(
         "SELECT id, doc_id, text FROM chunks WHERE id IN "
         "(SELECT value FROM json_each(?))",
@@ -798,7 +796,7 @@ def drill_down_documents(
         "chunk_rank": best["rank"].to_numpy(),
         "chunks": best["document"].map(chunks["document"].value_counts()).to_numpy(),
     })
-    scale = {g: name for g, name, _ in store.get_scale(db)}
+    scale = {g: name for g, name, _ in grading.get_scale(db)}
     ranked["grade"] = ranked["doc_id"].map(doc_grade).astype("Int64")
     ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
     ranked.loc[ranked["doc_id"].isin(hidden_docs), "grade_name"] = HIDDEN
@@ -833,21 +831,13 @@ def judge(
     db: sqlite_utils.Database, query_id: str, chunk_id: str, grade: int, annotator: str,
     *, note: str | None = None,
 ) -> int:
-    """Record a judgment from the drill-down (through the labeling queue when it exists).
+    """Record a judgment from the drill-down, through the labeling queue.
 
     The scores update by themselves: every cache is keyed on the label version.
     """
     if not annotator.strip():
         raise InputError("type your name in the sidebar before judging", source="judgment")
-    try:
-        from labeling import queue
-    except ImportError:
-        queue = None
-    save = getattr(queue, "save_judgment", None)
-    if save is not None:
-        result = save(db, query_id, chunk_id, grade, annotator.strip(), note=note or None)
-        return int(result) if isinstance(result, int | np.integer) else 0
-    return store.add_judgment(db, query_id, chunk_id, grade, annotator.strip(), note=note or None)
+    return queue.save_judgment(db, query_id, chunk_id, grade, annotator.strip(), note=note or None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -890,7 +880,7 @@ def tag_failure(
         raise InputError("choose at least one tag", source="failure review")
     if not reviewer.strip():
         raise InputError("type your name in the sidebar before tagging", source="failure review")
-    store.get_run(db, run)
+    contents.get_run(db, run)
     now = store.utc_now()
     with store.write_transaction(db, action="tag_failure") as conn:
         conn.executemany(
@@ -934,7 +924,7 @@ def tag_counts(
 def split_hash(db: sqlite_utils.Database, split: str = "test") -> str:
     """Snapshot hash of one split: the consensus labels of its queries and what they describe
     (query texts, sources and segment attributes, judged chunks' titles and texts; see
-    ``labeling.frozen_split``). 12 hex digits; equal hashes mean equal labels of equal texts."""
+    ``labeling.workspace.frozen_split``). 12 hex digits; equal hashes mean equal labels of equal texts."""
     labels = label_snapshot(db)
     ids = {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?", [split])}
     label_digest = snapshot_hash(labels.qrels.loc[labels.qrels["query_id"].isin(ids)])
@@ -950,7 +940,7 @@ def split_lock(db: sqlite_utils.Database, split: str = "test") -> dict | None:
 
 def lock_split(db: sqlite_utils.Database, locked_by: str, split: str = "test") -> str:
     """Freeze ``split``: its labels, its membership and the texts its labels describe cannot
-    change until unlocked (``labeling.frozen_split``).
+    change until unlocked (``labeling.workspace.frozen_split``).
 
     Records and returns the split's snapshot hash (``split_hash``). Locking twice is an error.
     """
@@ -985,7 +975,7 @@ def save_snapshot(
     values = per_query(db, run, measures, unit=unit, policy=policy, split=split)
     labels = label_snapshot(db)
     means = {m: float(values[m].mean()) if len(values) else 0.0 for m in values.columns}
-    version = store.get_run(db, run)["query_set_version"]
+    version = contents.get_run(db, run)["query_set_version"]
     with store.write_transaction(db, action="save_scores") as conn:
         conn.execute(
             "INSERT INTO evaluation_snapshots (run_name, query_set_version, split, unit, policy,"

@@ -20,11 +20,13 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from labeling import exports, frozen_split, imports
 from labeling.errors import InputError
-from labeling.formats.ids import problem as id_problem
-from labeling.store import write_transaction
-from labeling.visibility import Sight
+from labeling.files import exporters as exports
+from labeling.files import importers as imports
+from labeling.files.formats.ids import problem as id_problem
+from labeling.judging.visibility import Sight
+from labeling.workspace import frozen_split
+from labeling.workspace.store import write_transaction
 
 SOURCES = ("real", "synthetic")
 SPLITS = ("dev", "test")
@@ -386,7 +388,7 @@ def import_bytes(
     strict: bool = False,
     replace: bool = False,
 ) -> imports.ImportResult:
-    """Import an uploaded file's bytes with the matching ``labeling.imports`` function.
+    """Import an uploaded file's bytes with the matching ``labeling.files.importers`` function.
 
     The bytes go to a temporary file named like the upload (formats are recognised by the file
     extension); errors name the upload, not the temporary path.

@@ -3,7 +3,7 @@
 ``sign_in(db)`` runs at the start of every page (from ``_common.page_setup``), so every run
 checks this browser session against the workspace: a session revoked elsewhere (a sign-out in
 another tab, a password or role change) is signed out on its next run. Every write of
-``labeling`` checks the role itself (``labeling.auth``): importing this module installs the
+``labeling`` checks the role itself (``labeling.workspace.roles``): importing this module installs the
 resolver that tells it which account the current browser session is, read from its session row
 at the time of the write. Pages use ``can(db, action)`` and ``refusal_help(db, action)`` only to
 disable the widgets a role cannot use, with the reason as their tooltip.
@@ -18,7 +18,7 @@ sign-out (or a dead cookie), the page asks the same route with DELETE to drop th
 route drops only a cookie whose session has ended.
 
 Without accounts the app serves only this machine: on a non-loopback ``server.address`` every
-page shows why it refuses and stops (see ``labeling.auth.is_loopback``).
+page shows why it refuses and stops (see ``labeling.workspace.lockout.is_loopback``).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ import sqlite_utils
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from labeling import auth, store
 from labeling.markdown import escape_inline, escape_markdown
+from labeling.workspace import lockout, roles, sessions, store
 
 USER_KEY = "auth_user"
 SESSION_KEY = "auth_session"  # the id of this browser session's session row
@@ -53,10 +53,10 @@ def _session_actor(db: sqlite_utils.Database) -> str | None:
     if get_script_run_ctx(suppress_warning=True) is None:
         return None
     session_id = st.session_state.get(SESSION_KEY)
-    return auth.session_account(db, session_id) or auth.ANONYMOUS
+    return sessions.session_account(db, session_id) or roles.ANONYMOUS
 
 
-auth.set_actor_resolver(_session_actor)
+roles.set_actor_resolver(_session_actor)
 
 
 def user() -> str | None:
@@ -65,13 +65,13 @@ def user() -> str | None:
 
 
 def can(db: sqlite_utils.Database, action: str) -> bool:
-    """Whether this session may do ``action`` (``labeling.auth.ACTIONS``) now."""
-    return auth.can(db, auth.current_actor(db), action)
+    """Whether this session may do ``action`` (``labeling.workspace.roles.ACTIONS``) now."""
+    return roles.can(db, roles.current_actor(db), action)
 
 
 def refusal_help(db: sqlite_utils.Database, action: str) -> str | None:
     """Why this session may not do ``action``, as a widget tooltip; None when it may."""
-    return auth.refusal_help(db, auth.current_actor(db), action)
+    return roles.refusal_help(db, roles.current_actor(db), action)
 
 
 def sign_in(db: sqlite_utils.Database) -> None:
@@ -80,9 +80,9 @@ def sign_in(db: sqlite_utils.Database) -> None:
     accounts, stop the page when the server listens beyond this machine."""
     from pages._common import ANNOTATOR_KEY  # _common imports this module
 
-    auth.set_actor_resolver(_session_actor)  # again: cheap, and nothing can have unset it
+    roles.set_actor_resolver(_session_actor)  # again: cheap, and nothing can have unset it
     state = st.session_state
-    if not auth.accounts_enabled(db):
+    if not roles.accounts_enabled(db):
         _forget_session()
         _refuse_network_without_accounts()
         return
@@ -91,7 +91,7 @@ def sign_in(db: sqlite_utils.Database) -> None:
         state[ANNOTATOR_KEY] = name  # labels are recorded under the account name
         with st.sidebar:
             st.caption("Signed in")
-            st.text(f"{name} · {auth.role_of(db, name)}")
+            st.text(f"{name} · {roles.role_of(db, name)}")
             st.button("Sign out", key="sign_out", on_click=_sign_out)
             _hand_over_cookie(db)
         return
@@ -101,7 +101,7 @@ def sign_in(db: sqlite_utils.Database) -> None:
 
 def _refuse_network_without_accounts() -> None:
     address = st.get_option("server.address")
-    if auth.is_loopback(address):
+    if lockout.is_loopback(address):
         return
     shown = address or "every interface (no server.address set)"
     log.error(
@@ -127,7 +127,7 @@ def _live_account(db: sqlite_utils.Database) -> str | None:
     session_id = state.get(SESSION_KEY)
     if session_id is None:
         return None
-    account = auth.session_account(db, session_id)
+    account = sessions.session_account(db, session_id)
     if account:
         state[USER_KEY] = account
         return account
@@ -135,7 +135,7 @@ def _live_account(db: sqlite_utils.Database) -> str | None:
     _forget_session()
     state[FORGET_COOKIE_KEY] = True
     state[MESSAGE_KEY] = (
-        f"The account {escape_inline(name)} no longer exists." if auth.role_of(db, name) is None
+        f"The account {escape_inline(name)} no longer exists." if roles.role_of(db, name) is None
         else "Your session has ended (a sign-out, or a change of password or role). "
         "Sign in again."
     )
@@ -144,10 +144,10 @@ def _live_account(db: sqlite_utils.Database) -> str | None:
 
 def _resume_from_cookie(db: sqlite_utils.Database) -> str | None:
     """Sign this browser session in from the session cookie its page load sent, if live."""
-    token = _cookie(auth.cookie_name(db))
+    token = _cookie(sessions.cookie_name(db))
     if not token:
         return None
-    session = auth.resume_session(db, token)
+    session = sessions.resume_session(db, token)
     if session is None:
         st.session_state[FORGET_COOKIE_KEY] = True
         return None
@@ -189,7 +189,7 @@ def _hand_over_cookie(db: sqlite_utils.Database) -> None:
     ticket = state.get(TICKET_KEY)
     if not ticket:
         return
-    if auth.ticket_open(db, state[SESSION_KEY]):
+    if sessions.ticket_open(db, state[SESSION_KEY]):
         _cookie_script("POST", ticket)
     else:
         state.pop(TICKET_KEY, None)
@@ -221,11 +221,11 @@ def _check() -> None:
     db = get_db()
     address = _client_address()
     try:
-        auth.sign_in(db, name, password, address)
-    except auth.SignInRefused as refused:
+        lockout.sign_in(db, name, password, address)
+    except lockout.SignInRefused as refused:
         state[MESSAGE_KEY] = str(refused)
         return
-    session, ticket = auth.start_session(db, name, address)
+    session, ticket = sessions.start_session(db, name, address)
     state[USER_KEY] = name
     state[SESSION_KEY] = session.id
     state[TICKET_KEY] = ticket
@@ -237,7 +237,7 @@ def _sign_out() -> None:
 
     name = user()
     if name:
-        auth.end_sessions(get_db(), name)
+        sessions.end_sessions(get_db(), name)
     _forget_session()
     st.session_state[ANNOTATOR_KEY] = ""
     st.session_state[FORGET_COOKIE_KEY] = True
@@ -277,17 +277,17 @@ def _session_endpoint(request):
         return Response(status_code=404)
     db = store.open_workspace(path, create=False)
     try:
-        name = auth.cookie_name(db)
+        name = sessions.cookie_name(db)
         attributes = {"path": "/", "secure": request.url.scheme == "https", "httponly": True,
                       "samesite": "strict"}
         response = Response(status_code=204)
         if request.method == "POST":
-            redeemed = auth.redeem_ticket(db, request.headers.get(TICKET_HEADER, ""))
+            redeemed = sessions.redeem_ticket(db, request.headers.get(TICKET_HEADER, ""))
             if redeemed is None:
                 return Response(status_code=403)
             token, expires_at = redeemed
             response.set_cookie(name, token, max_age=int(expires_at - time.time()), **attributes)
-        elif auth.resume_session(db, request.cookies.get(name)) is None:
+        elif sessions.resume_session(db, request.cookies.get(name)) is None:
             response.delete_cookie(name, **attributes)
         return response
     finally:

@@ -9,9 +9,11 @@ from pathlib import Path
 import sqlite_utils
 import streamlit as st
 
-from labeling import auth, demo, store, visibility
 from labeling.errors import describe_failure
+from labeling.files import demo
+from labeling.judging import visibility
 from labeling.markdown import escape_markdown
+from labeling.workspace import contents, roles, store
 from pages import _auth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,11 +68,11 @@ def annotator() -> str:
 
 
 def sight(db: sqlite_utils.Database, query_id: str | None = None) -> visibility.Sight:
-    """What this session may see of other people's grades (``labeling.visibility``; of one
+    """What this session may see of other people's grades (``labeling.judging.visibility``; of one
     query's pairs when ``query_id`` is given): the signed-in account with its role, else (no
     accounts) the local user."""
     account = _auth.user()
-    return visibility.sight(db, account or annotator(), auth.role_of(db, account),
+    return visibility.sight(db, account or annotator(), roles.role_of(db, account),
                             query_id=query_id)
 
 
@@ -106,7 +108,7 @@ def page_setup() -> sqlite_utils.Database:
 
 def sidebar(db: sqlite_utils.Database) -> None:
     """Workspace path and counts, and the annotator name (kept in session state)."""
-    counts = store.counts(db)
+    counts = contents.counts(db)
     with st.sidebar:
         st.caption("Workspace")
         st.code(str(workspace_path()), language=None, wrap_lines=True)

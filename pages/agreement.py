@@ -7,8 +7,11 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from labeling import agreement, exports, queries_admin, queue, store
+from labeling import queries_admin
+from labeling.files import exporters as exports
+from labeling.judging import agreement, queue
 from labeling.markdown import escape_chart_text
+from labeling.workspace import contents, grading
 from pages import _auth, _common
 
 WHERE_ADJ, WHERE_REJUDGE = "agreement_adjudicate", "agreement_rejudge"
@@ -59,7 +62,7 @@ def rejudge() -> None:
 db = _common.page_setup()
 st.title("Agreement")
 st.info(agreement.CONSENSUS_RULE)
-scale = store.get_scale(db)
+scale = grading.get_scale(db)
 grades = [g for g, _, _ in scale]
 names = {g: n for g, n, _ in scale}
 votes = agreement.votes(db)
@@ -146,7 +149,7 @@ elif scope == "annotator":
     targets = sorted(votes["annotator"].unique().tolist())
 else:
     targets = [f"{name}={value}" for name in queries_admin.attribute_names(db)
-               for value in sorted({v for v in store.query_segments(db, name).values() if v})]
+               for value in sorted({v for v in contents.query_segments(db, name).values() if v})]
 columns[1].selectbox("Which", targets, key="rejudge_target")
 columns[2].button("Send back", key="rejudge_go", on_click=rejudge,
                   disabled=not targets or not _auth.can(db, "rejudge"),

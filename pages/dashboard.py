@@ -7,8 +7,10 @@ import plotly.express as px
 import streamlit as st
 
 from labeling import dashboard as dash
-from labeling import exports, queries_admin, store
+from labeling import queries_admin
+from labeling.files import exporters as exports
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline
+from labeling.workspace import contents, grading
 from pages import _auth, _common
 
 WHERE = "dashboard"
@@ -181,13 +183,13 @@ def save_history(run: str, measures: list[str], controls: dict) -> None:
 
 db = _common.page_setup()
 st.title("Dashboard")
-runs = store.run_names(db)
+runs = contents.run_names(db)
 if not runs:
     st.info("No runs yet: import one on the Data page or with `scorecard import`.")
     st.stop()
 
 queries = dash.query_table(db)
-SCALE = store.get_scale(db)
+SCALE = grading.get_scale(db)
 with st.container(border=True):
     row = st.columns([2, 1, 2, 1, 1])
     run = row[0].selectbox("Run", runs, key="dash_run")
@@ -512,7 +514,7 @@ with tabs[3]:
                 show_drill_down(ranked, missed, "chunk", query_id)
             unjudged = ranked.loc[ranked["grade"].isna(), "chunk_id"].tolist()
             with st.expander(f"Judge an unjudged chunk ({len(unjudged)})", expanded=bool(unjudged)):
-                scale = store.get_scale(db)
+                scale = grading.get_scale(db)
                 row = st.columns([2, 2, 2, 1])
                 row[0].selectbox("Chunk", unjudged, key="dash_judge_chunk")
                 row[1].radio(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import queries_admin, store
+from labeling import queries_admin
 from labeling.markdown import escape_inline
+from labeling.workspace import contents
 from pages import _auth, _common
 
 WHERE = "data"  # messages go to f"{WHERE}_{kind}", under that kind's import button
@@ -51,13 +52,13 @@ def do_import(kind: str) -> None:
         options["meta"] = {field: state.get(f"run_{field}") for field, _ in RUN_META}
         options["replace"] = bool(state.get("run_replace", False))
     db = _common.get_db()
-    before = store.counts(db)
+    before = contents.counts(db)
     try:
         result = queries_admin.import_bytes(db, kind, upload.name, upload.getvalue(), **options)
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, f"{WHERE}_{kind}")
         return
-    after = store.counts(db)
+    after = contents.counts(db)
     changes = ", ".join(
         f"{after[t] - before[t]:+d} {t}" for t in after if after[t] != before[t]
     )
@@ -74,7 +75,7 @@ db = _common.page_setup()
 st.title("Data")
 
 st.subheader("Workspace contents")
-counts = store.counts(db)
+counts = contents.counts(db)
 st.dataframe(
     pd.DataFrame({"table": list(counts), "rows": list(counts.values())}),
     hide_index=True, key="table_counts", width=360,
@@ -130,7 +131,7 @@ columns[2].download_button(
     file_name="beir.zip",
     mime="application/zip", key="download_beir", on_click="ignore",
 )
-names = store.run_names(db)
+names = contents.run_names(db)
 if names:
     st.caption("Runs (TREC)")
     run_columns = st.columns(min(len(names), 4))

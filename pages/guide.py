@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import exports, guide, store
+from labeling.files import exporters as exports
+from labeling.teaching import guide
+from labeling.workspace import grading
 from pages import _common
 
 DEFAULTS_KEY = "dashboard_default_measures"  # read by the dashboard page
@@ -41,7 +43,7 @@ for index, definition in enumerate(guide.DEFINITIONS):
         st.caption(definition.use)
 
 st.header("Which measure should lead?")
-scale = store.get_scale(db)
+scale = grading.get_scale(db)
 left, right = st.columns([3, 2], gap="large")
 with left:
     failure = st.radio(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeling import queries_admin, store
+from labeling import queries_admin
 from labeling.markdown import escape_inline
+from labeling.workspace import contents
 from pages import _common
 
 db = _common.page_setup()
-counts = store.counts(db)
+counts = contents.counts(db)
 
 st.title("Retrieval Scorecard")
 st.write(

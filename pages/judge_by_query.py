@@ -6,8 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import pooling, queue, store
+from labeling.judging import pooling, queue
 from labeling.markdown import escape_inline, escape_markdown
+from labeling.workspace import grading
 from pages import _auth, _common
 
 WHERE = "judge_by_query"
@@ -42,7 +43,7 @@ labels = {
     for row in queries.itertuples()
 }
 query_id = st.selectbox("Query", list(labels), format_func=labels.get, key="jbq_query")
-scale = store.get_scale(db)
+scale = grading.get_scale(db)
 names = {g: n for g, n, _ in scale}
 may_judge = _auth.can(db, "judge")
 query_text = str(queries.set_index("query_id").loc[query_id, "text"])

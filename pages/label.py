@@ -5,8 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import exports, pooling, queries_admin, queue, shortcuts, store, visibility
+from labeling import queries_admin
+from labeling.files import exporters as exports
+from labeling.judging import pooling, queue, shortcuts, visibility
 from labeling.markdown import escape_inline, escape_markdown
+from labeling.workspace import contents, grading
 from pages import _auth, _common
 
 WHERE = "label"
@@ -145,13 +148,13 @@ def save_overlap() -> None:
 db = _common.page_setup()
 st.title("Label")
 name = _common.annotator()
-scale = store.get_scale(db)
+scale = grading.get_scale(db)
 grades = [g for g, _, _ in scale]
 keys = shortcuts.grade_keys(grades)
 may_judge = _auth.can(db, "judge")
 
 with st.expander("Build the queue", expanded=False):
-    runs = store.run_names(db)
+    runs = contents.run_names(db)
     st.caption("Pooling: the union of the top k of the chosen runs goes to the queue. Run names "
                "are used here only; judging stays blind.")
     columns = st.columns([3, 1, 1])
@@ -163,7 +166,7 @@ with st.expander("Build the queue", expanded=False):
     attribute = columns[0].selectbox("Segment attribute", [ALL, *attributes],
                                      key="pool_segment_attr")
     if attribute and attribute != ALL:
-        values = sorted({v for v in store.query_segments(db, attribute).values() if v})
+        values = sorted({v for v in contents.query_segments(db, attribute).values() if v})
         columns[1].multiselect("Only these segments", values, key="pool_segment_values")
     st.button("Add pooled pairs to the queue", key="pool_build", on_click=build_pool,
               args=("pool_runs",), disabled=not _auth.can(db, "enqueue"), type="primary",

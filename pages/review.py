@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeling import exports
+from labeling.files import exporters as exports
 from labeling.markdown import escape_inline
 from labeling.synthetic import review, sampling
 from pages import _auth, _common

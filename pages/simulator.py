@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import exports, simulator
+from labeling.files import exporters as exports
+from labeling.teaching import simulator
 from pages import _common
 
 ORDER_KEY, GRADES_KEY = "_sim_order", "_sim_grades"

@@ -31,7 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from labeling import baseline, exports, imports, store  # noqa: E402
+from labeling.files import baseline
+from labeling.files import exporters as exports
+from labeling.files import importers as imports
+from labeling.workspace import grading
 
 DATA = ROOT / "data"
 RUN_DEPTH = 20
@@ -135,7 +138,7 @@ def main() -> None:
 
     (DATA / "runs").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        db = store.init_workspace(Path(tmp) / "make-demo.db", scale="graded")
+        db = grading.init_workspace(Path(tmp) / "make-demo.db", scale="graded")
         imports.import_chunks(db, DATA / "chunks.jsonl")
         imports.import_queries(db, DATA / "queries.jsonl")
         baseline.bm25_run(db, "bm25", k=RUN_DEPTH, fields=["text"])

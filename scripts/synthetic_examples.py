@@ -13,9 +13,9 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from labeling.demo import build_demo
-from labeling.store import open_workspace
+from labeling.files.demo import build_demo
 from labeling.synthetic import offline, quality, sampling
+from labeling.workspace.store import open_workspace
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling.demo import build_demo
+from labeling.files.demo import build_demo
 
 TESTS = Path(__file__).resolve().parent
 GROUPS = {"app": 1, "e2e": 2}

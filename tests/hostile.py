@@ -16,8 +16,9 @@ import json
 
 import sqlite_utils
 
-from labeling import auth, queue, store
 from labeling import dashboard as dash
+from labeling.judging import queue
+from labeling.workspace import judgments, roles, store
 
 EVIL = "evil.example"
 LINK = f"[x](https://{EVIL}/a)"
@@ -48,7 +49,7 @@ FILE_NAME = f"[file](https://{EVIL}/f).csv"  # an upload's name
 def seed(db: sqlite_utils.Database) -> None:
     """Write the hostile rows (see the module docstring) into the workspace ``db``."""
     now = store.utc_now()
-    with auth.acting_as(None), store.write_transaction(db) as conn:
+    with roles.acting_as(None), store.write_transaction(db) as conn:
         conn.execute("INSERT INTO queries (id, text) VALUES (?, ?)", [QUERY, TEXT])
         conn.executemany(
             "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
@@ -80,11 +81,11 @@ def seed(db: sqlite_utils.Database) -> None:
             [SHORT, CHUNKS[0], TEXT, TEXT, TEXT, GENERATOR, json.dumps([LINK, IMG_TAG]),
              json.dumps([CHUNKS[1]]), now],
         )
-    with auth.acting_as(None):
+    with roles.acting_as(None):
         # two people disagree on the first pair; the second has one grade; the third is open
-        store.add_judgment(db, QUERY, CHUNKS[0], 0, ANNOTATORS[0], note=FORMULA)
-        store.add_judgment(db, QUERY, CHUNKS[0], 3, ANNOTATORS[1], note=TEXT)
-        store.add_judgment(db, QUERY, CHUNKS[1], 2, ANNOTATORS[2], note=f"-{LINK}")
+        judgments.add_judgment(db, QUERY, CHUNKS[0], 0, ANNOTATORS[0], note=FORMULA)
+        judgments.add_judgment(db, QUERY, CHUNKS[0], 3, ANNOTATORS[1], note=TEXT)
+        judgments.add_judgment(db, QUERY, CHUNKS[1], 2, ANNOTATORS[2], note=f"-{LINK}")
         queue.enqueue_pairs(db, [(QUERY, c) for c in CHUNKS], reason=SHORT)
         dash.add_failure_tag(db, TAG, description=TEXT, created_by=ANNOTATORS[0])
         dash.tag_failure(db, QUERY, RUN, [TAG], ANNOTATORS[1], note=TEXT)

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from labeling import agreement, consensus, queue, store
+from labeling.judging import agreement, consensus, queue
+from labeling.workspace import grading, judgments, store
 
 GRADED = [0, 1, 2, 3]
 
@@ -70,7 +71,7 @@ def test_binary_alpha_is_nominal():
 
 @pytest.fixture
 def db(tmp_path):
-    handle = store.init_workspace(tmp_path / "agree.db")
+    handle = grading.init_workspace(tmp_path / "agree.db")
     with store.write_transaction(handle) as conn:
         conn.executemany("INSERT INTO queries (id, text) VALUES (?, ?)",
                          [(f"q{i}", f"query {i}") for i in range(6)])
@@ -79,8 +80,8 @@ def db(tmp_path):
     for name, row in grades.items():
         for i, grade in enumerate(row):
             if grade is not None:
-                store.add_judgment(handle, f"q{i}", "c", grade, name)
-    store.add_judgment(handle, "q5", "c", 2, "generator", flags={"generator": True})
+                judgments.add_judgment(handle, f"q{i}", "c", grade, name)
+    judgments.add_judgment(handle, "q5", "c", 2, "generator", flags={"generator": True})
     yield handle
     handle.conn.close()
 

@@ -24,14 +24,15 @@ from pathlib import Path
 
 import pytest
 
-from labeling import backup, cli, store
+from labeling.commands import cli
+from labeling.workspace import backup, contents, store
 
 ROOT = Path(__file__).resolve().parents[1]
 CRASHED_JUDGMENTS = 25
 
 CRASHING_WRITER = r"""
 import os, signal, sys
-from labeling import store
+from labeling.workspace import judgments, store
 
 db = store.open_workspace(sys.argv[1])
 db.conn.execute("PRAGMA wal_autocheckpoint = 0")  # committed work stays in the -wal
@@ -39,13 +40,13 @@ pairs = db.conn.execute("SELECT query_id, chunk_id FROM run_results r JOIN queri
                         " ON q.id = r.query_id WHERE q.split IS NOT 'test' LIMIT ?",
                         [int(sys.argv[2])]).fetchall()
 for query, chunk in pairs:
-    store.add_judgment(db, query, chunk, 1, "crashed")  # each one committed
+    judgments.add_judgment(db, query, chunk, 1, "crashed")  # each one committed
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
 HOLDER = r"""
 import sys
-from labeling import store
+from labeling.workspace import store
 
 db = store.open_workspace(sys.argv[1])
 print("open", flush=True)
@@ -54,7 +55,7 @@ sys.stdin.read()  # keep the workspace open until the parent closes our stdin
 
 SLOW_BACKUP = r"""
 import sys, time
-from labeling import backup, store
+from labeling.workspace import backup, store
 
 open_workspace = store.open_workspace
 
@@ -104,7 +105,7 @@ def _digest(path: Path) -> str:
 def _counts(path: Path) -> dict[str, int]:
     db = store.open_workspace(path, create=False)
     try:
-        return store.counts(db)
+        return contents.counts(db)
     finally:
         db.conn.close()
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.baseline import bm25_run
-from labeling.consensus import run_frame
 from labeling.errors import ScorecardError
-from labeling.store import get_run, init_workspace
+from labeling.files.baseline import bm25_run
+from labeling.judging.consensus import run_frame
+from labeling.workspace.contents import get_run
+from labeling.workspace.grading import init_workspace
 
 
 @pytest.fixture

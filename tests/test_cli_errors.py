@@ -1,9 +1,9 @@
 """Bad input and broken workspaces on the command line: exit status 2, one sentence on stderr
 naming the file (and the line where one applies), no traceback, and the workspace unchanged.
 
-Each case runs ``labeling.cli.main`` in this process (a traceback would escape it as an
+Each case runs ``labeling.commands.cli.main`` in this process (a traceback would escape it as an
 exception and fail the test); ``test_the_installed_command_prints_one_line`` runs a few through
-a real ``python -m labeling.cli`` process as well. The read-only and full-disk cases mount a
+a real ``python -m labeling.commands.cli`` process as well. The read-only and full-disk cases mount a
 small tmpfs, which needs root and a kernel that allows it: elsewhere they skip, and the
 full-disk case also runs portably with SQLite's ``max_page_count``.
 """
@@ -21,9 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from labeling import cli, store
+from labeling.commands import cli
 from labeling.errors import ScorecardError
-from labeling.store import MIGRATIONS, counts, open_workspace
+from labeling.workspace import grading, store
+from labeling.workspace.contents import counts
+from labeling.workspace.store import MIGRATIONS, open_workspace
 
 CHUNKS = [{"id": f"c{i}", "text": f"chunk number {i} about topic {i % 7}"} for i in range(1, 6)]
 QUERIES = [{"id": "q1", "text": "topic three"}, {"id": "q2", "text": "topic five"}]
@@ -449,7 +451,7 @@ def tmpfs(tmp_path: Path):
 
 def test_a_workspace_on_a_read_only_file_system(tmpfs, tmp_path, capsys):
     path = tmpfs / "w.db"
-    store.init_workspace(path).close()  # closed: an open file would keep the remount busy
+    grading.init_workspace(path).close()  # closed: an open file would keep the remount busy
     remounted = subprocess.run(
         ["mount", "-o", "remount,ro", str(tmpfs)], capture_output=True
     )
@@ -500,7 +502,7 @@ def test_a_full_disk_at_commit(tmpfs, tmp_path, capsys):
     """A small import fits in SQLite's page cache and first touches the disk at COMMIT, where
     SQLite leaves the transaction open: it must be rolled back, and the next import work."""
     path = tmpfs / "w.db"
-    store.init_workspace(path).close()
+    grading.init_workspace(path).close()
     keeper = open_workspace(path)  # holds the -wal and -shm files open while the disk fills
     before = fingerprint(path)
     filler = tmpfs / "filler"
@@ -570,7 +572,7 @@ def test_the_installed_command_prints_one_line(ws, tmp_path):
         (["import", ws, "chunks", quote], f"{quote}, line 20: a quote opened"),
     ):
         done = subprocess.run(
-            [sys.executable, "-m", "labeling.cli", *map(str, argv)],
+            [sys.executable, "-m", "labeling.commands.cli", *map(str, argv)],
             capture_output=True, text=True, timeout=120,
         )
         assert done.returncode == 2, done.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling.cli import main
+from labeling.commands.cli import main
 
 QRELS = "q1 0 A 1\nq1 0 B 1\nq1 0 C 1\nq2 0 D 2\nq2 0 E 0\n"
 RUN = "".join(
@@ -63,7 +63,7 @@ def test_bad_file_names_file_and_line_without_traceback(tmp_path, files):
     bad = tmp_path / "bad.qrels"
     bad.write_text("q1 0 A 1\nq1 0 B x\n")
     done = subprocess.run(
-        [sys.executable, "-m", "labeling.cli", "evaluate", str(bad), files[1], "-m", "P@5"],
+        [sys.executable, "-m", "labeling.commands.cli", "evaluate", str(bad), files[1], "-m", "P@5"],
         capture_output=True, text=True,
     )
     assert done.returncode != 0

@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from labeling import cli
-from labeling.store import counts, get_scale, open_workspace
+from labeling.commands import cli
+from labeling.workspace.contents import counts
+from labeling.workspace.grading import get_scale
+from labeling.workspace.store import open_workspace
 
 RUN = "q1 Q0 c1 1 2.0 s\nq1 Q0 c2 2 1.0 s\n"
 
@@ -106,25 +108,15 @@ def test_errors_are_one_line_with_file_and_line(ws, tmp_path, capsys):
 
 
 def test_demo_calls_build_demo(tmp_path, capsys, monkeypatch):
-    import sys
-    import types
-
-    from labeling.store import init_workspace
+    from labeling.files import demo
+    from labeling.workspace.grading import init_workspace
 
     calls = []
-    fake = types.ModuleType("labeling.demo")
-    fake.build_demo = lambda path: calls.append(path) or init_workspace(path).close()
-    monkeypatch.setitem(sys.modules, "labeling.demo", fake)
+    monkeypatch.setattr(demo, "build_demo",
+                        lambda path: calls.append(path) or init_workspace(path).close())
     code, out, err = run(["init", tmp_path / "demo.db", "--demo"], capsys)
     assert code == 0, err
     assert calls == [tmp_path / "demo.db"]
     code, _, err = run(["init", tmp_path / "demo.db", "--demo"], capsys)
     assert code == 2 and "already exists" in err
 
-
-def test_demo_missing_is_a_clear_error(tmp_path, capsys, monkeypatch):
-    import sys
-
-    monkeypatch.setitem(sys.modules, "labeling.demo", None)
-    code, _, err = run(["init", tmp_path / "demo.db", "--demo"], capsys)
-    assert code == 2 and "--demo is unavailable" in err

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from argon2 import PasswordHasher
 
-from labeling import auth, store
-from labeling.backup import backup
+from labeling.workspace import accounts, contents, judgments, roles, store
+from labeling.workspace.backup import backup
 
 WRITERS = 8
 JUDGMENTS = 1_000
@@ -22,15 +22,14 @@ JUDGMENTS = 1_000
 
 def _write(args: tuple[str, int, list[tuple[str, str]], object, object]) -> str:
     db_path, worker, pairs, barrier, _ = args
-    from labeling import auth, store
 
     try:
         db = store.open_workspace(db_path)
         barrier.wait(timeout=120)  # start together, after the slow spawn imports
-        with auth.acting_as(f"w{worker}"):  # the role is checked on every write
+        with roles.acting_as(f"w{worker}"):  # the role is checked on every write
             for i in range(JUDGMENTS):
                 q, c = pairs[(i + worker * 7) % len(pairs)]
-                store.add_judgment(db, q, c, (i + worker) % 4, f"w{worker}", note=f"n{i}")
+                judgments.add_judgment(db, q, c, (i + worker) % 4, f"w{worker}", note=f"n{i}")
         db.close()
         return "ok"
     except Exception as error:  # report it, do not hang the pool
@@ -39,16 +38,16 @@ def _write(args: tuple[str, int, list[tuple[str, str]], object, object]) -> str:
 
 def _read(args: tuple[str, int, list, object, object]) -> str:
     db_path, _, _, barrier, done = args
-    from labeling import consensus, store
-    from labeling.metrics import evaluate
+    from labeling.judging import consensus
+    from labeling.metrics.engine import evaluate
 
     try:
         db = store.open_workspace(db_path)
-        run_name = store.run_names(db)[0]
+        run_name = contents.run_names(db)[0]
         barrier.wait(timeout=120)
         loops, seen = 0, 0
         while not done.is_set() or loops == 0:
-            total = store.counts(db)["judgments"]
+            total = contents.counts(db)["judgments"]
             if total < seen:
                 return f"judgments went from {seen} to {total}"
             seen = total
@@ -74,10 +73,10 @@ def workspace(demo_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     db = store.open_workspace(path)
     cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)  # speed, not security
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(auth, "_HASHER", cheap)
+        patch.setattr(accounts, "_HASHER", cheap)
         for worker in range(WRITERS):
-            auth.add_user(db, f"w{worker}", "annotator", "password-of-w")
-        auth.add_user(db, "boss", "admin", "password-of-boss")
+            accounts.add_user(db, f"w{worker}", "annotator", "password-of-w")
+        accounts.add_user(db, "boss", "admin", "password-of-boss")
     db.close()
     return path
 
@@ -86,7 +85,7 @@ def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
     db_path = tmp_path / "w.db"
     shutil.copyfile(workspace, db_path)
     db = store.open_workspace(db_path)
-    before = store.counts(db)["judgments"]
+    before = contents.counts(db)["judgments"]
     pairs = [tuple(r) for r in db.conn.execute(
         "SELECT DISTINCT query_id, chunk_id FROM run_results ORDER BY 1, 2 LIMIT 300"
     )]
@@ -100,10 +99,10 @@ def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
         barrier.wait(timeout=120)
         started = time.monotonic()
         # a backup while they write: a consistent snapshot with whole transactions only
-        while store.counts(db)["judgments"] < before + WRITERS * JUDGMENTS // 4:
+        while contents.counts(db)["judgments"] < before + WRITERS * JUDGMENTS // 4:
             time.sleep(0.01)
         copy = backup(db_path, tmp_path / "mid.db")
-        while store.counts(db)["judgments"] < before + WRITERS * JUDGMENTS:
+        while contents.counts(db)["judgments"] < before + WRITERS * JUDGMENTS:
             if pending.ready():
                 break
             time.sleep(0.05)
@@ -114,7 +113,7 @@ def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
     assert outcomes[:WRITERS] == ["ok"] * WRITERS, outcomes
     assert outcomes[-1].startswith("read "), outcomes[-1]
 
-    assert store.counts(db)["judgments"] == before + WRITERS * JUDGMENTS
+    assert contents.counts(db)["judgments"] == before + WRITERS * JUDGMENTS
     per_worker = dict(db.conn.execute(
         "SELECT annotator, count(*) FROM judgments WHERE annotator GLOB 'w[0-9]' GROUP BY 1"
     ).fetchall())
@@ -127,6 +126,6 @@ def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
 
     mid = store.open_workspace(copy.path, create=False)
     assert mid.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    assert before <= store.counts(mid)["judgments"] <= before + WRITERS * JUDGMENTS
-    assert store.counts(mid)["judgments"] == copy.counts["judgments"]
+    assert before <= contents.counts(mid)["judgments"] <= before + WRITERS * JUDGMENTS
+    assert contents.counts(mid)["judgments"] == copy.counts["judgments"]
     print(f"{WRITERS * JUDGMENTS} judgments in {seconds:.1f} s; reader: {outcomes[-1]}")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from labeling import store
-from labeling.demo import build_demo
+from labeling.files.demo import build_demo
+from labeling.workspace import contents, judgments, store
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 40_000
@@ -28,7 +28,9 @@ KILL_AFTER_BATCHES = 4
 
 CHILD = r"""
 import sys, time
-from labeling import formats, imports, store
+from labeling.files import formats
+from labeling.files import importers as imports
+from labeling.workspace import store
 
 db_path, file_path, kind, mode = sys.argv[1:5]
 imports.IMPORT_CACHE_KIB = 64  # spill uncommitted pages into the WAL
@@ -84,7 +86,7 @@ def test_sigkill_mid_import_changes_nothing(kind, mode, big_files, tmp_path):
     db_path = tmp_path / "w.db"
     build_demo(db_path)
     db = store.open_workspace(db_path)
-    before_counts, before = store.counts(db), fingerprint(db)
+    before_counts, before = contents.counts(db), fingerprint(db)
     db.close()
 
     child = subprocess.Popen(
@@ -111,9 +113,9 @@ def test_sigkill_mid_import_changes_nothing(kind, mode, big_files, tmp_path):
     db = store.open_workspace(db_path)
     assert db.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert db.conn.execute("PRAGMA foreign_key_check").fetchall() == []
-    assert store.counts(db) == before_counts
+    assert contents.counts(db) == before_counts
     assert fingerprint(db) == before
     # and the workspace takes writes again
     q, c = db.conn.execute("SELECT query_id, chunk_id FROM run_results LIMIT 1").fetchone()
-    store.add_judgment(db, q, c, 1, "after-crash")
-    assert store.counts(db)["judgments"] == before_counts["judgments"] + 1
+    judgments.add_judgment(db, q, c, 1, "after-crash")
+    assert contents.counts(db)["judgments"] == before_counts["judgments"] + 1

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeling import consensus, dashboard, store
+from labeling import dashboard
 from labeling.errors import ScorecardError
-from labeling.metrics import evaluate
+from labeling.judging import consensus
+from labeling.metrics.engine import evaluate
+from labeling.workspace import grading, judgments, store
 
 MEASURES = ["R@10", "RR", "nDCG@5"]
 
@@ -30,7 +32,7 @@ def db(demo_file: Path, tmp_path: Path):
 @pytest.fixture
 def tiny(tmp_path: Path):
     """Two documents of two chunks each; one query; one run ranking c2, a1, d1, a2."""
-    db = store.init_workspace(tmp_path / "tiny.db")
+    db = grading.init_workspace(tmp_path / "tiny.db")
     db["chunks"].insert_all([
         {"id": "a1", "doc_id": "A", "text": "alpha one"},
         {"id": "a2", "doc_id": "A", "text": "alpha two"},
@@ -43,9 +45,9 @@ def tiny(tmp_path: Path):
         {"run_id": 1, "query_id": "q1", "chunk_id": c, "rank": i + 1, "score": 4.0 - i}
         for i, c in enumerate(["c2", "a1", "d1", "a2"])
     ])
-    store.add_judgment(db, "q1", "a1", 1, "ann")
-    store.add_judgment(db, "q1", "a2", 3, "ann")
-    store.add_judgment(db, "q1", "c2", 0, "ann")
+    judgments.add_judgment(db, "q1", "a1", 1, "ann")
+    judgments.add_judgment(db, "q1", "a2", 3, "ann")
+    judgments.add_judgment(db, "q1", "c2", 0, "ann")
     dashboard.clear_cache()
     yield db
     db.conn.close()
@@ -116,15 +118,15 @@ def test_test_split_lock_blocks_every_label_change(db):
     digest = dashboard.lock_split(db, "lead")
     assert dashboard.split_lock(db)["snapshot_hash"] == digest == dashboard.split_hash(db)
     with pytest.raises(ScorecardError, match=r"query 'q02' is in the test split, which is locked"):
-        store.add_judgment(db, "q02", "remote-work-01", 2, "alice")
+        judgments.add_judgment(db, "q02", "remote-work-01", 2, "alice")
     with pytest.raises(Exception, match="locked"):  # the trigger covers direct writes too
         db.conn.execute("UPDATE queries SET split = 'dev' WHERE id = 'q02'")
     with pytest.raises(ScorecardError, match="already locked"):
         dashboard.lock_split(db, "lead")
-    store.add_judgment(db, "q01", "remote-work-01", 2, "alice")  # dev stays open
+    judgments.add_judgment(db, "q01", "remote-work-01", 2, "alice")  # dev stays open
     assert dashboard.split_hash(db) == digest
     dashboard.unlock_split(db)
-    store.add_judgment(db, "q02", "remote-work-01", 2, "alice")
+    judgments.add_judgment(db, "q02", "remote-work-01", 2, "alice")
     assert dashboard.split_lock(db) is None
 
 
@@ -150,8 +152,6 @@ def _short_lists(db, run: str, k: int) -> int:
 
 
 def test_send_unjudged_to_queue(db):
-    queue = pytest.importorskip("labeling.queue", reason="labeling.queue is not written yet")
-    assert hasattr(queue, "enqueue_pairs")
     pairs = dashboard.unjudged_pairs(db, ["bm25"], 5)
     assert dashboard.send_unjudged_to_queue(db, pairs) == len(pairs)
     assert dashboard.send_unjudged_to_queue(db, pairs) == 0
@@ -199,7 +199,7 @@ def test_history_warns_on_different_snapshots(db):
     frame, warnings = dashboard.history(db, "demo-1", ["RR"])
     assert frame["run"].tolist() == ["bm25", "bm25-title", "fusion"] and not warnings
     first = dashboard.save_snapshot(db, "bm25", ["RR"])
-    store.add_judgment(db, "q01", "remote-work-01", 3, "carol")
+    judgments.add_judgment(db, "q01", "remote-work-01", 3, "carol")
     second = dashboard.save_snapshot(db, "fusion", ["RR"])
     assert first != second
     frame, warnings = dashboard.history(db, "demo-1", ["RR"])
@@ -222,7 +222,7 @@ def test_bad_controls_raise(db):
 
 
 def test_workspace_without_labels(tmp_path):
-    db = store.init_workspace(tmp_path / "empty.db")
+    db = grading.init_workspace(tmp_path / "empty.db")
     db["queries"].insert({"id": "q1", "text": "x"})
     db["chunks"].insert({"id": "c1", "text": "y"})
     db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from labeling import store
-from labeling.demo import build_demo
+from labeling.files.demo import build_demo
+from labeling.workspace import contents, grading, store
 
 
 @pytest.fixture(scope="module")
@@ -19,17 +19,17 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_demo_has_everything(demo: Path) -> None:
     db = store.open_workspace(demo, create=False)
-    counts = store.counts(db)
+    counts = contents.counts(db)
     assert counts["chunks"] >= 80 and counts["queries"] >= 40
-    assert store.run_names(db) == ["bm25", "bm25-title", "fusion"]
-    assert [g for g, _, _ in store.get_scale(db)] == [0, 1, 2, 3]
+    assert contents.run_names(db) == ["bm25", "bm25-title", "fusion"]
+    assert [g for g, _, _ in grading.get_scale(db)] == [0, 1, 2, 3]
     sql = db.conn.execute
     assert sql("SELECT count(*) FROM chunks WHERE placeholder = 1").fetchone()[0] == 0
     assert sql("SELECT count(*) FROM queries WHERE placeholder = 1").fetchone()[0] == 0
     assert {r[0] for r in sql("SELECT DISTINCT source FROM queries")} == {"real", "synthetic"}
     assert {r[0] for r in sql("SELECT DISTINCT split FROM queries")} == {"dev", "test"}
-    assert len(store.query_segments(db, "topic")) == counts["queries"]
-    assert len(set(store.query_segments(db, "topic").values())) == 4
+    assert len(contents.query_segments(db, "topic")) == counts["queries"]
+    assert len(set(contents.query_segments(db, "topic").values())) == 4
 
 
 def test_demo_labels_disagree_and_leave_gaps(demo: Path) -> None:
@@ -53,7 +53,7 @@ def test_demo_labels_disagree_and_leave_gaps(demo: Path) -> None:
 
 
 def test_build_demo_is_idempotent(demo: Path) -> None:
-    before = store.counts(store.open_workspace(demo, create=False))
+    before = contents.counts(store.open_workspace(demo, create=False))
     build_demo(demo)
-    assert store.counts(store.open_workspace(demo, create=False)) == before
+    assert contents.counts(store.open_workspace(demo, create=False)) == before
     assert [p.name for p in demo.parent.iterdir() if "building" in p.name] == []

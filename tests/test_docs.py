@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling.cli import build_parser
+from labeling.commands.cli import build_parser
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -7,8 +7,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling import duplicates
-from labeling.duplicates import first_duplicate, hash_strings
+from labeling.metrics import duplicates
+from labeling.metrics.duplicates import first_duplicate, hash_strings
 
 # Short alphabets make repeats likely; "é" and "\x00" test byte lengths, long ids the padding.
 IDS = st.sampled_from(["a", "b", "ab", "é", "e\u0301", "a\x00", "x" * 9, "x" * 17, "q" * 40])

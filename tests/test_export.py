@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import csv
 
-from labeling.exports import corpus_frame, defuse, export_judgments, export_qrels, queries_frame
-from labeling.store import add_judgment, init_workspace
+from labeling.files.exporters import (
+    corpus_frame,
+    defuse,
+    export_judgments,
+    export_qrels,
+    queries_frame,
+)
+from labeling.workspace.grading import init_workspace
+from labeling.workspace.judgments import add_judgment
 
 
 def make(tmp_path):

@@ -1,4 +1,4 @@
-"""Readers and writers in labeling.formats: round trips, detection, exact error lines."""
+"""Readers and writers in labeling.files.formats: round trips, detection, exact error lines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas.testing as pdt
 import pytest
 
 from labeling.errors import InputError
-from labeling.formats import (
+from labeling.files.formats import (
     detect_format,
     iter_qrels_batches,
     iter_record_batches,

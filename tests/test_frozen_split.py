@@ -16,8 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labeling import dashboard, imports, queries_admin, store
+from labeling import dashboard, queries_admin
 from labeling.errors import InputError, ScorecardError
+from labeling.files import importers as imports
+from labeling.workspace import contents, judgments, store
 
 TEST_QUERY = "q02"  # in the demo's test split, topic "hr"
 DEV_QUERY = "q01"
@@ -126,7 +128,7 @@ def test_reimporting_unchanged_test_queries_and_changing_dev_ones_is_allowed(db,
     digest = dashboard.split_hash(db)
     result = imports.import_queries(db, _jsonl(tmp_path / "q.jsonl", records))
     assert result.rows == len(test_ids) + 2
-    assert store.query_segments(db, "topic")[DEV_QUERY] == "it"
+    assert contents.query_segments(db, "topic")[DEV_QUERY] == "it"
     assert dashboard.split_hash(db) == digest == dashboard.split_lock(db)["snapshot_hash"]
 
 
@@ -240,4 +242,4 @@ def test_split_hash_covers_the_texts_its_labels_describe(db, tmp_path):
 def test_judgments_of_a_locked_split_still_refused(db):
     dashboard.lock_split(db, "lead")
     with pytest.raises(ScorecardError, match="locked"):
-        store.add_judgment(db, TEST_QUERY, _chunk_judged_for(db, "test", False), 0, "ann")
+        judgments.add_judgment(db, TEST_QUERY, _chunk_judged_for(db, "test", False), 0, "ann")

@@ -17,8 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeling import imports, queries_admin, store
+from labeling import queries_admin
 from labeling.errors import InputError
+from labeling.files import importers as imports
+from labeling.workspace import contents, grading, store
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
@@ -103,7 +105,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small workspace: chunks c1..c3, queries q1..q3, one run."""
     folder = tmp_path_factory.mktemp("fuzz")
     path = folder / "base.db"
-    db = store.init_workspace(path)
+    db = grading.init_workspace(path)
     (folder / "c.jsonl").write_text(
         "".join(f'{{"id": "c{i}", "text": "chunk {i}"}}\n' for i in range(1, 4))
     )
@@ -143,7 +145,7 @@ def _check(kind: str, base: Path, suffix: str, data: bytes, via_bytes: bool = Fa
         db_path = Path(tmp) / "w.db"
         shutil.copyfile(base, db_path)
         db = store.open_workspace(db_path)
-        before_counts, before = store.counts(db), fingerprint(db)
+        before_counts, before = contents.counts(db), fingerprint(db)
         path = Path(tmp) / f"upload{suffix}"
         path.write_bytes(data)
         try:
@@ -152,7 +154,7 @@ def _check(kind: str, base: Path, suffix: str, data: bytes, via_bytes: bool = Fa
             assert str(error).strip() and error.problem.strip()
             assert fingerprint(db) == before, "a failed import changed the workspace"
         else:
-            after = store.counts(db)
+            after = contents.counts(db)
             added = {t: after[t] - before_counts[t] for t in after}
             if kind == "qrels":
                 assert added["judgments"] == result.rows > 0
@@ -221,7 +223,7 @@ def test_fuzz_beir(base, corpus, queries, qrels, cut):
         db_path = Path(tmp) / "w.db"
         shutil.copyfile(base, db_path)
         db = store.open_workspace(db_path)
-        before_counts, before = store.counts(db), fingerprint(db)
+        before_counts, before = contents.counts(db), fingerprint(db)
         folder = Path(tmp) / "beir"
         (folder / "qrels").mkdir(parents=True)
         (folder / "corpus.jsonl").write_bytes(corpus[1])
@@ -234,7 +236,7 @@ def test_fuzz_beir(base, corpus, queries, qrels, cut):
             assert error.problem.strip()
             assert fingerprint(db) == before
         else:
-            after = store.counts(db)
+            after = contents.counts(db)
             assert after["judgments"] - before_counts["judgments"] == len(qrels)
         assert db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         db.close()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from labeling import guide, simulator
-from labeling.measures import KINDS, parse_measure
+from labeling.metrics.measures import KINDS, parse_measure
+from labeling.teaching import guide, simulator
 
 
 def test_definitions_follow_the_measure_registry() -> None:

@@ -6,17 +6,18 @@ import json
 
 import pytest
 
-from labeling.consensus import consensus_qrels, run_frame
 from labeling.errors import InputError
-from labeling.exports import export_beir, export_qrels, export_run
-from labeling.imports import (
+from labeling.files.exporters import export_beir, export_qrels, export_run
+from labeling.files.importers import (
     import_beir,
     import_chunks,
     import_qrels,
     import_queries,
     import_run,
 )
-from labeling.store import counts, get_run, init_workspace, query_segments
+from labeling.judging.consensus import consensus_qrels, run_frame
+from labeling.workspace.contents import counts, get_run, query_segments
+from labeling.workspace.grading import init_workspace
 
 RUN = "q1 Q0 c1 1 9.5 sys\nq1 Q0 c2 2 7.25 sys\nq2 Q0 c2 1 3.0 sys\nq2 Q0 c3 2 1.5 sys\n"
 QRELS = "q1 0 c1 2\nq1 0 c2 0\nq2 0 c3 3\n"

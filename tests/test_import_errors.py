@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from labeling.errors import InputError
-from labeling.imports import import_chunks, import_qrels, import_queries, import_run
-from labeling.store import counts, init_workspace
+from labeling.files.importers import import_chunks, import_qrels, import_queries, import_run
+from labeling.workspace.contents import counts
+from labeling.workspace.grading import init_workspace
 
 GOOD_RUN = "q1 Q0 c1 1 2.0 s\nq1 Q0 c2 2 1.0 s\n"
 GOOD_QRELS = "q1 0 c1 1\nq1 0 c2 0\n"

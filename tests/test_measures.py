@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.errors import MeasureError, ScorecardError
-from labeling.measures import KINDS, PARAM_DEFAULTS, PARAM_VALUES, Measure, parse_measure
+from labeling.metrics.measures import KINDS, PARAM_DEFAULTS, PARAM_VALUES, Measure, parse_measure
 
 
 @pytest.mark.parametrize(

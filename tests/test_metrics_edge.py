@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from labeling.errors import InputError
-from labeling.metrics import evaluate, ranked_list
+from labeling.metrics.engine import evaluate, ranked_list
 
 MEASURES = ["P@3", "R@3", "Success@3", "RR", "RR@2", "AP", "AP@3", "nDCG", "nDCG@3", "Rprec",
             "CG@3", "DCG@3", "Judged@3", "AP(denom=retrieved)", "nDCG(ideal=retrieved)@3"]
@@ -326,7 +326,7 @@ def test_cutoff_beyond_the_list():
 def test_large_runs_rank_the_same_on_two_threads(monkeypatch):
     # From ranking.PARALLEL_ROWS rows on, the duplicate check and the doc lookup run on a
     # second thread; force that path on a small seeded run with ties and unjudged rows.
-    from labeling import ranking
+    from labeling.metrics import ranking
 
     rng = np.random.default_rng(7)
     run = pd.DataFrame(

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.measures import Measure, parse_measure
-from labeling.metrics import evaluate
+from labeling.metrics.engine import evaluate
+from labeling.metrics.measures import Measure, parse_measure
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.measures import KINDS
-from labeling.metrics import evaluate
+from labeling.metrics.engine import evaluate
+from labeling.metrics.measures import KINDS
 
 
 def printed(value: float, digits: int) -> str:

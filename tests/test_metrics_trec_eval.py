@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labeling.metrics import evaluate
+from labeling.metrics.engine import evaluate
 
 ORACLE = Path(__file__).resolve().parent / "data" / "trec_eval"
 TOLERANCE = 5e-5  # values are printed with 4 decimals

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from labeling import consensus, pooling, queue, store
 from labeling.errors import InputError, ScorecardError
+from labeling.judging import consensus, pooling, queue
+from labeling.workspace import grading, store
 
 
 @pytest.fixture
 def db(tmp_path):
-    handle = store.init_workspace(tmp_path / "pool.db")
+    handle = grading.init_workspace(tmp_path / "pool.db")
     with store.write_transaction(handle) as conn:
         conn.executemany("INSERT INTO queries (id, text, split) VALUES (?, ?, ?)",
                          [("q1", "alpha", "dev"), ("q2", "beta", "test")])

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from labeling import queries_admin as qa
-from labeling import store
 from labeling.errors import InputError
+from labeling.workspace import contents, grading
 
 
 @pytest.fixture
 def db(tmp_path: Path):
-    db = store.init_workspace(tmp_path / "w.db")
+    db = grading.init_workspace(tmp_path / "w.db")
     qa.import_bytes(db, "chunks", "c.jsonl", b'{"id": "c1", "text": "alpha"}\n'
                     b'{"id": "c2", "text": "beta"}\n')
     qa.import_bytes(db, "queries", "q.jsonl", b'{"id": "q1", "text": "Alpha?", "topic": "a"}\n'
@@ -90,12 +90,12 @@ def test_import_bytes_errors_name_the_upload(db) -> None:
         qa.import_bytes(db, "run", "my run.trec", b"q1 Q0 c1 1 1.0 t\nq1 Q0 c2 2 x t\n",
                         run_name="r")
     assert str(caught.value).startswith("my run.trec, line 2")
-    assert store.run_names(db) == []
+    assert contents.run_names(db) == []
     with pytest.raises(InputError, match="name for the run"):
         qa.import_bytes(db, "run", "r.trec", b"q1 Q0 c1 1 1.0 t\n", run_name=" ")
     result = qa.import_bytes(db, "run", "r.trec", b"q1 Q0 c1 1 1.0 t\n", run_name="r",
                              meta={"notes": "n", "chunk_size": ""})
-    assert result.rows == 1 and store.get_run(db, "r")["notes"] == "n"
+    assert result.rows == 1 and contents.get_run(db, "r")["notes"] == "n"
 
 
 def test_exports_as_bytes(db) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling import queue, shortcuts, store
 from labeling.errors import InputError, ScorecardError
+from labeling.judging import queue, shortcuts
+from labeling.workspace import judgments, store
 
 
 @pytest.fixture
@@ -176,7 +177,7 @@ def test_undo_restores_the_previous_grade_or_requeues(db):
 
 def test_generator_pairs_are_served_for_confirmation(db):
     pair = unjudged_pairs(db, 1)[0]
-    store.add_judgment(db, *pair, 3, "generator", flags={"generator": True})
+    judgments.add_judgment(db, *pair, 3, "generator", flags={"generator": True})
     card = queue.next_card(db, "carol")
     assert card.pair == pair and card.reason == "confirm"
     queue.save_judgment(db, *pair, 3, "carol")

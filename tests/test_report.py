@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from labeling import dashboard, imports, queries_admin, report, store
-from labeling.cli import main
+from labeling import dashboard, queries_admin
+from labeling.commands.cli import main
+from labeling.files import importers as imports
+from labeling.report import scorecard_report as report
+from labeling.workspace import judgments, store
 
 SCRIPT = "<script>window.__injected = 1</script>"
 MARKDOWN = "**bold** [link](http://evil.example) | pipe <img src=x onerror=alert(1)>"
@@ -35,7 +38,7 @@ def hostile(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     imports.import_chunks(db, source)
     query = queries_admin.add_query(db, MARKDOWN, attributes={"topic": "<i>it</i>"})
     for grade, chunk in ((3, "evil-01"), (0, "onboarding-01")):
-        store.add_judgment(db, query, chunk, grade, "alice")
+        judgments.add_judgment(db, query, chunk, grade, "alice")
     db.conn.close()
     dashboard.clear_cache()
     return path

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling import simulator
-from labeling.measures import KINDS
+from labeling.metrics.measures import KINDS
+from labeling.teaching import simulator
 
 
 def test_example_screen() -> None:

@@ -1,4 +1,4 @@
-"""labeling.statistics against scipy.stats: paired t-test, randomization test, bootstrap."""
+"""labeling.metrics.statistics against scipy.stats: paired t-test, randomization test, bootstrap."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from labeling import statistics
+from labeling.metrics import statistics
 
 
 def _mean_difference(x, y, axis=-1):

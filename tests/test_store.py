@@ -7,19 +7,10 @@ import sqlite3
 import pytest
 
 from labeling.errors import InputError, ScorecardError
-from labeling.store import (
-    MIGRATIONS,
-    add_judgment,
-    counts,
-    get_scale,
-    init_workspace,
-    judgment_history,
-    open_workspace,
-    parse_scale,
-    query_segments,
-    schema_version,
-    set_scale,
-)
+from labeling.workspace.contents import counts, query_segments
+from labeling.workspace.grading import get_scale, init_workspace, parse_scale, set_scale
+from labeling.workspace.judgments import add_judgment, judgment_history
+from labeling.workspace.store import MIGRATIONS, open_workspace, schema_version
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 
-from labeling.store import counts, init_workspace
+from labeling.workspace.contents import counts
+from labeling.workspace.grading import init_workspace
 
 WORKERS = 8
 ROWS = 300
@@ -18,8 +19,8 @@ def _init(barrier) -> None:
 
 def _import(args: tuple[str, str, int]) -> str:
     db_path, qrels_path, worker = args
-    from labeling.imports import import_qrels
-    from labeling.store import open_workspace
+    from labeling.files.importers import import_qrels
+    from labeling.workspace.store import open_workspace
 
     try:
         _barrier.wait(timeout=60)  # start writing together, after the slow spawn imports

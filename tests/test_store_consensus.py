@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.consensus import RULES, consensus, consensus_qrels, current_judgments_frame
-from labeling.store import add_judgment, init_workspace
+from labeling.judging.consensus import RULES, consensus, consensus_qrels, current_judgments_frame
+from labeling.workspace.grading import init_workspace
+from labeling.workspace.judgments import add_judgment
 
 
 def frame(rows):

@@ -4,20 +4,20 @@ review store (accept / edit / reject / batch), importers and the generate comman
 from __future__ import annotations
 
 import json
-import sys
-import types
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.cli import main
-from labeling.demo import DEMO_DATA
+from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.store import judgment_history, open_workspace
+from labeling.files.demo import DEMO_DATA
+from labeling.judging import queue
 from labeling.synthetic import importers, offline, quality, review, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.text import split_sentences
+from labeling.workspace.judgments import judgment_history
+from labeling.workspace.store import open_workspace
 
 
 @pytest.fixture
@@ -141,11 +141,10 @@ def test_quality_signals(db):
 
 @pytest.fixture
 def queued(monkeypatch):
-    """A stand-in for labeling.queue that records what was enqueued."""
+    """Records what the review hands to the labeling queue instead of queueing it."""
     calls: list = []
-    module = types.ModuleType("labeling.queue")
-    module.enqueue_pairs = lambda db, pairs, reason: calls.append((list(pairs), reason))
-    monkeypatch.setitem(sys.modules, "labeling.queue", module)
+    monkeypatch.setattr(queue, "enqueue_pairs",
+                        lambda db, pairs, reason: calls.append((list(pairs), reason)))
     return calls
 
 
@@ -240,7 +239,6 @@ def test_generate_command(db, capsys):
 
 
 def test_accept_hands_outranking_chunks_to_the_real_labeling_queue(db):
-    queue = pytest.importorskip("labeling.queue")
     [cid] = review.add_candidates(db, [Candidate("leave-01", "How much leave do I get?", "x")])
     db.conn.execute("UPDATE synthetic_candidates SET outranking = '[\"leave-02\"]'")
     qid = review.accept(db, cid, "alice")

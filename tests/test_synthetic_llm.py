@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling.store import open_workspace
 from labeling.synthetic import llm, review
 from labeling.synthetic.sampling import Chunk
+from labeling.workspace.store import open_workspace
 
 CHUNK = Chunk("leave-01", "leave", "Annual leave",
               "Full-time employees get 26 days of annual leave per leave year.")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling import store
+from labeling.workspace import contents, judgments, store
 
 
 @pytest.fixture
@@ -26,13 +26,13 @@ def pair(db) -> tuple[str, str]:
 
 
 def count(db) -> int:
-    return store.counts(db)["judgments"]
+    return contents.counts(db)["judgments"]
 
 
 def test_nested_write_in_the_same_thread_joins_and_rolls_back_with_it(db) -> None:
     before = count(db)
     with pytest.raises(RuntimeError), store.write_transaction(db):
-        store.add_judgment(db, *pair(db), 1, "nested")  # a savepoint of the outer transaction
+        judgments.add_judgment(db, *pair(db), 1, "nested")  # a savepoint of the outer transaction
         raise RuntimeError("the outer caller fails")
     assert count(db) == before
 
@@ -55,7 +55,7 @@ def test_a_thread_cannot_write_inside_another_threads_transaction(db) -> None:
     thread.start()
     assert opened.wait(10)
     try:
-        store.add_judgment(db, *pair(db), 2, "intruder")
+        judgments.add_judgment(db, *pair(db), 2, "intruder")
         outcome["saved"] = True
     except store.ConnectionShared as error:
         outcome["error"] = str(error)
@@ -64,14 +64,14 @@ def test_a_thread_cannot_write_inside_another_threads_transaction(db) -> None:
     assert "saved" not in outcome  # before the fix this save joined and vanished
     assert "connection of its own" in outcome["error"]
     assert count(db) == before
-    store.add_judgment(db, *pair(db), 2, "after")  # the connection is free again
+    judgments.add_judgment(db, *pair(db), 2, "after")  # the connection is free again
     assert count(db) == before + 1
 
 
 def test_a_transaction_not_opened_by_write_transaction_is_not_joined(db) -> None:
     db.conn.execute("BEGIN")
     with pytest.raises(store.ConnectionShared):
-        store.add_judgment(db, *pair(db), 1, "x")
+        judgments.add_judgment(db, *pair(db), 1, "x")
     db.conn.execute("ROLLBACK")
 
 
@@ -94,7 +94,7 @@ def test_connections_of_their_own_serialize_and_keep_every_save(db, tmp_path: Pa
     def annotator(name: str) -> None:
         own = store.open_workspace(path)
         for i in range(50):
-            judgment_id = store.add_judgment(own, q, c, i % 4, name)
+            judgment_id = judgments.add_judgment(own, q, c, i % 4, name)
             with lock:
                 ids.append(judgment_id)
         own.close()

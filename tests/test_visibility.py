@@ -1,4 +1,4 @@
-"""The blind rule (``labeling.visibility``) and the exports and drill-down that follow it, on a
+"""The blind rule (``labeling.judging.visibility``) and the exports and drill-down that follow it, on a
 copy of the demo workspace (alice and bob judged it; 195 pairs by both) with accounts."""
 
 from __future__ import annotations
@@ -11,12 +11,16 @@ import pandas as pd
 import pytest
 from argon2 import PasswordHasher
 
-from labeling import auth, dashboard, exports, queue, store, visibility
+from labeling import dashboard
+from labeling.files import exporters as exports
+from labeling.judging import queue, visibility
+from labeling.workspace import accounts as account_admin
+from labeling.workspace import judgments, roles, store
 
 
 @pytest.fixture(autouse=True)
 def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auth, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    monkeypatch.setattr(account_admin, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 @pytest.fixture
@@ -30,14 +34,14 @@ def db(demo_file: Path, tmp_path: Path):
 
 @pytest.fixture
 def accounts(db):
-    with auth.acting_as(None):
+    with roles.acting_as(None):
         for name, role in {"ada": "admin", "bob": "annotator", "vic": "viewer"}.items():
-            auth.add_user(db, name, role, f"{name}-password")
+            account_admin.add_user(db, name, role, f"{name}-password")
     return db
 
 
 def pairs_judged_by(db, name: str) -> set[tuple[str, str]]:
-    return {(h["query_id"], h["chunk_id"]) for h in store.judgment_history(db)
+    return {(h["query_id"], h["chunk_id"]) for h in judgments.judgment_history(db)
             if h["annotator"] == name and h["grade"] is not None}
 
 
@@ -49,8 +53,8 @@ def only_alice(db) -> tuple[str, str]:
 def test_without_accounts_and_for_an_admin_everything_is_seen(db):
     assert visibility.sight(db, "bob", None).sees_all  # no accounts: the one local user
     assert visibility.sight(db, "", None).sees_all
-    with auth.acting_as(None):
-        auth.add_user(db, "ada", "admin", "ada-password")
+    with roles.acting_as(None):
+        account_admin.add_user(db, "ada", "admin", "ada-password")
     assert visibility.sight(db, "ada", "admin").sees_all
     assert not visibility.sight(db, "bob", "annotator").sees_all
 
@@ -59,7 +63,7 @@ def test_an_annotator_sees_others_grades_only_of_pairs_they_judged(accounts):
     db = accounts
     sight = visibility.sight(db, "bob", "annotator")
     assert sight.pairs == pairs_judged_by(db, "bob")
-    history = store.judgment_history(db)
+    history = judgments.judgment_history(db)
     shown = visibility.visible_judgments(history, sight)
     # the oracle: bob's own rows, and alice's rows of pairs bob graded
     graded_by_bob = pairs_judged_by(db, "bob")
@@ -83,13 +87,13 @@ def test_a_sight_of_one_query_knows_that_query_only(accounts):
 def test_a_viewer_sees_no_one_elses_grades(accounts):
     sight = visibility.sight(accounts, "vic", "viewer")
     assert sight.pairs == frozenset()
-    assert visibility.visible_judgments(store.judgment_history(accounts), sight) == []
+    assert visibility.visible_judgments(judgments.judgment_history(accounts), sight) == []
 
 
 def test_cant_judge_counts_as_judged_and_undo_does_not(accounts):
     db = accounts
     first, second = sorted(pairs_judged_by(db, "alice") - pairs_judged_by(db, "bob"))[:2]
-    with auth.acting_as("bob"):
+    with roles.acting_as("bob"):
         queue.cant_judge(db, *first, "bob", "needs legal knowledge")
         judgment = queue.save_judgment(db, *second, 2, "bob")
         assert visibility.sight(db, "bob", "annotator").sees_pair(*second)
@@ -103,10 +107,10 @@ def test_a_pair_back_in_their_queue_is_hidden_until_they_judge_it_again(accounts
     db = accounts
     pair = sorted(pairs_judged_by(db, "alice") & pairs_judged_by(db, "bob"))[0]
     assert visibility.sight(db, "bob", "annotator").sees_pair(*pair)
-    with auth.acting_as(None):
+    with roles.acting_as(None):
         queue.rejudge(db, query_id=pair[0])
     assert not visibility.sight(db, "bob", "annotator").sees_pair(*pair)
-    with auth.acting_as("bob"):
+    with roles.acting_as("bob"):
         queue.save_judgment(db, *pair, 1, "bob")
     assert visibility.sight(db, "bob", "annotator").sees_pair(*pair)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling import store
 from labeling.errors import ScorecardError
-from labeling.workspace_file import WorkspaceReplacedError, changed_file
+from labeling.workspace import judgments, store
+from labeling.workspace.file_identity import WorkspaceReplacedError, changed_file
 
 
 @pytest.fixture
@@ -41,13 +41,13 @@ def _judgments(db) -> int:
 def test_deleted_wal_stops_the_save(path):
     db = store.open_workspace(path)
     query, chunk = _a_pair(db)
-    store.add_judgment(db, query, chunk, 2, "ann")  # saving works before
+    judgments.add_judgment(db, query, chunk, 2, "ann")  # saving works before
     before = _judgments(db)
     wal = Path(f"{path}-wal")
     assert wal.exists()
     wal.unlink()
     with pytest.raises(WorkspaceReplacedError) as raised:
-        store.add_judgment(db, query, chunk, 3, "ann")
+        judgments.add_judgment(db, query, chunk, 3, "ann")
     assert isinstance(raised.value, ScorecardError)
     message = str(raised.value)
     assert f"{path}-wal" in message and "deleted or replaced" in message
@@ -59,14 +59,14 @@ def test_deleted_wal_stops_the_save(path):
 def test_replaced_workspace_stops_the_save(path, demo_file, tmp_path):
     db = store.open_workspace(path)
     query, chunk = _a_pair(db)
-    store.add_judgment(db, query, chunk, 2, "ann")
+    judgments.add_judgment(db, query, chunk, 2, "ann")
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the old file holds everything
     other = tmp_path / "other.db"
     shutil.copyfile(demo_file, other)
     os.replace(other, path)  # `mv other.db live.db` while the app runs
     assert changed_file(db) == str(path)
     with pytest.raises(WorkspaceReplacedError, match="live.db was deleted or replaced"):
-        store.add_judgment(db, query, chunk, 3, "ann")
+        judgments.add_judgment(db, query, chunk, 3, "ann")
     db.conn.close()
     fresh = store.open_workspace(path)  # the file now there is the other one, untouched
     demo = store.open_workspace(demo_file)
@@ -81,7 +81,7 @@ def test_deleted_workspace_stops_the_save(path):
     before = _judgments(db)
     path.unlink()
     with pytest.raises(WorkspaceReplacedError, match="live.db was deleted or replaced"):
-        store.add_judgment(db, query, chunk, 1, "ann")
+        judgments.add_judgment(db, query, chunk, 1, "ann")
     assert _judgments(db) == before
 
 
@@ -89,11 +89,11 @@ def test_other_connections_and_checkpoints_are_not_a_replacement(path):
     first = store.open_workspace(path)
     query, chunk = _a_pair(first)
     second = store.open_workspace(path)
-    store.add_judgment(second, query, chunk, 1, "bob")
+    judgments.add_judgment(second, query, chunk, 1, "bob")
     second.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # rewrites the -wal in place
     second.conn.close()
     assert changed_file(first) is None
-    store.add_judgment(first, query, chunk, 2, "ann")
-    store.add_judgment(first, query, chunk, 3, "ann")
-    grades = [j["grade"] for j in store.judgment_history(first, query, chunk)[-3:]]
+    judgments.add_judgment(first, query, chunk, 2, "ann")
+    judgments.add_judgment(first, query, chunk, 3, "ann")
+    grades = [j["grade"] for j in judgments.judgment_history(first, query, chunk)[-3:]]
     assert grades == [1, 2, 3]

@@ -28,26 +28,26 @@ def _read_password(args: argparse.Namespace) -> str:
 
 
 def _user(args: argparse.Namespace) -> int:
-    from labeling import auth
-    from labeling.store import open_workspace
+    from labeling.workspace import accounts, roles
+    from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     if args.action == "add":
         password = _read_password(args)
-        auth.add_user(db, args.name, args.role, password)
+        accounts.add_user(db, args.name, args.role, password)
         print(f"added {args.name} ({args.role}); sign-in is on for this workspace")
     elif args.action == "remove":
-        auth.remove_user(db, args.name)
-        tail = "" if auth.accounts_enabled(db) else "; no accounts left: sign-in is off"
+        accounts.remove_user(db, args.name)
+        tail = "" if roles.accounts_enabled(db) else "; no accounts left: sign-in is off"
         print(f"removed {args.name}{tail}")
     elif args.action == "role":
-        auth.set_role(db, args.name, args.role)
+        accounts.set_role(db, args.name, args.role)
         print(f"{args.name} is now {args.role}")
     elif args.action == "password":
-        auth.set_password(db, args.name, _read_password(args))
+        accounts.set_password(db, args.name, _read_password(args))
         print(f"password of {args.name} changed")
     else:
-        users = auth.list_users(db)
+        users = accounts.list_users(db)
         for user in users:
             print(f"{user['name']}\t{user['role']}\t{user['created_at']}")
         if not users:
@@ -56,7 +56,7 @@ def _user(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from labeling.backup import backup
+    from labeling.workspace.backup import backup
 
     print(backup(args.db, args.out, overwrite=args.overwrite).summary())
     return 0

@@ -11,8 +11,8 @@ import pandas as pd
 
 from labeling.commands import add_consensus_option
 from labeling.errors import InputError, ScorecardError
-from labeling.measures import parse_measure
-from labeling.metrics import Evaluation, evaluate
+from labeling.metrics.engine import Evaluation, evaluate
+from labeling.metrics.measures import parse_measure
 
 FORMATS = ("table", "json", "csv", "trec")
 
@@ -72,15 +72,15 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     if args.db:
         if not args.run_name or args.qrels or args.run:
             raise ScorecardError("with --db, name a stored run with --run NAME and no files")
-        from labeling.consensus import consensus_qrels, run_frame
-        from labeling.store import open_workspace
+        from labeling.judging.consensus import consensus_qrels, run_frame
+        from labeling.workspace.store import open_workspace
 
         db = open_workspace(args.db, create=False)
         return consensus_qrels(db, args.consensus), run_frame(db, args.run_name)
     if not (args.qrels and args.run):
         raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
-    from labeling._memory import keep_freed_memory
-    from labeling.formats import read_qrels, read_run
+    from labeling.files.formats import read_qrels, read_run
+    from labeling.metrics.memory import keep_freed_memory
 
     keep_freed_memory(arrow=True)  # a short-lived process: reuse memory rather than refault it
     # The engine refuses a repeated (query, doc) pair itself; only then is a file read again
@@ -101,7 +101,7 @@ def _evaluate_files(args: argparse.Namespace, measures: list[str]) -> Evaluation
     except InputError as error:
         if args.db or error.source not in ("qrels", "run"):
             raise
-        from labeling.formats import read_qrels, read_run
+        from labeling.files.formats import read_qrels, read_run
 
         # Name the file and line of the repeated pair.
         read_qrels(args.qrels) if error.source == "qrels" else read_run(args.run)

@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-m", "--measure", dest="measures", action="append", metavar="MEASURE",
         help="a measure such as nDCG@10 (repeat for several; default: the scorecard's headline "
-        "measures, labeling.report.DEFAULT_MEASURES); the first sorts the worst queries",
+        "measures, labeling.report.scorecard_report.DEFAULT_MEASURES); the first sorts the worst queries",
     )
     parser.add_argument("--segment", metavar="ATTRIBUTE",
                         help="query attribute to segment by (default: the first attribute)")
@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     # Imported here: the report pulls in scipy and plotly, which other commands do not need.
-    from labeling import report
-    from labeling.store import open_workspace
+    from labeling.report import scorecard_report as report
+    from labeling.workspace.store import open_workspace
 
     report.output_format(args.out)  # a wrong file name fails before any work
     db = open_workspace(args.db, create=False)

@@ -40,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     # Imported here: generating pulls in bm25s and scipy, which other commands do not need.
-    from labeling.store import open_workspace
     from labeling.synthetic import importers, review
+    from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     if args.import_llamaindex or args.import_ragas:

@@ -4,7 +4,6 @@ library."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
@@ -36,17 +35,17 @@ def _meta(items: list[str]) -> dict[str, str]:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from labeling.store import counts, init_workspace, open_workspace
+    from labeling.workspace.contents import counts
+    from labeling.workspace.grading import init_workspace
+    from labeling.workspace.store import open_workspace
 
     if args.demo:
         if args.db.exists():
             raise ScorecardError(f"{args.db}: already exists; --demo builds a new workspace")
         if args.scale != "graded":
             raise ScorecardError("--demo uses the graded scale; drop --scale")
-        try:
-            demo = importlib.import_module("labeling.demo")
-        except ImportError as error:
-            raise ScorecardError(f"--demo is unavailable: {error}") from error
+        from labeling.files import demo
+
         demo.build_demo(args.db)
         db = open_workspace(args.db, create=False)
     else:
@@ -60,8 +59,8 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from labeling import imports
-    from labeling.store import open_workspace
+    from labeling.files import importers as imports
+    from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     kind = args.kind
@@ -92,8 +91,8 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from labeling import exports
-    from labeling.store import open_workspace
+    from labeling.files import exporters as exports
+    from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     if args.kind == "qrels":
@@ -113,8 +112,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from labeling.baseline import bm25_run
-    from labeling.store import open_workspace
+    from labeling.files.baseline import bm25_run
+    from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
@@ -124,7 +123,7 @@ def _baseline(args: argparse.Namespace) -> int:
 
 
 def _restore(args: argparse.Namespace) -> int:
-    from labeling.backup import restore
+    from labeling.workspace.backup import restore
 
     _out(restore(args.backup, args.db).summary())
     return 0

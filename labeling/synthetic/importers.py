@@ -23,9 +23,9 @@ from typing import Any
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.formats import tabular
-from labeling.formats.tabular import TOO_DEEP
-from labeling.formats.text import unreadable
+from labeling.files.formats import tabular
+from labeling.files.formats.tabular import TOO_DEEP
+from labeling.files.formats.text import unreadable
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.offline import rubric
 from labeling.synthetic.review import add_candidates

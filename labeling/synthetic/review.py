@@ -18,10 +18,13 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
-from labeling.store import add_judgment, get_scale, utc_now, write_transaction
+from labeling.judging import queue
 from labeling.synthetic import quality, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.offline import rubric
+from labeling.workspace.grading import get_scale
+from labeling.workspace.judgments import add_judgment
+from labeling.workspace.store import utc_now, write_transaction
 
 GENERATOR_ANNOTATOR = "generator"
 QUERY_PREFIX = "s"
@@ -254,13 +257,7 @@ def accept(
 
 
 def _enqueue(db: sqlite_utils.Database, pairs: list[tuple[str, str]]) -> None:
-    try:
-        from labeling.queue import enqueue_pairs  # written alongside; optional until it lands
-    except ImportError:
-        log.warning("labeling.queue is not available: %d possibly relevant pairs not queued",
-                    len(pairs))
-        return
-    enqueue_pairs(db, pairs, reason="synthetic")
+    queue.enqueue_pairs(db, pairs, reason="synthetic")
 
 
 def reject(db: sqlite_utils.Database, candidate_id: int, reviewer: str, reason: str) -> None:

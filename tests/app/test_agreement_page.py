@@ -6,7 +6,8 @@ import json
 
 from sklearn.metrics import cohen_kappa_score
 
-from labeling import agreement, consensus, queue, store
+from labeling.judging import agreement, consensus, queue
+from labeling.workspace import store
 
 
 def start(open_app, annotator: str = "lead"):

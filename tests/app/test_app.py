@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labeling import store
+from labeling.workspace import contents, store
 from tests.markup import shown
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ def test_app_builds_the_demo_when_the_workspace_is_missing(
 
     assert not at.exception
     assert path.exists()
-    counts = store.counts(store.open_workspace(path, create=False))
+    counts = contents.counts(store.open_workspace(path, create=False))
     assert counts["chunks"] > 50 and counts["queries"] > 30 and counts["runs"] == 3
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Chunks"] == f"{counts['chunks']:,}"

@@ -17,8 +17,11 @@ import pytest
 from argon2 import PasswordHasher
 from streamlit import config as streamlit_config
 
-from labeling import auth, dashboard, pooling, store
+from labeling import dashboard
+from labeling.judging import pooling
 from labeling.synthetic import review
+from labeling.workspace import accounts as account_admin
+from labeling.workspace import contents, lockout, roles, sessions, store
 from pages import _auth
 from tests.markup import shown
 
@@ -37,15 +40,15 @@ ACCOUNTS = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
 
 @pytest.fixture(autouse=True)
 def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auth, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-    auth._dummy_hash.cache_clear()
+    monkeypatch.setattr(account_admin, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    account_admin._dummy_hash.cache_clear()
 
 
 @pytest.fixture
 def accounts(workspace: Path) -> Path:
     db = store.open_workspace(workspace)
     for name, role in ACCOUNTS.items():
-        auth.add_user(db, name, role, f"{name}-password")
+        account_admin.add_user(db, name, role, f"{name}-password")
     db.close()
     return workspace
 
@@ -122,7 +125,7 @@ def attempt(at, name: str, password: str) -> None:
 
 def test_repeated_failures_pause_sign_in_in_every_session(accounts, open_app):
     at = open_app()
-    for _ in range(auth.ACCOUNT_LIMIT):
+    for _ in range(lockout.ACCOUNT_LIMIT):
         attempt(at, "ada", "wrong-password")
     attempt(at, "ada", "ada-password")  # right, but too soon
     assert "Too many failed sign-ins for this name" in messages(at)
@@ -148,7 +151,7 @@ def test_signed_in_user_is_the_annotator_and_can_sign_out(accounts, open_app):
 def test_a_removed_account_is_signed_out(accounts, open_app):
     at = signed_in(open_app, "bob")
     db = store.open_workspace(accounts)
-    auth.remove_user(db, "bob")
+    account_admin.remove_user(db, "bob")
     db.close()
     at.run()
     assert at.title[0].value == "Sign in"
@@ -172,13 +175,13 @@ def test_only_an_admin_imports(accounts, open_app, name, monkeypatch):
 
 def test_an_admin_imports(accounts, open_app):
     at = signed_in(open_app, "ada", "data")
-    before = store.counts(store.open_workspace(accounts))["judgments"]
+    before = contents.counts(store.open_workspace(accounts))["judgments"]
     assert not at.button(key="import_qrels").disabled
     at.file_uploader(key="upload_qrels_0").set_value(("q.txt", b"q001 0 c001 1\n", "text/plain"))
     at.run()
     at.button(key="import_qrels").click().run()
     assert "imported 1 qrels rows" in messages(at)
-    assert store.counts(store.open_workspace(accounts))["judgments"] == before + 1
+    assert contents.counts(store.open_workspace(accounts))["judgments"] == before + 1
 
 
 # Every control that writes (or only feeds one write), by key prefix, with its action; and the
@@ -251,7 +254,7 @@ def busy_workspace(accounts: Path) -> Path:
     """The accounts' workspace with a labeling queue and synthetic questions to review."""
     dashboard.clear_cache()
     db = store.open_workspace(accounts)
-    pooling.build_pool(db, store.run_names(db))
+    pooling.build_pool(db, contents.run_names(db))
     review.generate(db, 2, seed=1)
     db.close()
     yield accounts
@@ -270,15 +273,15 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
         if action is None:
             continue
         help_text = getattr(proto, "help", "")
-        if auth.can(db, name, action):
+        if roles.can(db, name, action):
             seen["allowed"].add(action)
             assert not help_text, (page, key, help_text)
             continue
         seen["refused"].add(action)
         assert proto.disabled, (name, page, key)
         if hasattr(proto, "help"):  # a data editor has no tooltip; its Save button has
-            assert help_text == auth.refusal_help(db, name, action), (page, key, help_text)
-            assert auth.action_phrase(action) in help_text.replace("\\", "")
+            assert help_text == roles.refusal_help(db, name, action), (page, key, help_text)
+            assert roles.action_phrase(action) in help_text.replace("\\", "")
     db.close()
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
                   "unlock"}
@@ -325,8 +328,8 @@ def test_a_sign_in_hands_the_browser_a_ticket_for_its_cookie(accounts, open_app)
     assert ticket and ticket not in str(at.session_state[_auth.SESSION_KEY])
     assert _auth.SESSION_ROUTE in at.get("html")[0].proto.body
     db = store.open_workspace(accounts)
-    token, _ = auth.redeem_ticket(db, ticket)  # what the route does with it
-    session = auth.resume_session(db, token)  # what a reload does with the cookie
+    token, _ = sessions.redeem_ticket(db, ticket)  # what the route does with it
+    session = sessions.resume_session(db, token)  # what a reload does with the cookie
     assert session and session.account == "bob"
     assert session.id == at.session_state[_auth.SESSION_KEY]
     db.close()
@@ -351,9 +354,9 @@ def test_a_password_or_role_change_ends_the_sessions(accounts, open_app, change)
     at = signed_in(open_app, "bob", "data")
     db = store.open_workspace(accounts)
     if change == "password":
-        auth.set_password(db, "bob", "a-new-password")
+        account_admin.set_password(db, "bob", "a-new-password")
     else:
-        auth.set_role(db, "bob", "viewer")
+        account_admin.set_role(db, "bob", "viewer")
     db.close()
     at.run()
     assert at.title[0].value == "Sign in"
@@ -364,11 +367,11 @@ def test_an_ended_session_cannot_write_even_from_a_callback(accounts, open_app):
     """A click's callback runs before the page checks the session: the library's role check
     reads the session row itself, so the save is refused."""
     db = store.open_workspace(accounts)
-    pooling.build_pool(db, store.run_names(db))
+    pooling.build_pool(db, contents.run_names(db))
     at = signed_in(open_app, "bob", "label")
     grade = at.button(key="label_grade_2")
     assert not grade.disabled
-    auth.end_sessions(db, "bob")  # e.g. bob signed out in another tab
+    sessions.end_sessions(db, "bob")  # e.g. bob signed out in another tab
     before = fingerprint(accounts)
     grade.click().run()
     assert fingerprint(accounts) == before
@@ -389,7 +392,7 @@ def server_address():
 
 
 def test_the_app_is_configured_for_loopback():
-    assert auth.is_loopback(streamlit_config.get_option("server.address"))
+    assert lockout.is_loopback(streamlit_config.get_option("server.address"))
 
 
 @pytest.mark.parametrize("address", ["0.0.0.0", "::", "", "192.168.1.4", "scorecard.example"])

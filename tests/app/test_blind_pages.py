@@ -16,8 +16,9 @@ import pandas as pd
 import pytest
 from argon2 import PasswordHasher
 
-from labeling import auth, dashboard, store
+from labeling import dashboard
 from labeling.queries_admin import safe_filename
+from labeling.workspace import accounts, judgments, roles, store
 from pages import _auth
 
 ACCOUNTS = {"ada": "admin", "bob": "annotator"}
@@ -25,8 +26,8 @@ ACCOUNTS = {"ada": "admin", "bob": "annotator"}
 
 @pytest.fixture(autouse=True)
 def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auth, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-    auth._dummy_hash.cache_clear()
+    monkeypatch.setattr(accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    accounts._dummy_hash.cache_clear()
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +38,7 @@ def _fresh_dashboard_cache():
 
 
 def graded_by(db, name: str) -> set[tuple[str, str]]:
-    return {(h["query_id"], h["chunk_id"]) for h in store.judgment_history(db)
+    return {(h["query_id"], h["chunk_id"]) for h in judgments.judgment_history(db)
             if h["annotator"] == name and h["grade"] is not None}
 
 
@@ -45,13 +46,13 @@ def graded_by(db, name: str) -> set[tuple[str, str]]:
 def team(workspace: Path) -> dict:
     """Accounts, carol's disagreeing votes, and pairs to look at (alice's, not bob's)."""
     db = store.open_workspace(workspace)
-    with auth.acting_as(None):
+    with roles.acting_as(None):
         for name, role in ACCOUNTS.items():
-            auth.add_user(db, name, role, f"{name}-password")
+            accounts.add_user(db, name, role, f"{name}-password")
         alice_only = sorted(graded_by(db, "alice") - graded_by(db, "bob"))
         for pair in alice_only[:3]:
             alice = queue_grade(db, pair, "alice")
-            store.add_judgment(db, *pair, 0 if alice else 3, "carol")
+            judgments.add_judgment(db, *pair, 0 if alice else 3, "carol")
     retrieved = db.conn.execute(
         "SELECT r.name, x.query_id, x.chunk_id FROM run_results x JOIN runs r ON r.id = x.run_id"
     ).fetchall()
@@ -63,7 +64,7 @@ def team(workspace: Path) -> dict:
 
 
 def queue_grade(db, pair, name: str) -> int:
-    return [h["grade"] for h in store.judgment_history(db, *pair) if h["annotator"] == name][-1]
+    return [h["grade"] for h in judgments.judgment_history(db, *pair) if h["annotator"] == name][-1]
 
 
 def signed_in(open_app, name: str, page: str):

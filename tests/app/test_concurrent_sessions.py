@@ -21,7 +21,8 @@ from streamlit.runtime.runtime import Runtime
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
-from labeling import pooling, queue, store
+from labeling.judging import pooling, queue
+from labeling.workspace import contents, store
 from tests.app.conftest import APP
 
 # An exception in a session's thread (a page that failed to draw) fails the test.
@@ -127,7 +128,7 @@ def import_run(session: Session, data: bytes, name: str, log: dict) -> None:
 def test_saves_survive_a_concurrent_import(workspace: Path, bad_last_line: bool) -> None:
     db = store.open_workspace(workspace)
     pooling.build_pool(db, ["bm25", "fusion"], 10)
-    runs_before = store.run_names(db)
+    runs_before = contents.run_names(db)
     db.close()
 
     annotators = [Session("label", name) for name in ANNOTATORS]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from labeling import dashboard, store
+from labeling import dashboard
+from labeling.workspace import store
 
 
 @pytest.fixture(autouse=True)

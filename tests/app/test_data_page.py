@@ -6,7 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from labeling import queries_admin, store
+from labeling import queries_admin
+from labeling.workspace import store
 from tests.markup import shown
 
 RUN = b"q01 Q0 leave-01 1 12.5 mine\nq01 Q0 leave-02 2 9.0 mine\nq02 Q0 leave-02 1 7.25 mine\n"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from labeling import dashboard, queries_admin, store
+from labeling import dashboard, queries_admin
+from labeling.workspace import contents, store
 from tests.markup import shown
 
 EDITOR_KEY = f"queries_editor_0_{hashlib.sha1(b'').hexdigest()[:8]}"  # no search, first table
@@ -48,4 +49,4 @@ def test_editing_a_dev_query_still_saves(workspace: Path, open_app) -> None:
     _edit(at, "q01", {"topic": "it"})
     assert not at.exception and not at.error
     assert shown(at.success[0].value) == "Saved 1 changed queries."
-    assert store.query_segments(store.open_workspace(workspace), "topic")["q01"] == "it"
+    assert contents.query_segments(store.open_workspace(workspace), "topic")["q01"] == "it"

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from labeling import dashboard, store
-from labeling.exports import FORMULA_PREFIXES
+from labeling import dashboard
+from labeling.files.exporters import FORMULA_PREFIXES
 from labeling.markdown import escape_chart_text
 from labeling.queries_admin import safe_filename
+from labeling.workspace import store
 from tests import hostile
 from tests.markup import markup_in, shown
 

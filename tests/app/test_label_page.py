@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from labeling import pooling, queue, shortcuts, store
+from labeling.judging import pooling, queue, shortcuts
+from labeling.workspace import store
 
 GRADES = [0, 1, 2, 3]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labeling import queries_admin, store
+from labeling import queries_admin
+from labeling.workspace import store
 from tests.markup import shown
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from labeling.store import judgment_history, open_workspace
 from labeling.synthetic import review
 from labeling.synthetic.candidate import Candidate
+from labeling.workspace.judgments import judgment_history
+from labeling.workspace.store import open_workspace
 
 QUESTIONS = [
     "How many days of annual leave do full-time employees get?",

@@ -137,5 +137,5 @@ def wait_idle():
 
 @pytest.fixture(scope="session")
 def app_workspace(app_server: str) -> Path:
-    """Path of the running app's workspace file (open it with ``labeling.store``)."""
+    """Path of the running app's workspace file (open it with ``labeling.workspace.store``)."""
     return _SERVER_WORKSPACE["path"]

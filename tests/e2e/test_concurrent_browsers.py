@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from labeling import queue, store
+from labeling.judging import queue
+from labeling.workspace import contents, store
 from tests.e2e.test_label_keyboard import CARD, shown_pair
 
 pytestmark = pytest.mark.e2e
@@ -51,7 +52,7 @@ def test_keyboard_judging_during_a_failing_import(
             " j WHERE j.query_id = q.id AND j.chunk_id = c.id) ORDER BY random() LIMIT 200"
         ).fetchall()
         queue.enqueue_pairs(db, fresh, reason="e2e")
-        runs_before = store.run_names(db)
+        runs_before = contents.run_names(db)
         judge.reload()
         wait_idle(judge)
         sign_as(judge, name, wait_idle)
@@ -108,6 +109,6 @@ def test_keyboard_judging_during_a_failing_import(
         "SELECT query_id, chunk_id, grade FROM judgments WHERE annotator = ? ORDER BY id", [name]
     ).fetchall()
     assert {(q, c): g for q, c, g in rows} == pressed
-    assert store.run_names(db) == runs_before
+    assert contents.run_names(db) == runs_before
     print(f"\n{len(pressed)} saves by keyboard, {during} while the import ran; import said: "
           f"{message[:120]!r}")

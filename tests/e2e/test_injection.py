@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from labeling import store
+from labeling.workspace import store
 from tests import hostile
 
 pytestmark = pytest.mark.e2e

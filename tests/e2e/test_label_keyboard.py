@@ -10,7 +10,8 @@ import uuid
 
 import pytest
 
-from labeling import queue, store
+from labeling.judging import queue
+from labeling.workspace import store
 
 pytestmark = pytest.mark.e2e
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from labeling import imports, report, store
-from labeling.demo import build_demo
+from labeling.files import importers as imports
+from labeling.files.demo import build_demo
+from labeling.report import scorecard_report as report
+from labeling.workspace import judgments, store
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +31,7 @@ def card_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     )
     imports.import_chunks(db, chunks)
     # A relevant label the run never retrieved: the chunk is a missed chunk of a worst query.
-    store.add_judgment(db, worst["query_id"], "evil-01", 3, "alice")
+    judgments.add_judgment(db, worst["query_id"], "evil-01", 3, "alice")
     card = report.build_scorecard(db, "fusion", baseline="bm25")
     path = folder / "card.html"
     report.write_scorecard(card, path)

@@ -7,7 +7,7 @@
 - A viewer finds no enabled write control on any page: buttons, segmented controls, file
   uploaders, and the cells of the data editor.
 
-The lockout checks run well inside the first pause (``labeling.auth.FIRST_PAUSE_SECONDS``,
+The lockout checks run well inside the first pause (``labeling.workspace.lockout.FIRST_PAUSE_SECONDS``,
 60 s): a reload and one new browser context take a few seconds here.
 """
 
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling import auth, pooling, store
+from labeling.judging import pooling
 from labeling.synthetic import review
+from labeling.workspace import accounts, contents, lockout, store
 from pages import _auth
 
 pytestmark = pytest.mark.e2e
@@ -72,8 +73,8 @@ def accounts_server(serve_app, demo_file: Path, tmp_path_factory: pytest.TempPat
     shutil.copyfile(demo_file, workspace)
     db = store.open_workspace(workspace)
     for name, role in ACCOUNTS.items():
-        auth.add_user(db, name, role, password(name))
-    pooling.build_pool(db, store.run_names(db))
+        accounts.add_user(db, name, role, password(name))
+    pooling.build_pool(db, contents.run_names(db))
     review.generate(db, 2, seed=1)
     db.close()
     with serve_app(workspace) as url:
@@ -135,7 +136,7 @@ def test_lockout_survives_a_reload_and_a_new_browser_session(browser, accounts_s
                                                              wait_idle):
     context = new_context(browser)
     page = open_page(context, accounts_server, wait_idle)
-    for _ in range(auth.ACCOUNT_LIMIT):
+    for _ in range(lockout.ACCOUNT_LIMIT):
         assert attempt(page, "lou", "wrong-password", wait_idle) == "Wrong name or password."
     paused = "Too many failed sign-ins for this name: try again in"
     assert attempt(page, "lou", password("lou"), wait_idle).startswith(paused)

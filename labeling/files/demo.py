@@ -1,0 +1,73 @@
+"""The demo workspace: a fictional company's knowledge base with queries, three runs and labels.
+
+The files live in ``data/`` of the checkout (see ``data/README.md``); ``scripts/make_demo_data.py``
+regenerates the chunks, runs and labels from the hand-written sources.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+from labeling.files import importers as imports
+from labeling.workspace import grading
+
+DEMO_DATA = Path(__file__).resolve().parents[2] / "data"
+
+RUNS: dict[str, dict[str, str]] = {
+    "bm25": {
+        "index_build": "bm25s over chunk text",
+        "notes": "Lexical baseline: BM25 over the chunk text only.",
+    },
+    "bm25-title": {
+        "index_build": "bm25s over title + text",
+        "notes": "BM25 over the document and section title joined to the chunk text.",
+    },
+    "fusion": {
+        "index_build": "reciprocal-rank fusion (k=60) of bm25 and bm25-title",
+        "notes": "Fusion of the two lexical runs.",
+    },
+}
+ANNOTATORS = ("alice", "bob")
+QUERY_SET_VERSION = "demo-1"
+
+
+def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
+    """Create the demo workspace at ``db_path`` from ``data_dir``; do nothing if it exists.
+
+    The workspace is built in a temporary file next to ``db_path`` and moved into place when
+    complete, so a reader never sees half a demo and a failed build leaves nothing behind.
+    """
+    db_path, data_dir = Path(db_path), Path(data_dir)
+    if db_path.exists():
+        return
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    building = db_path.with_name(f".{db_path.name}.building-{uuid.uuid4().hex[:8]}")
+    try:
+        db = grading.init_workspace(building, scale="graded")
+        try:
+            imports.import_chunks(db, data_dir / "chunks.jsonl")
+            imports.import_queries(db, data_dir / "queries.jsonl")
+            for name, meta in RUNS.items():
+                imports.import_run(
+                    db, data_dir / "runs" / f"{name}.trec", name,
+                    {**meta, "query_set_version": QUERY_SET_VERSION}, strict=True,
+                )
+            for annotator in ANNOTATORS:
+                imports.import_qrels(
+                    db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
+                    strict=True,
+                )
+        finally:
+            db.conn.close()  # the last connection checkpoints and removes the WAL file
+        try:
+            os.link(building, db_path)  # atomic and never replaces: a racing build's copy wins
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links on this file system
+            if not db_path.exists():
+                os.replace(building, db_path)
+    finally:
+        for leftover in (building, *(Path(f"{building}{s}") for s in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)

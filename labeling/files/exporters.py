@@ -1,0 +1,173 @@
+"""Exporters: the workspace out to files other tools read.
+
+- ``export_qrels``: TREC qrels, one grade per pair from ``labeling.judging.consensus``.
+- ``export_run``: a stored run in TREC run format (tag = run name).
+- ``export_judgments``: the full judgment history as CSV.
+- ``export_beir``: corpus (non-placeholder chunks), queries (with segment attributes in
+  ``metadata``) and consensus qrels as a BEIR folder.
+- ``csv_bytes``: any table as CSV for a download button.
+
+Every CSV written here (and every CSV download of the app, through ``csv_bytes``) defuses its
+cells with ``defuse``: user text is untrusted, so a text cell starting with ``= + - @`` (or tab /
+carriage return) gets a leading ``'`` and spreadsheets do not run it as a formula; numbers are
+written as numbers (a negative number is data, not a formula).
+
+Grades follow the blind rule (``labeling.judging.visibility``): given a ``sight``, the qrels, the BEIR
+qrels and the judgments hold only what that person may see; ``None`` means everything (the file
+owner: the command line, scripts).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import sqlite_utils
+from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
+
+from labeling.files import formats
+from labeling.judging.consensus import consensus_qrels, run_frame
+from labeling.judging.visibility import Sight
+
+JUDGMENT_COLUMNS = (
+    "id",
+    "query_id",
+    "chunk_id",
+    "grade",
+    "annotator",
+    "created_at",
+    "note",
+    "flags",
+)
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def defuse(cell: object) -> object:
+    """Prefix ``'`` to a text cell a spreadsheet would read as a formula; other cells unchanged."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_PREFIXES):
+        return "'" + cell
+    return cell
+
+
+def _keeps_numbers(dtype: object) -> bool:
+    return is_numeric_dtype(dtype) or is_bool_dtype(dtype) or is_datetime64_any_dtype(dtype)
+
+
+def _defuse_labels(labels: pd.Index) -> pd.Index:
+    if isinstance(labels, pd.MultiIndex):
+        levels = [_defuse_labels(level) for level in labels.levels]
+        return labels.set_levels(levels).set_names([defuse(n) for n in labels.names])
+    defused = labels if _keeps_numbers(labels.dtype) else labels.map(defuse)
+    return defused.rename(defuse(labels.name))
+
+
+def defuse_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with ``defuse`` applied to every text cell, column name and index
+    label; numeric, boolean and date columns are left as they are."""
+    out = frame.copy()
+    for position in range(out.shape[1]):
+        column = out.iloc[:, position]
+        if not _keeps_numbers(column.dtype):
+            out.isetitem(position, column.astype(object).map(defuse))
+    out.columns = _defuse_labels(out.columns)
+    out.index = _defuse_labels(out.index)
+    return out
+
+
+def csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
+    """``frame`` as UTF-8 CSV with every cell defused (for download buttons)."""
+    return defuse_frame(frame).to_csv(index=index).encode("utf-8")
+
+
+def visible_qrels(qrels: pd.DataFrame, sight: Sight | None) -> pd.DataFrame:
+    """The qrels rows (query_id, doc_id = chunk id) whose grade ``sight`` may see."""
+    if sight is None or sight.sees_all:
+        return qrels
+    return qrels.loc[sight.pair_mask(qrels, chunk="doc_id")].reset_index(drop=True)
+
+
+def export_qrels(
+    db: sqlite_utils.Database, path: str | Path, *, rule: str = "default",
+    sight: Sight | None = None,
+) -> int:
+    """Write consensus qrels (``labeling.judging.consensus.RULES``) in TREC format; return the pairs."""
+    qrels = visible_qrels(consensus_qrels(db, rule), sight)
+    formats.write_trec_qrels(qrels, path)
+    return len(qrels)
+
+
+def export_run(db: sqlite_utils.Database, run_name: str, path: str | Path) -> int:
+    """Write the run ``run_name`` in TREC run format; return the number of rows."""
+    run = run_frame(db, run_name)
+    formats.write_trec_run(run, path, tag=run_name)
+    return len(run)
+
+
+def export_judgments(
+    db: sqlite_utils.Database, path: str | Path, *, sight: Sight | None = None
+) -> int:
+    """Write every judgment ``sight`` may see (default: all), oldest first, as CSV with a
+    header; return the number of rows."""
+    count = 0
+    query, chunk, annotator = (JUDGMENT_COLUMNS.index(c)
+                               for c in ("query_id", "chunk_id", "annotator"))
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(JUDGMENT_COLUMNS)
+        cursor = db.conn.execute(f"SELECT {', '.join(JUDGMENT_COLUMNS)} FROM judgments ORDER BY id")
+        while rows := cursor.fetchmany(10_000):
+            if sight is not None and not sight.sees_all:
+                rows = [r for r in rows if sight.sees(r[query], r[chunk], r[annotator])]
+            writer.writerows([defuse(cell) for cell in row] for row in rows)
+            count += len(rows)
+    return count
+
+
+def corpus_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Non-placeholder chunks as a BEIR corpus: _id, title, text, metadata (dict)."""
+    frame = pd.read_sql_query(
+        "SELECT id AS _id, coalesce(title, '') AS title, coalesce(text, '') AS text, doc_id,"
+        " metadata FROM chunks WHERE placeholder = 0 ORDER BY rowid",
+        db.conn,
+    )
+    meta = [json.loads(m) for m in frame.pop("metadata")]
+    doc_ids = frame.pop("doc_id").tolist()
+    frame["metadata"] = [
+        ({"doc_id": d} if isinstance(d, str) else {}) | m
+        for d, m in zip(doc_ids, meta, strict=True)
+    ]
+    return frame
+
+
+def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Non-placeholder queries as BEIR queries: _id, text, metadata (attributes, source, split)."""
+    frame = pd.read_sql_query(
+        "SELECT id AS _id, coalesce(text, '') AS text, source, split, metadata FROM queries"
+        " WHERE placeholder = 0 ORDER BY rowid",
+        db.conn,
+    )
+    attributes: dict[str, dict[str, str]] = {}
+    for qid, name, value in db.conn.execute("SELECT query_id, name, value FROM query_attributes"):
+        attributes.setdefault(qid, {})[name] = value
+    metadata = []
+    for qid, source, split, meta in zip(
+        frame["_id"], frame.pop("source"), frame.pop("split"), frame.pop("metadata"), strict=True
+    ):
+        entry = json.loads(meta) | attributes.get(qid, {})
+        entry |= {k: v for k, v in (("source", source), ("split", split)) if isinstance(v, str)}
+        metadata.append(entry)
+    frame["metadata"] = metadata
+    return frame
+
+
+def export_beir(
+    db: sqlite_utils.Database, folder: str | Path, *, sight: Sight | None = None
+) -> dict[str, int]:
+    """Write the workspace as a BEIR folder (qrels: those ``sight`` may see, default all);
+    return row counts per part."""
+    corpus, queries = corpus_frame(db), queries_frame(db)
+    qrels = visible_qrels(consensus_qrels(db), sight)
+    formats.write_beir(folder, corpus, queries, qrels)
+    return {"corpus": len(corpus), "queries": len(queries), "qrels": len(qrels)}

@@ -1,0 +1,126 @@
+"""Pooling: the pairs worth judging are the union of the top k results of the chosen runs.
+
+Ranks follow the metric engine's convention (score descending, ties by chunk id descending in
+byte order), so "top k" here is the top k the metrics will score. The pool keeps no run name,
+rank or score in the queue: judging stays blind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import sqlite_utils
+
+from labeling.errors import InputError
+from labeling.judging import queue
+from labeling.workspace import contents
+
+DEFAULT_K = 10
+POOL_REASON = "pool"
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    """``pooled``: pairs in the pool; ``new``: of those, how many were not queued before."""
+
+    pooled: int
+    new: int
+
+
+def pool_pairs(
+    db: sqlite_utils.Database,
+    runs: Sequence[str],
+    k: int = DEFAULT_K,
+    *,
+    segment: tuple[str, Sequence[str]] | None = None,
+    split: str | None = None,
+) -> pd.DataFrame:
+    """The union of the top ``k`` of each run in ``runs``: query_id, chunk_id, sorted.
+
+    ``segment=(attribute, values)`` keeps queries whose attribute is one of ``values``;
+    ``split`` (``dev`` / ``test``) keeps that split's queries.
+    """
+    if k < 1:
+        raise InputError("k must be at least 1", source="pool")
+    if not runs:
+        raise InputError("choose at least one run to pool", source="pool")
+    run_ids = [contents.get_run(db, name)["id"] for name in runs]  # raises for an unknown run
+    marks = ", ".join("?" for _ in run_ids)
+    where, params = [f"r.run_id IN ({marks})"], [*run_ids]
+    if split is not None:
+        where.append("r.query_id IN (SELECT id FROM queries WHERE split = ?)")
+        params.append(split)
+    if segment is not None:
+        attribute, values = segment
+        values = list(values)
+        if not values:
+            raise InputError("choose at least one segment value", source="pool")
+        where.append(
+            "r.query_id IN (SELECT query_id FROM query_attributes WHERE name = ?"
+            f" AND value IN ({', '.join('?' for _ in values)}))"
+        )
+        params += [attribute, *values]
+    sql = f"""
+        SELECT DISTINCT query_id, chunk_id FROM (
+            SELECT r.query_id, r.chunk_id, row_number() OVER (
+                PARTITION BY r.run_id, r.query_id ORDER BY r.score DESC, r.chunk_id DESC
+            ) AS rank
+            FROM run_results r WHERE {' AND '.join(where)}
+        ) WHERE rank <= ?
+        ORDER BY query_id, chunk_id
+    """
+    frame = pd.read_sql_query(sql, db.conn, params=[*params, int(k)])
+    return frame.astype({"query_id": "string", "chunk_id": "string"})
+
+
+def build_pool(
+    db: sqlite_utils.Database,
+    runs: Sequence[str],
+    k: int = DEFAULT_K,
+    *,
+    segment: tuple[str, Sequence[str]] | None = None,
+    split: str | None = None,
+) -> PoolResult:
+    """Pool the runs (see ``pool_pairs``) and put the pairs in the labeling queue."""
+    pairs = pool_pairs(db, runs, k, segment=segment, split=split)
+    new = queue.enqueue_pairs(
+        db, zip(pairs["query_id"], pairs["chunk_id"], strict=True), reason=POOL_REASON
+    )
+    return PoolResult(pooled=len(pairs), new=new)
+
+
+def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> pd.DataFrame:
+    """The queued pairs of one query for the "judge by query" view, in the chunk-id order
+    (not a run's order: judging stays blind): chunk_id, title, text, my_grade (Int64, NA when
+    not judged by ``annotator``), judged, needed."""
+    frame = pd.read_sql_query(
+        """
+        SELECT q.chunk_id, coalesce(c.title, '') AS title, coalesce(c.text, '') AS text,
+               (SELECT j.grade FROM judgments j WHERE j.query_id = q.query_id
+                 AND j.chunk_id = q.chunk_id AND j.annotator = ?
+                ORDER BY j.id DESC LIMIT 1) AS my_grade,
+               q.judged, q.needed
+        FROM label_queue q JOIN chunks c ON c.id = q.chunk_id
+        WHERE q.query_id = ?
+        ORDER BY q.chunk_id
+        """,
+        db.conn,
+        params=[(annotator or "").strip(), query_id],
+    )
+    return frame.astype({"chunk_id": "string", "my_grade": "Int64"})
+
+
+def queued_queries(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Queries with queued pairs: query_id, text, pairs, complete (sorted by query id)."""
+    frame = pd.read_sql_query(
+        """
+        SELECT l.query_id, coalesce(q.text, '') AS text, count(*) AS pairs,
+               sum(l.judged >= l.needed) AS complete
+        FROM label_queue l JOIN queries q ON q.id = l.query_id
+        GROUP BY l.query_id ORDER BY l.query_id
+        """,
+        db.conn,
+    )
+    return frame.astype({"query_id": "string", "pairs": "int64", "complete": "int64"})

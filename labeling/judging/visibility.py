@@ -1,0 +1,116 @@
+"""Blind judging: what one person may see of other people's grades. One rule, used by every page
+and download that shows grades.
+
+The rule (``sight``):
+- An ``admin`` sees every grade.
+- So does the one local user of a workspace *without accounts*: sign-in is off there, that user
+  may do everything an admin may (``labeling.workspace.roles``) and types whatever name they like, so no
+  rule could keep a grade from them. They are the owner of the file, as on the command line.
+- Everyone else (``annotator``, ``viewer``, no account) sees their own judgments, and other
+  people's grades of a pair only once they have judged that pair themselves (their latest
+  judgment of it is a grade or "can't judge"; a judgment withdrawn by undo does not count) and
+  the pair is not waiting for them in the queue (re-queued by a re-judge request, or an overlap
+  pair they have not handled since it was queued). A viewer judges nothing, so sees no one
+  else's grades.
+- A consensus grade of a pair is made of other people's grades: it is shown under the same rule.
+
+Counts (how many pairs are judged, agreement statistics, scores) are not grades of a pair and
+are not filtered here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+import sqlite_utils
+
+from labeling.workspace import roles
+
+SEES_ALL_ROLES = frozenset({"admin"})
+
+# The pairs a person has judged (latest judgment a grade or "can't judge") that are not waiting
+# for them in the queue. ``queue_done`` holds who handled a queued pair since it was (re-)queued.
+_JUDGED_PAIRS = """
+WITH latest AS (
+    SELECT query_id, chunk_id, grade, flags, max(id) AS id
+    FROM judgments WHERE annotator = ?1 {and_query} GROUP BY query_id, chunk_id
+)
+SELECT query_id, chunk_id FROM latest
+WHERE (grade IS NOT NULL OR coalesce(json_extract(flags, '$.cant_judge'), 0))
+  AND NOT EXISTS (
+    SELECT 1 FROM label_queue l
+    WHERE l.query_id = latest.query_id AND l.chunk_id = latest.chunk_id AND l.judged < l.needed
+      AND NOT EXISTS (SELECT 1 FROM queue_done d WHERE d.query_id = l.query_id
+                      AND d.chunk_id = l.chunk_id AND d.annotator = ?1))
+"""
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What ``viewer`` may see of other people's grades: everything (``sees_all``), else their
+    own judgments and other people's grades of ``pairs`` (query_id, chunk_id)."""
+
+    viewer: str
+    sees_all: bool
+    pairs: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False)
+
+    def sees_pair(self, query_id: str, chunk_id: str) -> bool:
+        """Whether other people's grades of the pair (and its consensus) may be shown."""
+        return self.sees_all or (str(query_id), str(chunk_id)) in self.pairs
+
+    def sees(self, query_id: str, chunk_id: str, annotator: str) -> bool:
+        """Whether one judgment (by ``annotator``) of the pair may be shown."""
+        own = bool(self.viewer) and str(annotator).strip() == self.viewer
+        return own or self.sees_pair(query_id, chunk_id)
+
+    def pair_mask(
+        self, frame: pd.DataFrame, query: str = "query_id", chunk: str = "chunk_id"
+    ) -> pd.Series:
+        """Per row of ``frame``: whether the grades of its pair may be shown."""
+        if self.sees_all:
+            return pd.Series(True, index=frame.index, dtype=bool)
+        pairs = zip(frame[query].astype(str), frame[chunk].astype(str), strict=True)
+        return pd.Series([p in self.pairs for p in pairs], index=frame.index, dtype=bool)
+
+
+EVERYTHING = Sight(viewer="", sees_all=True)
+
+
+def judged_pairs(
+    db: sqlite_utils.Database, viewer: str, query_id: str | None = None
+) -> frozenset[tuple[str, str]]:
+    """The pairs ``viewer`` has judged and that are not waiting for them in the queue (only
+    those of ``query_id`` when given: a page showing one query reads its rows only)."""
+    name = (viewer or "").strip()
+    if not name:
+        return frozenset()
+    if query_id is None:
+        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query=""), [name])
+    else:  # a separate statement, so that SQLite reads the query's rows through its index
+        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query="AND query_id = ?2"),
+                               [name, query_id])
+    return frozenset((str(q), str(c)) for q, c in rows)
+
+
+def sight(
+    db: sqlite_utils.Database, viewer: str | None, role: str | None, *,
+    query_id: str | None = None,
+) -> Sight:
+    """What ``viewer`` (an account or typed name), whose role is ``role`` (None: no account),
+    may see of other people's grades in this workspace now (see the module's rule).
+
+    ``query_id``: only that query's pairs are looked up (the Label card, a drill-down); the
+    sight then shows no other query's grades.
+    """
+    name = (viewer or "").strip()
+    if role in SEES_ALL_ROLES or not roles.accounts_enabled(db):
+        return Sight(viewer=name, sees_all=True)
+    return Sight(viewer=name, sees_all=False, pairs=judged_pairs(db, name, query_id))
+
+
+def visible_judgments(rows: list[dict], seen: Sight) -> list[dict]:
+    """The judgment rows (dicts with query_id, chunk_id, annotator) ``seen`` allows."""
+    if seen.sees_all:
+        return list(rows)
+    return [r for r in rows if seen.sees(r["query_id"], r["chunk_id"], r["annotator"])]

@@ -1,0 +1,303 @@
+"""Turn qrels and a run into ranked, labeled rows: the shared first step of every measure.
+
+Conventions (trec_eval's):
+
+* A run is ordered by score descending; equal scores are ordered by doc id descending in byte
+  order. A ``rank`` column is ignored when a ``score`` column exists; a run with only ranks is
+  scored as ``-rank``.
+* The evaluated queries are those with at least one label. Queries only in the run are ignored.
+* A document without a label is not relevant and has no gain.
+
+Ids are compared as strings; numeric id columns are converted with ``str``.
+All work is vectorised over every query at once. Run ids are never factorised: they are looked
+up in the labels' (small) vocabularies, repeated pairs are found through 64-bit hashes
+(``labeling.metrics.duplicates``), only integers are sorted, and doc ids are compared as strings only
+for rows whose scores tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from labeling.errors import InputError
+from labeling.metrics.duplicates import first_duplicate
+from labeling.metrics.memory import keep_freed_memory
+
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+LARGE_RUN_ROWS = 1_000_000  # from here on, allocator settings pay (see labeling.metrics.memory)
+PARALLEL_ROWS = 200_000  # from here on, a second thread pays for itself
+
+
+@dataclass
+class RankedRows:
+    """Run rows of the evaluated queries, sorted by query then rank.
+
+    ``query`` indexes ``query_ids``; ``grade`` is NaN for unjudged rows. ``qrels_query`` and
+    ``qrels_grade`` hold every label, for the relevant counts and the ideal lists.
+    """
+
+    query_ids: np.ndarray
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    doc_row: np.ndarray  # position of each row in the caller's run frame
+    qrels_query: np.ndarray
+    qrels_grade: np.ndarray
+    retrieved: np.ndarray  # per query: number of run rows
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def judged_only(self) -> RankedRows:
+        """Drop unjudged rows and close the gaps in the ranks, as ``trec_eval -J`` does."""
+        keep = ~np.isnan(self.grade)
+        query = self.query[keep]
+        retrieved = np.bincount(query, minlength=self.n_queries)
+        return RankedRows(
+            self.query_ids,
+            query,
+            _ranks_within(query, retrieved),
+            self.grade[keep],
+            self.doc_row[keep],
+            self.qrels_query,
+            self.qrels_grade,
+            retrieved,
+        )
+
+
+def _as_str_values(series: pd.Series) -> pd.Series:
+    if pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_object_dtype(
+        series.dtype
+    ):
+        return series
+    return series.astype("str")
+
+
+def _codes_in(values: pa.Array | pa.ChunkedArray, vocabulary: pa.Array) -> np.ndarray:
+    """Position of each value in ``vocabulary`` (int64), -1 where it is absent."""
+    found = pc.index_in(values, value_set=vocabulary.cast(values.type))
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64)
+
+
+def _ranks_within(query: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """1-based rank of each row within its query, for rows sorted by query."""
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return np.arange(1, len(query) + 1, dtype=np.int64) - starts[query]
+
+
+def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{what} lacks column(s) {', '.join(missing)}", source=what)
+
+
+def _scores(run: pd.DataFrame) -> np.ndarray:
+    if "score" in run.columns:
+        score = pd.to_numeric(run["score"], errors="coerce").to_numpy(np.float64, na_value=np.nan)
+    elif "rank" in run.columns:
+        score = -pd.to_numeric(run["rank"], errors="coerce").to_numpy(np.float64, na_value=np.nan)
+    else:
+        raise InputError("run needs a score or a rank column", source="run")
+    bad = ~np.isfinite(score)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"row {row}: score is missing or not a finite number", source="run")
+    return score
+
+
+def _score_ranks(score: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense rank of each score, 0 = highest, and the number of distinct scores."""
+    n = len(score)
+    by_score = np.argsort(score)
+    ordered = score[by_score]
+    distinct = np.empty(n, dtype=np.int64)
+    distinct[0] = 0
+    np.cumsum(ordered[1:] != ordered[:-1], out=distinct[1:])
+    levels = int(distinct[-1]) + 1
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[by_score] = (levels - 1) - distinct
+    return ranks, levels
+
+
+def _score_key_desc(score: np.ndarray) -> np.ndarray | None:
+    """An unsigned 32-bit key that sorts scores descending, or None if they need 64 bits.
+
+    Scores that are exact in float32 (embedding similarities usually are) map to their IEEE
+    bits made order-preserving, so one 64-bit key can hold (query, score).
+    """
+    narrow = score.astype(np.float32)
+    if not np.array_equal(narrow, score):
+        return None
+    narrow += np.float32(0.0)  # -0.0 becomes +0.0: equal scores need equal keys
+    bits = narrow.view(np.uint32)
+    negative = bits >= np.uint32(0x80000000)
+    ascending = np.where(negative, ~bits, bits | np.uint32(0x80000000))
+    return ~ascending
+
+
+def _order_by_query_and_score(query: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Permutation sorting rows by query, then score descending; ties left in any order."""
+    n = len(query)
+    same_query = query[1:] == query[:-1]
+    if bool(np.all(query[1:] >= query[:-1])) and bool(
+        np.all(~same_query | (score[1:] <= score[:-1]))
+    ):
+        # Most run files are already grouped by query and ordered by score.
+        return np.arange(n, dtype=np.int64)
+    score_key = _score_key_desc(score)
+    if score_key is not None and int(query.max()) < 2**31:
+        key = (query.astype(np.uint64) << np.uint64(32)) | score_key.astype(np.uint64)
+        return np.argsort(key)
+    score_rank, levels = _score_ranks(score)
+    if (int(query.max()) + 1) * levels < 2**53:
+        # float64 keys are exact below 2**53 and argsort fastest here.
+        return np.argsort((query * levels + score_rank).astype(np.float64))
+    return np.lexsort((score_rank, query))
+
+
+def _order(
+    query: np.ndarray,
+    score: np.ndarray,
+    doc_ids: pa.Array | pa.ChunkedArray,
+    doc_row: np.ndarray,
+) -> np.ndarray:
+    """Permutation sorting rows by query, score descending, then doc id descending.
+
+    Row ``i``'s doc id is ``doc_ids[doc_row[i]]``. Ids are compared as strings only for the
+    rows whose query and score tie.
+    """
+    if len(query) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = _order_by_query_and_score(query, score)
+    ordered_query, ordered_score = query[order], score[order]
+    tie = (ordered_query[1:] == ordered_query[:-1]) & (ordered_score[1:] == ordered_score[:-1])
+    if not tie.any():
+        return order
+    in_tie = np.zeros(len(order), dtype=bool)
+    in_tie[1:] = tie
+    in_tie[:-1] |= tie
+    positions = np.flatnonzero(in_tie)
+    # A tie group starts at a tied row that does not tie with the row before it.
+    group = np.cumsum(~tie[positions[1:] - 1]) if len(positions) > 1 else np.zeros(0, np.int64)
+    group = np.concatenate(([0], group))
+    rows = order[positions]
+    if isinstance(doc_ids, pa.ChunkedArray):
+        doc_ids = doc_ids.combine_chunks()  # taking rows from chunks is several times slower
+    tied = pa.table({"group": group, "doc": pc.take(doc_ids, pa.array(doc_row[rows]))})
+    within = pc.sort_indices(tied, sort_keys=[("group", "ascending"), ("doc", "descending")])
+    order[positions] = rows[within.to_numpy()]
+    return order
+
+
+def _strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
+    return pa.array(_as_str_values(series).array)
+
+
+def _encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """(int64 code of each value, distinct values in order of first appearance)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
+
+
+def _refuse(duplicate: tuple[int, int] | None, what: str) -> None:
+    """Raise for a ``first_duplicate`` finding in the ``what`` frame."""
+    if duplicate is not None:
+        raise InputError(f"row {duplicate[1]} repeats a (query, doc) pair", source=what)
+
+
+def _done(function: Callable[..., object], *args: object) -> Future:
+    """``function(*args)`` called now, as a finished future (the serial twin of ``submit``)."""
+    future: Future = Future()
+    future.set_result(function(*args))
+    return future
+
+
+def _lookup_grades(
+    query: np.ndarray,
+    doc: np.ndarray,
+    qrels_query: np.ndarray,
+    qrels_doc: np.ndarray,
+    qrels_grade: np.ndarray,
+    n_docs: int,
+) -> np.ndarray:
+    """Grade of each (query, doc) pair, NaN when unlabeled; ``doc`` is -1 for unlabeled docs."""
+    grade = np.full(len(query), np.nan)
+    candidates = np.flatnonzero(doc >= 0)
+    if not len(candidates) or not len(qrels_grade):
+        return grade
+    label_key = qrels_query * n_docs + qrels_doc
+    by_key = np.argsort(label_key)
+    sorted_key = label_key[by_key]
+    key = query[candidates] * n_docs + doc[candidates]
+    at = np.minimum(np.searchsorted(sorted_key, key), len(sorted_key) - 1)
+    hit = sorted_key[at] == key
+    grade[candidates[hit]] = qrels_grade[by_key[at[hit]]]
+    return grade
+
+
+def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
+    """Join ``run`` to ``qrels`` and order it as trec_eval does; see the module docstring.
+
+    ``qrels`` has columns query_id, doc_id, relevance (integer grades); ``run`` has query_id,
+    doc_id and score (or rank). A (query, doc) pair repeated in either frame is an error.
+    """
+    _require(qrels, QRELS_COLUMNS, "qrels")
+    _require(run, ("query_id", "doc_id"), "run")
+    if len(run) >= LARGE_RUN_ROWS:
+        keep_freed_memory()
+    grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
+    bad = np.isnan(grades) | (grades != np.floor(grades))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
+    qrels_grade = grades.astype(np.int64)
+
+    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
+    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
+    qrels_query, query_ids = _encode(qrels_query_ids)
+    qrels_doc, doc_vocab = _encode(qrels_doc_ids)
+
+    score = _scores(run)
+    run_query_ids, run_doc_ids = _strings(run["query_id"]), _strings(run["doc_id"])
+    # The duplicate check and the doc lookup do not depend on the ordering: on a large run they
+    # run on a second core while this thread orders the rows (numpy and Arrow release the GIL).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        submit = pool.submit if len(run) >= PARALLEL_ROWS else _done
+        duplicate = submit(first_duplicate, run_query_ids, run_doc_ids)
+        # Codes into the labels' query and doc vocabularies, -1 where a run id has no label.
+        doc_codes = submit(_codes_in, run_doc_ids, doc_vocab)
+        run_query = _codes_in(run_query_ids, query_ids)
+        evaluated = np.flatnonzero(run_query >= 0)
+        if len(evaluated) < len(run_query):
+            run_query, score = run_query[evaluated], score[evaluated]
+        order = _order(run_query, score, run_doc_ids, evaluated)
+        _refuse(duplicate.result(), "run")
+        run_doc = doc_codes.result()
+    if len(evaluated) < len(run_doc):
+        run_doc = run_doc[evaluated]
+    query = run_query[order]
+    grade = _lookup_grades(
+        query, run_doc[order], qrels_query, qrels_doc, qrels_grade, max(len(doc_vocab), 1)
+    )
+    retrieved = np.bincount(query, minlength=len(query_ids))
+    return RankedRows(
+        query_ids=query_ids.to_numpy(zero_copy_only=False).astype(object),
+        query=query,
+        rank=_ranks_within(query, retrieved),
+        grade=grade,
+        doc_row=evaluated[order],
+        qrels_query=qrels_query,
+        qrels_grade=qrels_grade,
+        retrieved=retrieved,
+    )

@@ -1,0 +1,98 @@
+"""Judgments: append-only, one row per decision of one annotator on one (query, chunk) pair.
+
+Conventions
+- ``judgments`` is append-only (triggers abort UPDATE and DELETE); ``current_judgments`` is the
+  latest row per (query, chunk, annotator). ``grade`` is NULL when the annotator could not judge.
+- ``flags`` is a JSON object: ``unsure``, ``cant_judge``, ``adjudicated``, ``generator``,
+  ``confirm`` (bools).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import sqlite_utils
+
+from labeling.errors import InputError, ScorecardError
+from labeling.workspace.store import utc_now, write_transaction
+
+JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator", "confirm")
+
+
+# ---------------------------------------------------------------------------------------------
+# Judgments (append-only)
+
+
+def add_judgment(
+    db: sqlite_utils.Database,
+    query_id: str,
+    chunk_id: str,
+    grade: int | None,
+    annotator: str,
+    *,
+    note: str | None = None,
+    flags: dict[str, bool] | None = None,
+    created_at: str | None = None,
+) -> int:
+    """Append one judgment and return its id. ``grade=None`` means the annotator could not judge.
+
+    Raises ``InputError`` for a grade off the scale or an unknown query/chunk id.
+    """
+    flags = {k: bool(v) for k, v in (flags or {}).items() if v}
+    unknown = set(flags) - set(JUDGMENT_FLAGS)
+    if unknown:
+        raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
+    with write_transaction(db, action="judge") as conn:
+        locked = conn.execute(  # a locked split (labeling.dashboard.lock_split) is frozen
+            "SELECT q.split FROM queries q JOIN split_locks l ON l.split = q.split WHERE q.id = ?",
+            (query_id,),
+        ).fetchone()
+        if locked:
+            raise ScorecardError(
+                f"query {query_id!r} is in the {locked[0]} split, which is locked: "
+                "its labels cannot change until the split is unlocked"
+            )
+        try:
+            # RETURNING, not lastrowid: the id of this statement's row, whatever else the
+            # connection or the file saw meanwhile.
+            cursor = conn.execute(
+                "INSERT INTO judgments"
+                " (query_id, chunk_id, grade, annotator, created_at, note, flags)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    query_id,
+                    chunk_id,
+                    grade,
+                    annotator,
+                    created_at or utc_now(),
+                    note,
+                    json.dumps(flags, sort_keys=True),
+                ),
+            )
+            judgment_id = int(cursor.fetchone()[0])
+        except sqlite3.IntegrityError as error:
+            if "FOREIGN KEY" in str(error):
+                raise InputError(
+                    f"unknown query {query_id!r} or chunk {chunk_id!r}", source="judgment"
+                ) from error
+            raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
+        return judgment_id
+
+
+def judgment_history(
+    db: sqlite_utils.Database, query_id: str | None = None, chunk_id: str | None = None
+) -> list[dict]:
+    """All judgments (oldest first), optionally for one query and/or chunk; flags decoded."""
+    where, params = [], []
+    if query_id is not None:
+        where.append("query_id = ?")
+        params.append(query_id)
+    if chunk_id is not None:
+        where.append("chunk_id = ?")
+        params.append(chunk_id)
+    sql = "SELECT * FROM judgments" + (" WHERE " + " AND ".join(where) if where else "")
+    rows = list(db.query(sql + " ORDER BY id", params))
+    for row in rows:
+        row["flags"] = json.loads(row["flags"])
+    return rows
