@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeling import dashboard
+from labeling.evaluation import label_sets, ranked_runs, result_cache, scoring, segmenting
 from labeling.workspace import contents, grading, store
 
 DEPTH = 100
@@ -117,29 +117,29 @@ def main() -> None:
             stale.unlink()  # time the cold paths cold
         db = store.open_workspace(path)
         print(contents.counts(db))
-        queries = dashboard.query_table(db)
+        queries = segmenting.query_table(db)
         rows = _Rows()
 
         def cold_run() -> None:
-            dashboard.clear_cache()
-            dashboard.load_run(db, "big", use_disk_cache=False)
+            result_cache.clear_cache()
+            ranked_runs.load_run(db, "big", use_disk_cache=False)
 
         # Minutes per try at 10M rows: timed once.
         rows.append((f"load run from SQLite ({contents.counts(db)['run_results']:,} rows), once",
                      median([timed(cold_run)])))
-        dashboard.clear_cache()
-        dashboard.load_run(db, "big")  # writes the parquet cache
+        result_cache.clear_cache()
+        ranked_runs.load_run(db, "big")  # writes the parquet cache
 
         def warm_run() -> None:
-            dashboard.clear_cache()
-            dashboard.load_run(db, "big")
+            result_cache.clear_cache()
+            ranked_runs.load_run(db, "big")
 
         rows.append(("load run from the parquet cache",
                      median([timed(warm_run) for _ in range(args.repeat)])))
 
         def labels() -> None:
-            dashboard.clear_cache()
-            dashboard.label_snapshot(db)
+            result_cache.clear_cache()
+            label_sets.label_snapshot(db)
 
         rows.append(("consensus labels from 1M judgments + snapshot hash, once",
                      median([timed(labels)])))
@@ -147,11 +147,11 @@ def main() -> None:
                      median([timed(labels) for _ in range(args.repeat)])))
 
         def rank() -> None:
-            dashboard.clear_cache()
-            dashboard.load_run(db, "big")
-            dashboard.label_snapshot(db)
+            result_cache.clear_cache()
+            ranked_runs.load_run(db, "big")
+            label_sets.label_snapshot(db)
             start = time.perf_counter()
-            dashboard.per_query(db, "big", ["RR"])
+            scoring.per_query(db, "big", ["RR"])
             rank_times.append(time.perf_counter() - start)
 
         rank_times: list[float] = []
@@ -159,7 +159,7 @@ def main() -> None:
             rank()
         rows.append(("rank the run once (rank_rows) + first RR", median(rank_times)))
         rows.append(("query table (segments) from SQLite",
-                     median([timed(lambda: dashboard._query_table(db))
+                     median([timed(lambda: segmenting._query_table(db))
                              for _ in range(args.repeat)])))
 
         controls = [
@@ -172,15 +172,15 @@ def main() -> None:
         ]
 
         def numbers(measures, segment, split="all", policy="nonrelevant"):
-            return dashboard.segment_scorecard(db, "big", measures, segment, queries=queries,
+            return scoring.segment_scorecard(db, "big", measures, segment, queries=queries,
                                                split=split, policy=policy)
 
         # Keep run, labels and the ranking in memory; drop only the per-control results.
         for name, control in controls:
             firsts, cached = [], []
             for _ in range(args.repeat):
-                with dashboard._CACHE.lock:
-                    items = dashboard._CACHE.items
+                with result_cache._CACHE.lock:
+                    items = result_cache._CACHE.items
                     for key in [k for k in items if k[0] in ("per_query", "scorecard")]:
                         del items[key]
                 firsts.append(timed(lambda c=control: numbers(**c)))

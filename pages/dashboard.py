@@ -6,8 +6,19 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from labeling import dashboard as dash
 from labeling import queries_admin
+from labeling.evaluation import (
+    drilldown,
+    failure_tags,
+    judged_coverage,
+    label_sets,
+    locked_splits,
+    run_comparison,
+    score_controls,
+    score_history,
+    scoring,
+    segmenting,
+)
 from labeling.files import exporters as exports
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline
 from labeling.workspace import contents, grading
@@ -70,8 +81,8 @@ def show_drill_down(
     table_key, missed_key, prefix = DRILL_KEYS[unit]
     if not ranked.empty:
         show_ranked(ranked, table_key)
-    if (ranked["grade_name"] == dash.HIDDEN).any():
-        st.caption(f"Blind judging: a {unit} marked {dash.HIDDEN} has grades you have not "
+    if (ranked["grade_name"] == drilldown.HIDDEN).any():
+        st.caption(f"Blind judging: a {unit} marked {drilldown.HIDDEN} has grades you have not "
                    "judged yourself; they appear once you have.")
     csv_button(ranked, f"ranked-{prefix}{query_id}", f"{table_key}_csv")
     st.subheader(f"Relevant {unit}s the run missed")
@@ -84,7 +95,7 @@ def show_drill_down(
 
 def grade_badge(label: str) -> str:
     """Cell style of a grade label: grey when unjudged, red to green by grade."""
-    if label in ("unjudged", dash.HIDDEN):
+    if label in ("unjudged", drilldown.HIDDEN):
         return "background-color: #eeeeee; color: #555555; font-style: italic"
     colours = {0: "#f8d7da", 1: "#fff3cd", 2: "#d1e7dd", 3: "#a3cfbb"}
     grade = next((g for g, name, _ in SCALE if name == label), None)
@@ -111,7 +122,7 @@ def judge_chunk(query_id: str) -> None:
         return
     _run_write(
         WHERE_DRILL,
-        lambda: dash.judge(
+        lambda: drilldown.judge(
             _common.get_db(),
             query_id,
             chunk,
@@ -127,7 +138,7 @@ def tag_query(query_id: str, run: str) -> None:
     state = st.session_state
     _run_write(
         WHERE_DRILL,
-        lambda: dash.tag_failure(
+        lambda: failure_tags.tag_failure(
             _common.get_db(),
             query_id,
             run,
@@ -143,7 +154,7 @@ def add_tag() -> None:
     name = st.session_state.get("dash_new_tag") or ""
     _run_write(
         WHERE_DRILL,
-        lambda: dash.add_failure_tag(_common.get_db(), name, created_by=_common.annotator()),
+        lambda: failure_tags.add_failure_tag(_common.get_db(), name, created_by=_common.annotator()),
         "Tag added.",
     )
     st.session_state["dash_new_tag"] = ""
@@ -152,7 +163,7 @@ def add_tag() -> None:
 def send_to_queue(pairs: list[tuple[str, str]]) -> None:
     _run_write(
         WHERE_COVERAGE,
-        lambda: dash.send_unjudged_to_queue(_common.get_db(), pairs),
+        lambda: judged_coverage.send_unjudged_to_queue(_common.get_db(), pairs),
         "Sent {result} new pair(s) to the labeling queue.",
     )
 
@@ -160,19 +171,19 @@ def send_to_queue(pairs: list[tuple[str, str]]) -> None:
 def lock_test() -> None:
     _run_write(
         WHERE_HISTORY,
-        lambda: dash.lock_split(_common.get_db(), _common.annotator()),
+        lambda: locked_splits.lock_split(_common.get_db(), _common.annotator()),
         "Test split locked at label snapshot {result}.",
     )
 
 
 def unlock_test() -> None:
-    _run_write(WHERE_HISTORY, lambda: dash.unlock_split(_common.get_db()), "Test split unlocked.")
+    _run_write(WHERE_HISTORY, lambda: locked_splits.unlock_split(_common.get_db()), "Test split unlocked.")
 
 
 def save_history(run: str, measures: list[str], controls: dict) -> None:
     _run_write(
         WHERE_HISTORY,
-        lambda: dash.save_snapshot(
+        lambda: score_history.save_snapshot(
             _common.get_db(), run, measures, **controls, created_by=_common.annotator() or None
         ),
         f"Saved the scores of {run} on label snapshot " + "{result}.",
@@ -188,7 +199,7 @@ if not runs:
     st.info("No runs yet: import one on the Data page or with `scorecard import`.")
     st.stop()
 
-queries = dash.query_table(db)
+queries = segmenting.query_table(db)
 SCALE = grading.get_scale(db)
 with st.container(border=True):
     row = st.columns([2, 1, 2, 1, 1])
@@ -205,12 +216,12 @@ with st.container(border=True):
         help="@k takes the k on the left.",
     )
     custom = row[3].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5")
-    segment = row[4].selectbox("Segment", dash.segment_options(db), index=0, key="dash_segment")
+    segment = row[4].selectbox("Segment", segmenting.segment_options(db), index=0, key="dash_segment")
     row = st.columns([1, 1, 1, 2])
-    split = row[0].selectbox("Split", dash.SPLITS, key="dash_split")
+    split = row[0].selectbox("Split", score_controls.SPLITS, key="dash_split")
     unit = row[1].radio(
         "Unit",
-        dash.UNITS,
+        score_controls.UNITS,
         key="dash_unit",
         horizontal=True,
         help="document: a document takes its best chunk's rank and its highest "
@@ -218,17 +229,17 @@ with st.container(border=True):
     )
     rule = row[2].selectbox(
         "Consensus rule",
-        list(dash.CONSENSUS_RULES),
+        list(score_controls.CONSENSUS_RULES),
         key="dash_rule",
         help="How several annotators' grades become one. "
-        + " ".join(f"{name}: {text}." for name, text in dash.CONSENSUS_RULES.items())
+        + " ".join(f"{name}: {text}." for name, text in score_controls.CONSENSUS_RULES.items())
         + " Compare strict and lenient to see how much disagreement moves the scores.",
     )
     policy = row[3].radio(
         "Unjudged retrieved chunks",
-        list(dash.POLICIES),
+        list(score_controls.POLICIES),
         key="dash_policy",
-        format_func=lambda p: dash.POLICIES[p],
+        format_func=lambda p: score_controls.POLICIES[p],
     )
 
 measures = [f"R@{k}", "RR", *[m.replace("@k", f"@{k}") for m in extra]]
@@ -237,20 +248,20 @@ if custom.strip():
 measures = list(dict.fromkeys(measures))
 controls = {"unit": unit, "policy": policy, "split": split}
 try:
-    values = dash.per_query(db, run, measures, **controls, rule=rule)
+    values = scoring.per_query(db, run, measures, **controls, rule=rule)
 except Exception as error:  # a bad custom measure name: say so, keep the defaults
     st.error(escape_inline(f"{type(error).__name__}: {error}"))
     measures = measures[:2]
-    values = dash.per_query(db, run, measures, **controls, rule=rule)
+    values = scoring.per_query(db, run, measures, **controls, rule=rule)
 
-labels = dash.label_snapshot(db, rule)
+labels = label_sets.label_snapshot(db, rule)
 if labels.qrels.empty:
     st.info("No labels yet: the scorecard evaluates queries with at least one label.")
     st.stop()
-lock = dash.split_lock(db)
+lock = locked_splits.split_lock(db)
 st.caption(
-    f"Policy: {dash.POLICIES[policy]}. Unit: {unit}. Split: {split}. "
-    f"Consensus rule {rule}: {dash.CONSENSUS_RULES[rule]}. "
+    f"Policy: {score_controls.POLICIES[policy]}. Unit: {unit}. Split: {split}. "
+    f"Consensus rule {rule}: {score_controls.CONSENSUS_RULES[rule]}. "
     "Recall is measured against the labeled set, not the whole corpus. "
     f"Label snapshot {labels.snapshot}"
     + (f" · test split locked at {lock['snapshot_hash']}" if lock else "")
@@ -265,8 +276,8 @@ tabs = st.tabs(
 # --- scorecard --------------------------------------------------------------------------------
 with tabs[0]:
     if tabs[0].open:  # lazy: only the open tab computes and draws
-        card = dash.with_error_bars(
-            dash.segment_scorecard(
+        card = scoring.with_error_bars(
+            scoring.segment_scorecard(
                 db, run, measures, segment, queries=queries, **controls, rule=rule
             )
         )
@@ -299,7 +310,7 @@ with tabs[0]:
             title="Mean by segment, with 95% intervals",
         )
         left.plotly_chart(bars, key="dash_bars")
-        matrix = dash.scorecard_matrix(card)
+        matrix = scoring.scorecard_matrix(card)
         heat = px.imshow(
             matrix.rename(index=escape_chart_text, columns=escape_chart_text),
             text_auto=".2f",
@@ -311,7 +322,7 @@ with tabs[0]:
         )
         right.plotly_chart(heat, key="dash_heat")
         left, right = st.columns(2)
-        long = dash.segment_values(values, queries, segment)
+        long = segmenting.segment_values(values, queries, segment)
         box = px.box(
             escape_chart_frame(long),
             x="segment",
@@ -325,7 +336,7 @@ with tabs[0]:
         curve_runs = right.multiselect(
             "Runs on the curve", runs, default=[run], key="dash_curve_runs"
         )
-        curve = dash.curves(db, curve_runs, measures[:2], **controls)
+        curve = scoring.curves(db, curve_runs, measures[:2], **controls)
         right.plotly_chart(
             px.line(
                 escape_chart_frame(curve),
@@ -347,7 +358,7 @@ with tabs[1]:
         cov_runs = row[0].multiselect("Runs", runs, default=runs, key="dash_cov_runs")
         cov_k = int(row[1].number_input("Judged@k", 1, 1000, k, 1, key="dash_cov_k"))
         threshold = row[2].slider("Warn below", 0.0, 1.0, 0.8, 0.05, key="dash_cov_threshold")
-        cov = dash.coverage(
+        cov = judged_coverage.coverage(
             db, cov_runs, cov_k, queries, segment, unit=unit, split=split, threshold=threshold
         )
         for _, low in cov.loc[cov["below"]].iterrows():
@@ -378,7 +389,7 @@ with tabs[1]:
         )
         coverage_chart.add_hline(y=threshold, line_dash="dot", annotation_text="warn below")
         st.plotly_chart(coverage_chart, key="dash_cov_chart")
-        pairs = dash.unjudged_pairs(db, cov_runs, cov_k, split=split)
+        pairs = judged_coverage.unjudged_pairs(db, cov_runs, cov_k, split=split)
         st.caption(f"{len(pairs)} unjudged (query, chunk) pairs in the top {cov_k} of these runs.")
         st.button(
             "Send unjudged pairs to the labeling queue",
@@ -403,7 +414,7 @@ with tabs[2]:
             "Difference to detect", 0.005, 1.0, 0.05, 0.005, key="dash_target", format="%.3f"
         )
         if candidates:
-            table = dash.compare_runs(db, baseline, candidates, measures, **controls)
+            table = run_comparison.compare_runs(db, baseline, candidates, measures, **controls)
             st.dataframe(
                 table,
                 hide_index=True,
@@ -425,7 +436,7 @@ with tabs[2]:
             csv_button(table, f"compare-{baseline}", "dash_compare_csv")
             for _, line in table.iterrows():
                 verdict = "significant" if line["significant"] else "not significant"
-                needed = dash.sensitivity(line["sd_difference"], int(line["n"]), float(target))
+                needed = run_comparison.sensitivity(line["sd_difference"], int(line["n"]), float(target))
                 text = (
                     f"{line['candidate']} vs {baseline} on {line['measure']}: "
                     f"{line['difference']:+.3f} ({verdict}, p = {line['p_holm']:.3g} after Holm). "
@@ -436,7 +447,7 @@ with tabs[2]:
                 (st.success if line["significant"] else st.info)(escape_inline(text))
             scatter_measure = st.selectbox("Scatter measure", measures, key="dash_scatter_measure")
             scatter_run = st.selectbox("Scatter candidate", candidates, key="dash_scatter_run")
-            pairs_frame = dash.paired_scores(db, baseline, scatter_run, scatter_measure, **controls)
+            pairs_frame = run_comparison.paired_scores(db, baseline, scatter_run, scatter_measure, **controls)
             scatter = px.scatter(
                 escape_chart_frame(pairs_frame.reset_index()),
                 x="baseline",
@@ -464,16 +475,16 @@ with tabs[3]:
             horizontal=True,
         )
         segment_values = ["(all)"]
-        if segment != dash.NO_SEGMENT:
+        if segment != score_controls.NO_SEGMENT:
             segment_values += sorted(
-                dash.segment_values(values, queries, segment)["segment"].unique()
+                segmenting.segment_values(values, queries, segment)["segment"].unique()
             )
         chosen_segment = row[2].selectbox("Segment value", segment_values, key="dash_worst_segment")
         base_values = None
         if order != "lowest value":
             worst_base = st.selectbox("Baseline run", runs, key="dash_worst_baseline")
-            base_values = dash.per_query(db, worst_base, measures, **controls)
-        worst = dash.worst_queries(
+            base_values = scoring.per_query(db, worst_base, measures, **controls)
+        worst = drilldown.worst_queries(
             values,
             queries,
             worst_measure,
@@ -494,11 +505,11 @@ with tabs[3]:
             st.caption(f"{escape_inline(run)}: {escape_inline(scores)}")
             # blind: grades this person may not see yet are hidden
             sight = _common.sight(db, query_id)
-            ranked, missed = dash.drill_down(db, run, query_id, sight=sight)
+            ranked, missed = drilldown.drill_down(db, run, query_id, sight=sight)
             if ranked.empty:
                 st.info("The run returned nothing for this query.")
             if unit == "document":
-                docs, missed_docs = dash.drill_down_documents(
+                docs, missed_docs = drilldown.drill_down_documents(
                     db, run, query_id, chunk_lists=(ranked, missed), sight=sight
                 )
                 st.caption(
@@ -535,7 +546,7 @@ with tabs[3]:
                     help=_auth.refusal_help(db, "judge"),
                 )
             with st.expander("Why did it fail?", expanded=False):
-                st.multiselect("Tags", dash.failure_tag_names(db), key="dash_tags")
+                st.multiselect("Tags", failure_tags.failure_tag_names(db), key="dash_tags")
                 st.text_input("Note", key="dash_tag_note")
                 st.button(
                     "Record tags", key="dash_tag_save", on_click=tag_query, args=(query_id, run),
@@ -547,7 +558,7 @@ with tabs[3]:
                 row[1].button("Add tag", key="dash_add_tag", on_click=add_tag,
                               disabled=not _auth.can(db, "add_tag"),
                               help=_auth.refusal_help(db, "add_tag"))
-                reviews = dash.failure_reviews(db, query_id)
+                reviews = failure_tags.failure_reviews(db, query_id)
                 if not reviews.empty:
                     st.dataframe(reviews, hide_index=True, key="dash_query_reviews")
             _common.show_flash(WHERE_DRILL)
@@ -555,7 +566,7 @@ with tabs[3]:
 # --- failure tags -----------------------------------------------------------------------------
 with tabs[4]:
     if tabs[4].open:  # lazy: only the open tab computes and draws
-        counts = dash.tag_counts(db, queries, segment)
+        counts = failure_tags.tag_counts(db, queries, segment)
         if counts.empty:
             st.info("No failure tags yet: open a query under Worst queries and tag why it failed.")
         else:
@@ -576,9 +587,9 @@ with tabs[4]:
 # --- history and frozen test split ------------------------------------------------------------
 with tabs[5]:
     if tabs[5].open:  # lazy: only the open tab computes and draws
-        versions = dash.query_set_versions(db)
+        versions = score_history.query_set_versions(db)
         version = st.selectbox("Query set", versions, key="dash_history_set")
-        frame, warnings = dash.history(db, version, measures[:2], **controls)
+        frame, warnings = score_history.history(db, version, measures[:2], **controls)
         for warning in warnings:
             st.warning(escape_inline(warning))
         if not frame.empty:
@@ -605,7 +616,7 @@ with tabs[5]:
         )
         st.subheader("Frozen test split")
         if lock:
-            current = dash.split_hash(db)
+            current = locked_splits.split_hash(db)
             st.text(
                 f"Locked by {lock['locked_by']} at {lock['locked_at']}; label snapshot "
                 f"{lock['snapshot_hash']} (now {current}). Test labels cannot change."

@@ -16,7 +16,7 @@ import json
 
 import sqlite_utils
 
-from labeling import dashboard as dash
+from labeling.evaluation import failure_tags, score_history
 from labeling.judging import queue
 from labeling.workspace import judgments, roles, store
 
@@ -87,6 +87,6 @@ def seed(db: sqlite_utils.Database) -> None:
         judgments.add_judgment(db, QUERY, CHUNKS[0], 3, ANNOTATORS[1], note=TEXT)
         judgments.add_judgment(db, QUERY, CHUNKS[1], 2, ANNOTATORS[2], note=f"-{LINK}")
         queue.enqueue_pairs(db, [(QUERY, c) for c in CHUNKS], reason=SHORT)
-        dash.add_failure_tag(db, TAG, description=TEXT, created_by=ANNOTATORS[0])
-        dash.tag_failure(db, QUERY, RUN, [TAG], ANNOTATORS[1], note=TEXT)
-        dash.save_snapshot(db, RUN, ["R@10", "RR"], created_by=ANNOTATORS[0])
+        failure_tags.add_failure_tag(db, TAG, description=TEXT, created_by=ANNOTATORS[0])
+        failure_tags.tag_failure(db, QUERY, RUN, [TAG], ANNOTATORS[1], note=TEXT)
+        score_history.save_snapshot(db, RUN, ["R@10", "RR"], created_by=ANNOTATORS[0])

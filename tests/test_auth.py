@@ -24,9 +24,16 @@ import pytest
 from argon2 import PasswordHasher
 
 import labeling
-from labeling import dashboard, queries_admin
+from labeling import queries_admin
 from labeling.commands.cli import main
 from labeling.errors import InputError, ScorecardError
+from labeling.evaluation import (
+    drilldown,
+    failure_tags,
+    judged_coverage,
+    locked_splits,
+    score_history,
+)
 from labeling.files import baseline
 from labeling.files import importers as imports
 from labeling.judging import agreement, pooling
@@ -423,9 +430,9 @@ def test_annotator_judges_but_cannot_import_edit_or_manage(db, tmp_path):
         with pytest.raises(roles.AccessDenied, match="managing accounts"):
             accounts.add_user(db, "eve", "admin", "long-enough-1")
         with pytest.raises(roles.AccessDenied, match="locking the test split needs"):
-            dashboard.lock_split(db, "bob")
+            locked_splits.lock_split(db, "bob")
         with pytest.raises(roles.AccessDenied):
-            dashboard.unlock_split(db)
+            locked_splits.unlock_split(db)
         assert fingerprint(db) == before
     with roles.acting_as("ada"):
         assert imports.import_qrels(db, qrels).rows == 1
@@ -526,17 +533,17 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         })
     run = contents.run_names(db)[0]
     with roles.acting_as(None):
-        dashboard.add_failure_tag(db, "prepared-tag")
+        failure_tags.add_failure_tag(db, "prepared-tag")
     calls.update({
-        "dashboard.judge": lambda: dashboard.judge(db, q, c, 1, "vic"),
-        "dashboard.add_failure_tag": lambda: dashboard.add_failure_tag(db, "new-tag"),
-        "dashboard.tag_failure": lambda: dashboard.tag_failure(
+        "drilldown.judge": lambda: drilldown.judge(db, q, c, 1, "vic"),
+        "failure_tags.add_failure_tag": lambda: failure_tags.add_failure_tag(db, "new-tag"),
+        "failure_tags.tag_failure": lambda: failure_tags.tag_failure(
             db, q, run, ["prepared-tag"], "vic"
         ),
-        "dashboard.lock_split": lambda: dashboard.lock_split(db, "vic"),
-        "dashboard.unlock_split": lambda: dashboard.unlock_split(db),
-        "dashboard.save_snapshot": lambda: dashboard.save_snapshot(db, run, ["P@5"]),
-        "dashboard.send_unjudged_to_queue": lambda: dashboard.send_unjudged_to_queue(
+        "locked_splits.lock_split": lambda: locked_splits.lock_split(db, "vic"),
+        "locked_splits.unlock_split": lambda: locked_splits.unlock_split(db),
+        "score_history.save_snapshot": lambda: score_history.save_snapshot(db, run, ["P@5"]),
+        "judged_coverage.send_unjudged_to_queue": lambda: judged_coverage.send_unjudged_to_queue(
             db, [(q, c)]
         ),
     })
@@ -594,7 +601,7 @@ def test_a_viewer_cannot_write_through_any_function(db, tmp_path):
 # What a refusal names, by write function; the others must name some action's phrase too.
 REFUSAL_PHRASES = {
     "judgments.add_judgment": "saving a judgment",
-    "dashboard.save_snapshot": "saving scores to the history",
+    "score_history.save_snapshot": "saving scores to the history",
     "importers.import_qrels": "importing",
     "queries_admin.import_bytes": "importing",
     "queue.skip": "skipping a pair",
@@ -602,11 +609,11 @@ REFUSAL_PHRASES = {
     "queue.rejudge": "sending pairs back to the labeling queue",
     "queue.set_overlap_share": "changing the overlap share",
     "pooling.build_pool": "adding pairs to the labeling queue",
-    "dashboard.send_unjudged_to_queue": "adding pairs to the labeling queue",
-    "dashboard.add_failure_tag": "adding a failure tag",
-    "dashboard.tag_failure": "tagging why a query failed",
-    "dashboard.lock_split": "locking the test split",
-    "dashboard.unlock_split": "unlocking the test split",
+    "judged_coverage.send_unjudged_to_queue": "adding pairs to the labeling queue",
+    "failure_tags.add_failure_tag": "adding a failure tag",
+    "failure_tags.tag_failure": "tagging why a query failed",
+    "locked_splits.lock_split": "locking the test split",
+    "locked_splits.unlock_split": "unlocking the test split",
     "queries_admin.add_query": "adding a query",
     "queries_admin.update_queries": "editing queries",
     "queries_admin.assign_split": "assigning the dev/test split",

@@ -1,4 +1,4 @@
-"""labeling.dashboard on the demo workspace and on a tiny hand-made one."""
+"""labeling.evaluation.scoring on the demo workspace and on a tiny hand-made one."""
 
 from __future__ import annotations
 
@@ -9,8 +9,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeling import dashboard
 from labeling.errors import ScorecardError
+from labeling.evaluation import (
+    drilldown,
+    failure_tags,
+    judged_coverage,
+    label_sets,
+    locked_splits,
+    result_cache,
+    run_comparison,
+    score_controls,
+    score_history,
+    scoring,
+    segmenting,
+)
 from labeling.judging import consensus
 from labeling.metrics.engine import evaluate
 from labeling.workspace import grading, judgments, store
@@ -22,11 +34,11 @@ MEASURES = ["R@10", "RR", "nDCG@5"]
 def db(demo_file: Path, tmp_path: Path):
     path = tmp_path / "scorecard.db"
     shutil.copyfile(demo_file, path)
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     handle = store.open_workspace(path)
     yield handle
     handle.conn.close()
-    dashboard.clear_cache()
+    result_cache.clear_cache()
 
 
 @pytest.fixture
@@ -48,97 +60,97 @@ def tiny(tmp_path: Path):
     judgments.add_judgment(db, "q1", "a1", 1, "ann")
     judgments.add_judgment(db, "q1", "a2", 3, "ann")
     judgments.add_judgment(db, "q1", "c2", 0, "ann")
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     yield db
     db.conn.close()
-    dashboard.clear_cache()
+    result_cache.clear_cache()
 
 
 def test_chunk_scores_equal_the_engine_on_consensus_labels(db):
-    ours = dashboard.per_query(db, "bm25", MEASURES)
+    ours = scoring.per_query(db, "bm25", MEASURES)
     qrels = consensus.consensus_qrels(db)
     expected = evaluate(qrels, consensus.run_frame(db, "bm25"), MEASURES).per_query
     pd.testing.assert_frame_equal(ours, expected.set_axis(expected.index.astype("string")),
                                   check_names=False)
-    judged = dashboard.per_query(db, "bm25", MEASURES, policy="judged_only")
+    judged = scoring.per_query(db, "bm25", MEASURES, policy="judged_only")
     expected = evaluate(qrels, consensus.run_frame(db, "bm25"), MEASURES, judged_only=True)
     np.testing.assert_allclose(judged.to_numpy(), expected.per_query.to_numpy())
 
 
 def test_document_unit_takes_best_rank_and_highest_grade(tiny):
-    chunk = dashboard.per_query(tiny, "r", ["RR", "P@1", "nDCG@4"])
-    doc = dashboard.per_query(tiny, "r", ["RR", "P@1", "R@2"], unit="document")
+    chunk = scoring.per_query(tiny, "r", ["RR", "P@1", "nDCG@4"])
+    doc = scoring.per_query(tiny, "r", ["RR", "P@1", "R@2"], unit="document")
     assert chunk.loc["q1", "RR"] == pytest.approx(1 / 2)  # a1 at rank 2
     # Documents: C (rank 1, grade 0), A (rank 2 via a1, grade max(1, 3) = 3), d1 (rank 3).
     assert doc.loc["q1", "RR"] == pytest.approx(1 / 2)
     assert doc.loc["q1", "P@1"] == 0.0
     assert doc.loc["q1", "R@2"] == 1.0  # A is the only relevant document
-    ranked, missed = dashboard.drill_down(tiny, "r", "q1")
+    ranked, missed = drilldown.drill_down(tiny, "r", "q1")
     assert ranked["chunk_id"].tolist() == ["c2", "a1", "d1", "a2"]
     assert ranked["grade_name"].tolist()[2] == "unjudged"
     assert missed.empty
 
 
 def test_scorecard_segments_sum_to_overall(db):
-    values = dashboard.per_query(db, "bm25", MEASURES)
-    queries = dashboard.query_table(db)
-    card = dashboard.scorecard(values, queries, "topic")
-    overall = card.loc[card["segment"] == dashboard.OVERALL]
+    values = scoring.per_query(db, "bm25", MEASURES)
+    queries = segmenting.query_table(db)
+    card = scoring.scorecard(values, queries, "topic")
+    overall = card.loc[card["segment"] == score_controls.OVERALL]
     assert set(overall["n"]) == {46}
-    parts = card.loc[(card["segment"] != dashboard.OVERALL) & (card["measure"] == "RR")]
+    parts = card.loc[(card["segment"] != score_controls.OVERALL) & (card["measure"] == "RR")]
     assert parts["n"].sum() == 46
     assert (parts["n"] * parts["mean"]).sum() / 46 == pytest.approx(values["RR"].mean())
     assert (card["ci_low"] <= card["mean"] + 1e-12).all()
     assert (card["mean"] <= card["ci_high"] + 1e-12).all()
-    pd.testing.assert_frame_equal(card, dashboard.scorecard(values, queries, "topic"))
-    source = dashboard.scorecard(values, queries, "source")
-    assert set(source["segment"]) == {dashboard.OVERALL, "real", "synthetic"}
+    pd.testing.assert_frame_equal(card, scoring.scorecard(values, queries, "topic"))
+    source = scoring.scorecard(values, queries, "source")
+    assert set(source["segment"]) == {score_controls.OVERALL, "real", "synthetic"}
 
 
 def test_split_filter(db):
-    test = dashboard.per_query(db, "bm25", MEASURES, split="test")
-    dev = dashboard.per_query(db, "bm25", MEASURES, split="dev")
+    test = scoring.per_query(db, "bm25", MEASURES, split="test")
+    dev = scoring.per_query(db, "bm25", MEASURES, split="dev")
     assert len(test) + len(dev) == 46
-    splits = dashboard.query_table(db)["split"]
+    splits = segmenting.query_table(db)["split"]
     assert set(splits[test.index]) == {"test"}
 
 
 def test_new_label_changes_the_numbers(db):
-    before = dashboard.per_query(db, "bm25", ["P@10"])
-    ranked, _ = dashboard.drill_down(db, "bm25", "q01")
+    before = scoring.per_query(db, "bm25", ["P@10"])
+    ranked, _ = drilldown.drill_down(db, "bm25", "q01")
     chunk = ranked.loc[ranked["grade"].isna() & (ranked["rank"] <= 10), "chunk_id"].iloc[0]
-    snapshot = dashboard.label_snapshot(db).snapshot
-    dashboard.judge(db, "q01", chunk, 3, "carol")
-    after = dashboard.per_query(db, "bm25", ["P@10"])
+    snapshot = label_sets.label_snapshot(db).snapshot
+    drilldown.judge(db, "q01", chunk, 3, "carol")
+    after = scoring.per_query(db, "bm25", ["P@10"])
     assert after.loc["q01", "P@10"] == pytest.approx(before.loc["q01", "P@10"] + 0.1)
-    assert dashboard.label_snapshot(db).snapshot != snapshot
+    assert label_sets.label_snapshot(db).snapshot != snapshot
 
 
 def test_test_split_lock_blocks_every_label_change(db):
-    digest = dashboard.lock_split(db, "lead")
-    assert dashboard.split_lock(db)["snapshot_hash"] == digest == dashboard.split_hash(db)
+    digest = locked_splits.lock_split(db, "lead")
+    assert locked_splits.split_lock(db)["snapshot_hash"] == digest == locked_splits.split_hash(db)
     with pytest.raises(ScorecardError, match=r"query 'q02' is in the test split, which is locked"):
         judgments.add_judgment(db, "q02", "remote-work-01", 2, "alice")
     with pytest.raises(Exception, match="locked"):  # the trigger covers direct writes too
         db.conn.execute("UPDATE queries SET split = 'dev' WHERE id = 'q02'")
     with pytest.raises(ScorecardError, match="already locked"):
-        dashboard.lock_split(db, "lead")
+        locked_splits.lock_split(db, "lead")
     judgments.add_judgment(db, "q01", "remote-work-01", 2, "alice")  # dev stays open
-    assert dashboard.split_hash(db) == digest
-    dashboard.unlock_split(db)
+    assert locked_splits.split_hash(db) == digest
+    locked_splits.unlock_split(db)
     judgments.add_judgment(db, "q02", "remote-work-01", 2, "alice")
-    assert dashboard.split_lock(db) is None
+    assert locked_splits.split_lock(db) is None
 
 
 def test_coverage_and_unjudged_pairs(db):
-    queries = dashboard.query_table(db)
-    cov = dashboard.coverage(db, ["bm25", "fusion"], 10, queries, "topic", threshold=0.8)
+    queries = segmenting.query_table(db)
+    cov = judged_coverage.coverage(db, ["bm25", "fusion"], 10, queries, "topic", threshold=0.8)
     assert set(cov["run"]) == {"bm25", "fusion"}
-    judged = dashboard.per_query(db, "bm25", ["Judged@10"])["Judged@10"].mean()
-    overall = cov.loc[(cov["run"] == "bm25") & (cov["segment"] == dashboard.OVERALL)]
+    judged = scoring.per_query(db, "bm25", ["Judged@10"])["Judged@10"].mean()
+    overall = cov.loc[(cov["run"] == "bm25") & (cov["segment"] == score_controls.OVERALL)]
     assert overall["judged"].iloc[0] == pytest.approx(judged)
     assert (cov["below"] == (cov["judged"] < 0.8)).all()
-    pairs = dashboard.unjudged_pairs(db, ["bm25"], 10)
+    pairs = judged_coverage.unjudged_pairs(db, ["bm25"], 10)
     labeled = set(map(tuple, consensus.consensus_qrels(db)[["query_id", "doc_id"]].to_numpy()))
     assert pairs and not set(pairs) & labeled
     # Judged@10 * 10 per query = judged rows in the top 10; the rest are the unjudged pairs.
@@ -147,78 +159,78 @@ def test_coverage_and_unjudged_pairs(db):
 
 def _short_lists(db, run: str, k: int) -> int:
     frame = consensus.run_frame(db, run)
-    sizes = frame.groupby("query_id").size().reindex(dashboard.query_table(db).index).fillna(0)
+    sizes = frame.groupby("query_id").size().reindex(segmenting.query_table(db).index).fillna(0)
     return int((k - sizes.clip(upper=k)).sum())
 
 
 def test_send_unjudged_to_queue(db):
-    pairs = dashboard.unjudged_pairs(db, ["bm25"], 5)
-    assert dashboard.send_unjudged_to_queue(db, pairs) == len(pairs)
-    assert dashboard.send_unjudged_to_queue(db, pairs) == 0
+    pairs = judged_coverage.unjudged_pairs(db, ["bm25"], 5)
+    assert judged_coverage.send_unjudged_to_queue(db, pairs) == len(pairs)
+    assert judged_coverage.send_unjudged_to_queue(db, pairs) == 0
 
 
 def test_compare_runs(db):
-    table = dashboard.compare_runs(db, "bm25", ["bm25-title", "fusion"], ["RR"],
+    table = run_comparison.compare_runs(db, "bm25", ["bm25-title", "fusion"], ["RR"],
                                    n_resamples=2000)
     assert list(table["candidate"]) == ["bm25-title", "fusion"]
     raw = table["p_randomization"].to_numpy()
     np.testing.assert_allclose(np.sort(table["p_holm"]), np.sort(
         np.minimum(1, np.maximum.accumulate(np.sort(raw) * [2, 1]))))
     assert (table["wins"] + table["ties"] + table["losses"] == table["n"]).all()
-    pairs = dashboard.paired_scores(db, "bm25", "fusion", "RR")
+    pairs = run_comparison.paired_scores(db, "bm25", "fusion", "RR")
     assert table.loc[1, "difference"] == pytest.approx(pairs["difference"].mean())
 
 
 def test_worst_query_shows_missed_relevant_chunk(db):
-    values = dashboard.per_query(db, "bm25", ["RR"])
-    worst = dashboard.worst_queries(values, dashboard.query_table(db), "RR")
+    values = scoring.per_query(db, "bm25", ["RR"])
+    worst = drilldown.worst_queries(values, segmenting.query_table(db), "RR")
     assert worst["value"].is_monotonic_increasing
     query = worst["query_id"].iloc[0]
-    ranked, missed = dashboard.drill_down(db, "bm25", query)
+    ranked, missed = drilldown.drill_down(db, "bm25", query)
     assert not missed.empty and (missed["grade"] >= 1).all()
     assert not set(missed["chunk_id"]) & set(ranked["chunk_id"])
-    drop = dashboard.worst_queries(values, dashboard.query_table(db), "RR",
-                                   baseline=dashboard.per_query(db, "fusion", ["RR"]))
+    drop = drilldown.worst_queries(values, segmenting.query_table(db), "RR",
+                                   baseline=scoring.per_query(db, "fusion", ["RR"]))
     assert drop["drop"].is_monotonic_decreasing
 
 
 def test_failure_tags_and_counts(db):
-    assert dashboard.failure_tag_names(db)[:2] == list(dashboard.FAILURE_TAGS)[:2]
-    dashboard.add_failure_tag(db, "  date   format ", created_by="lead")
-    assert dashboard.failure_tag_names(db)[-1] == "date format"
-    dashboard.tag_failure(db, "q01", "bm25", ["acronym", "date format"], "rev", "RTO")
-    dashboard.tag_failure(db, "q02", "bm25", ["acronym"], "rev")
-    counts = dashboard.tag_counts(db, dashboard.query_table(db), "topic")
+    assert failure_tags.failure_tag_names(db)[:2] == list(failure_tags.FAILURE_TAGS)[:2]
+    failure_tags.add_failure_tag(db, "  date   format ", created_by="lead")
+    assert failure_tags.failure_tag_names(db)[-1] == "date format"
+    failure_tags.tag_failure(db, "q01", "bm25", ["acronym", "date format"], "rev", "RTO")
+    failure_tags.tag_failure(db, "q02", "bm25", ["acronym"], "rev")
+    counts = failure_tags.tag_counts(db, segmenting.query_table(db), "topic")
     row = counts.loc[(counts["tag"] == "acronym")]
     assert row["queries"].tolist() == [2] and row["segment"].tolist() == ["hr"]
     with pytest.raises(ScorecardError, match="unknown failure tag"):
-        dashboard.tag_failure(db, "q01", "bm25", ["nope"], "rev")
+        failure_tags.tag_failure(db, "q01", "bm25", ["nope"], "rev")
 
 
 def test_history_warns_on_different_snapshots(db):
-    frame, warnings = dashboard.history(db, "demo-1", ["RR"])
+    frame, warnings = score_history.history(db, "demo-1", ["RR"])
     assert frame["run"].tolist() == ["bm25", "bm25-title", "fusion"] and not warnings
-    first = dashboard.save_snapshot(db, "bm25", ["RR"])
+    first = score_history.save_snapshot(db, "bm25", ["RR"])
     judgments.add_judgment(db, "q01", "remote-work-01", 3, "carol")
-    second = dashboard.save_snapshot(db, "fusion", ["RR"])
+    second = score_history.save_snapshot(db, "fusion", ["RR"])
     assert first != second
-    frame, warnings = dashboard.history(db, "demo-1", ["RR"])
+    frame, warnings = score_history.history(db, "demo-1", ["RR"])
     assert len(warnings) == 1 and first in warnings[0] and second in warnings[0]
     assert frame.set_index("run").loc["bm25", "saved_snapshot"] == first
 
 
 def test_curves_reach_the_cutoff_value(db):
-    curve = dashboard.curves(db, ["bm25"], ["R@10"])
+    curve = scoring.curves(db, ["bm25"], ["R@10"])
     at10 = curve.loc[curve["k"] == 10, "mean"].iloc[0]
-    assert at10 == pytest.approx(dashboard.per_query(db, "bm25", ["R@10"])["R@10"].mean())
+    assert at10 == pytest.approx(scoring.per_query(db, "bm25", ["R@10"])["R@10"].mean())
     assert curve["mean"].is_monotonic_increasing
 
 
 def test_bad_controls_raise(db):
     with pytest.raises(ScorecardError):
-        dashboard.per_query(db, "bm25", ["nope@3"])
+        scoring.per_query(db, "bm25", ["nope@3"])
     with pytest.raises(ScorecardError):
-        dashboard.per_query(db, "bm25", ["RR"], policy="sometimes")
+        scoring.per_query(db, "bm25", ["RR"], policy="sometimes")
 
 
 def test_workspace_without_labels(tmp_path):
@@ -227,18 +239,18 @@ def test_workspace_without_labels(tmp_path):
     db["chunks"].insert({"id": "c1", "text": "y"})
     db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})
     db["run_results"].insert({"run_id": 1, "query_id": "q1", "chunk_id": "c1", "score": 1.0})
-    values = dashboard.per_query(db, "r", ["RR"])
+    values = scoring.per_query(db, "r", ["RR"])
     assert values.empty and list(values.columns) == ["RR"]
-    card = dashboard.scorecard(values, dashboard.query_table(db))
+    card = scoring.scorecard(values, segmenting.query_table(db))
     assert card["n"].tolist() == [0]
     db.conn.close()
 
 
 def test_document_drill_down_agrees_with_the_document_scores(db):
-    values = dashboard.per_query(db, "bm25", ["P@5", "RR", "R@1000"], unit="document")
+    values = scoring.per_query(db, "bm25", ["P@5", "RR", "R@1000"], unit="document")
     several_chunks = 0
     for query_id in values.index:
-        ranked, missed = dashboard.drill_down_documents(db, "bm25", query_id)
+        ranked, missed = drilldown.drill_down_documents(db, "bm25", query_id)
         assert ranked["doc_id"].is_unique
         assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))
         assert ranked["chunk_rank"].is_monotonic_increasing
@@ -257,13 +269,13 @@ def test_document_drill_down_agrees_with_the_document_scores(db):
 
 def test_consensus_rules_bracket_the_default(db):
     values = {
-        rule: dashboard.per_query(db, "bm25", ["P@10", "nDCG@10"], rule=rule)
-        for rule in dashboard.CONSENSUS_RULES
+        rule: scoring.per_query(db, "bm25", ["P@10", "nDCG@10"], rule=rule)
+        for rule in score_controls.CONSENSUS_RULES
     }
     strict, default, lenient = values["strict"], values["default"], values["lenient"]
     assert (strict["P@10"] <= default["P@10"] + 1e-12).all()
     assert (default["P@10"] <= lenient["P@10"] + 1e-12).all()
     # The demo's two annotators disagree, so the rules must move some query.
     assert (strict["P@10"] < lenient["P@10"]).any()
-    snapshot = {rule: dashboard.label_snapshot(db, rule).snapshot for rule in values}
+    snapshot = {rule: label_sets.label_snapshot(db, rule).snapshot for rule in values}
     assert snapshot["strict"] != snapshot["lenient"]

@@ -251,7 +251,7 @@ def test_progress_counts_only_queued_pairs(db):
 
 
 def test_locked_split_pairs_are_not_served(db):
-    from labeling import dashboard
+    from labeling.evaluation import locked_splits
 
     queue.set_overlap_share(db, 0.0)
     test_query = db.conn.execute("SELECT id FROM queries WHERE split = 'test'").fetchone()[0]
@@ -259,7 +259,7 @@ def test_locked_split_pairs_are_not_served(db):
         "SELECT id FROM chunks WHERE id NOT IN (SELECT chunk_id FROM judgments"
         " WHERE query_id = ?) LIMIT 1", [test_query]).fetchone()[0]
     queue.enqueue_pairs(db, [(test_query, chunk)], reason="pool")
-    dashboard.lock_split(db, "lead", "test")
+    locked_splits.lock_split(db, "lead", "test")
     assert queue.next_card(db, "carol") is None
-    dashboard.unlock_split(db, "test")
+    locked_splits.unlock_split(db, "test")
     assert queue.next_card(db, "carol").pair == (test_query, chunk)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling import dashboard, queries_admin
+from labeling import queries_admin
 from labeling.commands.cli import main
+from labeling.evaluation import label_sets, result_cache, score_controls, scoring
 from labeling.files import importers as imports
 from labeling.report import scorecard_report as report
 from labeling.workspace import judgments, store
@@ -40,24 +41,24 @@ def hostile(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     for grade, chunk in ((3, "evil-01"), (0, "onboarding-01")):
         judgments.add_judgment(db, query, chunk, grade, "alice")
     db.conn.close()
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     return path
 
 
 @pytest.fixture(scope="module")
 def card(demo: Path) -> report.Scorecard:
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     return report.build_scorecard(store.open_workspace(demo), "fusion", baseline="bm25")
 
 
 def test_scorecard_content(card: report.Scorecard, demo: Path) -> None:
     db = store.open_workspace(demo)
-    values = dashboard.per_query(db, "fusion", list(report.DEFAULT_MEASURES))
-    overall = card.card.loc[card.card["segment"] == dashboard.OVERALL].set_index("measure")
+    values = scoring.per_query(db, "fusion", list(report.DEFAULT_MEASURES))
+    overall = card.card.loc[card.card["segment"] == score_controls.OVERALL].set_index("measure")
     assert overall["mean"].to_dict() == pytest.approx(values.mean().to_dict())
     assert (overall["ci_low"] <= overall["mean"]).all()
     assert card.segment == "topic" and set(card.card["segment"]) > {"hr", "it"}
-    assert card.snapshot == dashboard.label_snapshot(db).snapshot
+    assert card.snapshot == label_sets.label_snapshot(db).snapshot
     assert card.run["index_build"].startswith("reciprocal-rank fusion")
     assert card.run["query_set_version"] == "demo-1"
     assert list(card.comparison["measure"]) == list(report.DEFAULT_MEASURES)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from argon2 import PasswordHasher
 
-from labeling import dashboard
+from labeling.evaluation import drilldown, result_cache
 from labeling.files import exporters as exports
 from labeling.judging import queue, visibility
 from labeling.workspace import accounts as account_admin
@@ -133,23 +133,23 @@ def test_exports_hold_only_what_the_viewer_may_see(accounts, tmp_path):
 
 def test_drill_down_hides_grades_the_viewer_may_not_see(accounts):
     db = accounts
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     sight = visibility.sight(db, "bob", "annotator")
     retrieved = db.conn.execute(
         "SELECT r.name, x.query_id, x.chunk_id FROM run_results x JOIN runs r ON r.id = x.run_id"
     ).fetchall()
     only = pairs_judged_by(db, "alice") - pairs_judged_by(db, "bob")
     run, query_id, _ = sorted(row for row in retrieved if tuple(row[1:]) in only)[0]
-    owner_ranked, owner_missed = dashboard.drill_down(db, run, query_id)
-    ranked, missed = dashboard.drill_down(db, run, query_id, sight=sight)
+    owner_ranked, owner_missed = drilldown.drill_down(db, run, query_id)
+    ranked, missed = drilldown.drill_down(db, run, query_id, sight=sight)
     for (_, mine), (_, full) in zip(ranked.iterrows(), owner_ranked.iterrows(), strict=True):
         if sight.sees_pair(query_id, mine["chunk_id"]):
             assert mine["grade_name"] == full["grade_name"]
         elif full["grade_name"] != "unjudged":
-            assert mine["grade_name"] == dashboard.HIDDEN and pd.isna(mine["grade"])
+            assert mine["grade_name"] == drilldown.HIDDEN and pd.isna(mine["grade"])
     assert set(missed["chunk_id"]) == {
         c for c in owner_missed["chunk_id"] if sight.sees_pair(query_id, c)}
-    assert (ranked["grade_name"] == dashboard.HIDDEN).any()  # alice's grade of a result
-    docs, _ = dashboard.drill_down_documents(db, run, query_id, chunk_lists=(ranked, missed),
+    assert (ranked["grade_name"] == drilldown.HIDDEN).any()  # alice's grade of a result
+    docs, _ = drilldown.drill_down_documents(db, run, query_id, chunk_lists=(ranked, missed),
                                              sight=sight)
-    assert docs.loc[docs["grade_name"] == dashboard.HIDDEN, "grade"].isna().all()
+    assert docs.loc[docs["grade_name"] == drilldown.HIDDEN, "grade"].isna().all()

@@ -1,7 +1,7 @@
 """The shareable scorecard: one run's scores by segment, against a baseline, as HTML, Markdown
 or JSON.
 
-Every number comes from ``labeling.dashboard`` (which scores with ``labeling.metrics.engine`` on the
+Every number comes from ``labeling.evaluation.scoring`` (which scores with ``labeling.metrics.engine`` on the
 consensus labels and takes intervals and tests from ``labeling.metrics.statistics``); this module
 gathers them into a ``Scorecard`` and writes it out.
 
@@ -29,8 +29,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import sqlite_utils
 
-from labeling import dashboard
 from labeling.errors import ScorecardError
+from labeling.evaluation import (
+    drilldown,
+    label_sets,
+    run_comparison,
+    score_controls,
+    scoring,
+    segmenting,
+)
 from labeling.markdown import escape_inline
 from labeling.metrics.measures import parse_measure
 from labeling.teaching import guide
@@ -76,7 +83,7 @@ class Scorecard:
     conventions: list[str]
     card: pd.DataFrame  # segment, measure, mean, ci_low, ci_high, n (the run)
     baseline_card: pd.DataFrame | None  # the same for the baseline, overall only
-    comparison: pd.DataFrame | None  # dashboard.compare_runs
+    comparison: pd.DataFrame | None  # run_comparison.compare_runs
     worst_measure: str
     worst: list[dict[str, Any]] = field(default_factory=list)
     gate_example: str = ""
@@ -121,8 +128,8 @@ def _plain(value: Any) -> Any:
 
 def default_segment(db: sqlite_utils.Database) -> str:
     """The first query attribute (e.g. ``topic``), else ``source`` (real vs synthetic)."""
-    options = dashboard.segment_options(db)
-    attributes = [o for o in options if o not in (dashboard.NO_SEGMENT, "source", "split")]
+    options = segmenting.segment_options(db)
+    attributes = [o for o in options if o not in (score_controls.NO_SEGMENT, "source", "split")]
     return attributes[0] if attributes else "source"
 
 
@@ -140,8 +147,8 @@ def _conventions(policy: str, n_resamples: int) -> list[str]:
         "is the grade and its ideal list ranks every judged chunk; RR is not cut unless "
         "written RR@k.",
         "Labels: one consensus grade per (query, chunk): "
-        + dashboard.CONSENSUS_RULES["default"] + ". Grades >= 1 are relevant.",
-        "Policy: " + dashboard.POLICIES[policy] + ".",
+        + score_controls.CONSENSUS_RULES["default"] + ". Grades >= 1 are relevant.",
+        "Policy: " + score_controls.POLICIES[policy] + ".",
         "Recall is measured against the labeled chunks, not the whole corpus.",
         "The evaluated queries are those with at least one label; a labeled query the run "
         "returned nothing for scores 0.",
@@ -181,38 +188,38 @@ def build_scorecard(
     if worst_measure not in measures:
         measures.append(worst_measure)
     segment = segment or default_segment(db)
-    if segment not in dashboard.segment_options(db):
+    if segment not in segmenting.segment_options(db):
         raise ScorecardError(
-            f"no segment {segment!r} (choose from {', '.join(dashboard.segment_options(db)[1:])})"
+            f"no segment {segment!r} (choose from {', '.join(segmenting.segment_options(db)[1:])})"
         )
     run_meta = _run_meta(db, run)
     base_meta = _run_meta(db, baseline) if baseline else None
 
-    labels = dashboard.label_snapshot(db)
-    queries = dashboard.query_table(db)
-    values = dashboard.per_query(db, run, measures, policy=policy)
-    card = dashboard.scorecard(values, queries, segment, n_resamples=n_resamples)
+    labels = label_sets.label_snapshot(db)
+    queries = segmenting.query_table(db)
+    values = scoring.per_query(db, run, measures, policy=policy)
+    card = scoring.scorecard(values, queries, segment, n_resamples=n_resamples)
 
     baseline_card = comparison = base_values = None
     if baseline:
-        base_values = dashboard.per_query(db, baseline, measures, policy=policy)
-        baseline_card = dashboard.scorecard(base_values, queries, dashboard.NO_SEGMENT,
+        base_values = scoring.per_query(db, baseline, measures, policy=policy)
+        baseline_card = scoring.scorecard(base_values, queries, score_controls.NO_SEGMENT,
                                             n_resamples=n_resamples)
-        comparison = dashboard.compare_runs(db, baseline, [run], measures, alpha=ALPHA,
+        comparison = run_comparison.compare_runs(db, baseline, [run], measures, alpha=ALPHA,
                                             policy=policy)
 
     # Ties on the sorting measure are broken by the other measures (lowest first), so that
     # among queries with equal recall the ones with the worst ranking come first.
     others = [m for m in measures if m != worst_measure]
     ordered = values.sort_values([worst_measure, *others], kind="stable")
-    worst_rows = dashboard.worst_queries(ordered, queries, worst_measure, segment=segment,
+    worst_rows = drilldown.worst_queries(ordered, queries, worst_measure, segment=segment,
                                          limit=n_worst)
     depth = parse_measure(worst_measure).cutoff
     scale = {g: name for g, name, _ in grading.get_scale(db)}
     worst = []
     for row in worst_rows.to_dict("records"):
         query_id = str(row["query_id"])
-        _, missed = dashboard.drill_down(db, run, query_id, depth=depth)
+        _, missed = drilldown.drill_down(db, run, query_id, depth=depth)
         texts = _chunk_texts(db, list(missed["chunk_id"]))
         item = {"query_id": query_id, "text": row["text"], "segment": row["segment"],
                 "value": row["value"]}
@@ -268,13 +275,13 @@ def _chunk_texts(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
 def _charts(card: Scorecard) -> list[go.Figure]:
     """Overall means with intervals (run vs baseline), and the run's means by segment."""
     figures = []
-    overall = card.card.loc[card.card["segment"] == dashboard.OVERALL]
+    overall = card.card.loc[card.card["segment"] == score_controls.OVERALL]
     bars = go.Figure()
     sources = [(card.run["name"], overall)]
     if card.baseline_card is not None and card.baseline is not None:
         sources.insert(0, (card.baseline["name"], card.baseline_card))
     for name, frame in sources:
-        with_bars = dashboard.with_error_bars(frame)
+        with_bars = scoring.with_error_bars(frame)
         bars.add_bar(
             name=html.escape(str(name)), x=[html.escape(m) for m in with_bars["measure"]],
             y=with_bars["mean"],
@@ -285,7 +292,7 @@ def _charts(card: Scorecard) -> list[go.Figure]:
                        height=380, margin={"t": 50, "b": 40, "l": 40, "r": 10})
     figures.append(bars)
 
-    matrix = dashboard.scorecard_matrix(card.card)
+    matrix = scoring.scorecard_matrix(card.card)
     matrix = matrix.loc[list(dict.fromkeys(card.card["segment"])),
                         list(dict.fromkeys(card.card["measure"]))]
     heat = go.Figure(go.Heatmap(

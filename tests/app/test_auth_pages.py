@@ -17,7 +17,7 @@ import pytest
 from argon2 import PasswordHasher
 from streamlit import config as streamlit_config
 
-from labeling import dashboard
+from labeling.evaluation import locked_splits, result_cache
 from labeling.judging import pooling
 from labeling.synthetic import review
 from labeling.workspace import accounts as account_admin
@@ -236,7 +236,7 @@ def walk_pages(at, workspace: Path):
             if page == "dashboard":
                 if view == "History locked":  # the owner locks it: Unlock shows
                     db = store.open_workspace(workspace)
-                    dashboard.lock_split(db, "owner")
+                    locked_splits.lock_split(db, "owner")
                     db.close()
                 at.session_state["dash_tab"] = view.removesuffix(" locked")
                 at.run()
@@ -252,13 +252,13 @@ def walk_pages(at, workspace: Path):
 @pytest.fixture
 def busy_workspace(accounts: Path) -> Path:
     """The accounts' workspace with a labeling queue and synthetic questions to review."""
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     db = store.open_workspace(accounts)
     pooling.build_pool(db, contents.run_names(db))
     review.generate(db, 2, seed=1)
     db.close()
     yield accounts
-    dashboard.clear_cache()
+    result_cache.clear_cache()
 
 
 @pytest.mark.parametrize("name", ["vic", "bob", "ada"])

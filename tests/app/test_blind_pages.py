@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from argon2 import PasswordHasher
 
-from labeling import dashboard
+from labeling.evaluation import drilldown, result_cache
 from labeling.queries_admin import safe_filename
 from labeling.workspace import accounts, judgments, roles, store
 from pages import _auth
@@ -32,9 +32,9 @@ def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_dashboard_cache():
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     yield
-    dashboard.clear_cache()
+    result_cache.clear_cache()
 
 
 def graded_by(db, name: str) -> set[tuple[str, str]]:
@@ -120,10 +120,10 @@ def test_dashboard_drill_down_hides_grades_of_pairs_the_annotator_has_not_judged
 ):
     chunk = team["chunk_id"]
     bob = _drill_down(open_app, "bob", team, downloads)
-    assert bob.loc[chunk, "grade_name"] == dashboard.HIDDEN and pd.isna(bob.loc[chunk, "grade"])
+    assert bob.loc[chunk, "grade_name"] == drilldown.HIDDEN and pd.isna(bob.loc[chunk, "grade"])
     ada = _drill_down(open_app, "ada", team, downloads)
-    assert ada.loc[chunk, "grade_name"] not in (dashboard.HIDDEN, "unjudged")
-    for shown in bob.index[bob["grade_name"] != dashboard.HIDDEN]:  # the rest as the admin
+    assert ada.loc[chunk, "grade_name"] not in (drilldown.HIDDEN, "unjudged")
+    for shown in bob.index[bob["grade_name"] != drilldown.HIDDEN]:  # the rest as the admin
         assert bob.loc[shown, "grade_name"] == ada.loc[shown, "grade_name"]
         if bob.loc[shown, "grade_name"] != "unjudged":
             assert (team["query_id"], shown) in team["bob"]

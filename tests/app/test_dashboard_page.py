@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from labeling import dashboard
+from labeling.evaluation import drilldown, result_cache, score_controls
 from labeling.workspace import store
 
 
 @pytest.fixture(autouse=True)
 def _fresh_dashboard_cache():
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     yield
-    dashboard.clear_cache()
+    result_cache.clear_cache()
 
 
 def _tab(at, name: str):
@@ -30,14 +30,14 @@ def test_page_renders_scorecard_and_switches_segment(open_app):
     at = open_app("dashboard")
     assert not at.exception
     card = _card(at)
-    assert set(card["segment"]) == {dashboard.OVERALL}
+    assert set(card["segment"]) == {score_controls.OVERALL}
     assert set(card["measure"]) == {"R@10", "RR"}
     assert any("Recall is measured against the labeled set" in c.value for c in at.caption)
     at.selectbox(key="dash_segment").set_value("topic").run()
     card = _card(at)
-    assert set(card["segment"]) == {dashboard.OVERALL, "hr", "it", "product", "security"}
+    assert set(card["segment"]) == {score_controls.OVERALL, "hr", "it", "product", "security"}
     at.selectbox(key="dash_segment").set_value("source").run()
-    assert set(_card(at)["segment"]) == {dashboard.OVERALL, "real", "synthetic"}
+    assert set(_card(at)["segment"]) == {score_controls.OVERALL, "real", "synthetic"}
     at.number_input(key="dash_k").set_value(5).run()
     assert set(_card(at)["measure"]) == {"R@5", "RR"}
     at.selectbox(key="dash_split").set_value("test").run()
@@ -83,7 +83,7 @@ def test_document_unit_drills_down_to_documents(open_app, workspace):
     at.selectbox(key="dash_drill_query").set_value("q01").run()
     assert not at.exception
     docs = next(d.value for d in at.dataframe if "best_chunk_id" in d.value.columns)
-    expected, _ = dashboard.drill_down_documents(store.open_workspace(workspace), "bm25", "q01")
+    expected, _ = drilldown.drill_down_documents(store.open_workspace(workspace), "bm25", "q01")
     assert docs["doc_id"].tolist() == expected["doc_id"].tolist()
     assert docs["doc_id"].is_unique
     assert any("Relevant documents the run missed" in h.value for h in at.subheader)

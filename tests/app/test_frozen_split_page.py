@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from labeling import dashboard, queries_admin
+from labeling import queries_admin
+from labeling.evaluation import locked_splits
 from labeling.workspace import contents, store
 from tests.markup import shown
 
@@ -15,7 +16,7 @@ EDITOR_KEY = f"queries_editor_0_{hashlib.sha1(b'').hexdigest()[:8]}"  # no searc
 
 def _lock_test_split(workspace: Path) -> None:
     db = store.open_workspace(workspace)
-    dashboard.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead")
     db.conn.close()
 
 

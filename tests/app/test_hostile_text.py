@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling import dashboard
+from labeling.evaluation import result_cache
 from labeling.files.exporters import FORMULA_PREFIXES
 from labeling.markdown import escape_chart_text
 from labeling.queries_admin import safe_filename
@@ -36,9 +36,9 @@ CHART_TAGS = ("<a", "<img", "<script", "<svg", "<iframe", "<b>")
 
 @pytest.fixture(autouse=True)
 def _fresh_dashboard_cache():
-    dashboard.clear_cache()
+    result_cache.clear_cache()
     yield
-    dashboard.clear_cache()
+    result_cache.clear_cache()
 
 
 @pytest.fixture

@@ -1,0 +1,99 @@
+"""In-memory caches of the evaluation layer, keyed by workspace file, label version and controls.
+
+A judgment is append-only with an increasing id, so ``labels_version`` changes with every new
+judgment; ``_db_state`` changes with any commit (queries, splits). Streamlit sessions share
+these caches, so they are guarded by locks.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from pathlib import Path
+
+import pandas as pd
+import sqlite_utils
+
+from labeling.workspace import contents
+
+CACHE_ENTRIES = 64
+HEAVY_ENTRIES = 6
+
+
+# ---------------------------------------------------------------------------------------------
+# In-memory cache: keyed by workspace file, label version and the controls.
+
+
+class _LRU:
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict[Hashable, object] = OrderedDict()
+        self.lock = threading.Lock()  # Streamlit sessions share the module
+
+    def get(self, key: Hashable, compute: Callable[[], object]) -> object:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = compute()
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+
+_CACHE = _LRU(CACHE_ENTRIES)  # small results: per-query values, scorecards
+# Runs, label sets and rankings are large (a 10M-row ranking is ~300 MB): keep only a few, so
+# a stream of new judgments (each a new label version) cannot pile up old copies.
+_HEAVY = _LRU(HEAVY_ENTRIES)
+
+
+def clear_cache() -> None:
+    """Forget every cached label set, ranking and result (tests; after bulk imports)."""
+    for cache in (_CACHE, _HEAVY):
+        with cache.lock:
+            cache.items.clear()
+
+
+def _workspace(db: sqlite_utils.Database) -> str:
+    row = db.conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2] or id(db))
+
+
+def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
+    """(max id, time of the last judgment): ``judgments`` is append-only with increasing ids,
+    so this changes with every new judgment (the time tells apart another file)."""
+    row = db.conn.execute(
+        "SELECT id, created_at FROM judgments ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return (int(row[0]), str(row[1])) if row else (0, "")
+
+
+def _db_state(db: sqlite_utils.Database) -> tuple[int, int]:
+    """Changes whenever anything is committed: by another connection (``data_version``) or by
+    this one (``total_changes``). Keys caches of cheap-to-change tables (queries, splits)."""
+    version = db.conn.execute("PRAGMA data_version").fetchone()[0]
+    return int(version), db.conn.total_changes
+
+
+def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str]:
+    row = contents.get_run(db, run)
+    return int(row["id"]), str(row["created_at"])
+
+
+def _cache_dir(db: sqlite_utils.Database) -> Path | None:
+    path = Path(_workspace(db))
+    return path.with_name(f".{path.name}.cache") if path.is_file() else None
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``path`` atomically: another session never reads half a file."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        frame.to_parquet(partial, index=False)
+        partial.replace(path)
+    except OSError:  # a read-only folder: work without the disk cache
+        partial.unlink(missing_ok=True)

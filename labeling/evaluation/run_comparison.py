@@ -1,0 +1,97 @@
+"""Runs compared on the same queries: paired differences, randomization and t tests, Holm,
+and what a query set can detect.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import sqlite_utils
+
+from labeling.evaluation.score_controls import _check_measures
+from labeling.evaluation.scoring import per_query
+from labeling.metrics import statistics
+
+# ---------------------------------------------------------------------------------------------
+# Comparison
+
+
+def paired_scores(
+    db: sqlite_utils.Database, baseline: str, candidate: str, measure: str, **controls: str
+) -> pd.DataFrame:
+    """Per query: baseline and candidate values of ``measure`` and their difference."""
+    a = per_query(db, baseline, [measure], **controls)[measure]
+    b = per_query(db, candidate, [measure], **controls)[measure]
+    frame = pd.concat([a.rename("baseline"), b.rename("candidate")], axis=1, join="inner")
+    frame["difference"] = frame["candidate"] - frame["baseline"]
+    return frame
+
+
+def compare_runs(
+    db: sqlite_utils.Database,
+    baseline: str,
+    candidates: Sequence[str],
+    measures: Sequence[str],
+    *,
+    query_ids: Iterable[str] | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    **controls: str,
+) -> pd.DataFrame:
+    """Every candidate against the baseline, per measure, on the queries both score.
+
+    Columns: candidate, measure, n, baseline, candidate_mean, difference, p_randomization,
+    p_t, p_holm, significant, wins, ties, losses, sd_difference, detectable. ``p_holm`` is the
+    randomization p-value adjusted with Holm over the candidates of one measure (with one
+    candidate it equals the raw p); ``significant`` is ``p_holm < alpha``. ``detectable`` is the
+    smallest difference this query set detects at ``power`` and level ``alpha``.
+    """
+    wanted = None if query_ids is None else set(query_ids)
+    rows = []
+    for measure in _check_measures(measures):
+        for candidate in candidates:
+            pairs = paired_scores(db, baseline, candidate, measure, **controls)
+            if wanted is not None:
+                pairs = pairs.loc[pairs.index.isin(wanted)]
+            a, b = pairs["baseline"].to_numpy(), pairs["candidate"].to_numpy()
+            test = statistics.compare_paired(a, b, n_resamples=n_resamples, seed=seed)
+            wins, ties, losses = statistics.wins_ties_losses(a, b)
+            sd = float(np.std(b - a, ddof=1)) if len(a) > 1 else math.nan
+            rows.append({
+                "candidate": candidate, "measure": measure, "n": test.n,
+                "baseline": test.baseline_mean, "candidate_mean": test.candidate_mean,
+                "difference": test.difference, "p_randomization": test.p_randomization,
+                "p_t": test.p_t, "wins": wins, "ties": ties, "losses": losses,
+                "sd_difference": sd,
+                "detectable": statistics.minimal_detectable_difference(
+                    sd, test.n, power=power, alpha=alpha) if len(a) > 1 else math.inf,
+            })
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame["p_holm"] = frame.groupby("measure")["p_randomization"].transform(
+        lambda p: pd.Series(statistics.holm(p.to_numpy()), index=p.index)
+    )
+    frame["significant"] = frame["p_holm"] < alpha
+    order = ["candidate", "measure", "n", "baseline", "candidate_mean", "difference",
+             "p_randomization", "p_t", "p_holm", "significant", "wins", "ties", "losses",
+             "sd_difference", "detectable"]
+    return frame[order]
+
+
+def sensitivity(
+    sd_difference: float, n_queries: int, difference: float, *, power: float = 0.8,
+    alpha: float = 0.05,
+) -> dict[str, float]:
+    """What a query set can detect: ``detectable`` now and ``queries_needed`` for ``difference``."""
+    return {
+        "detectable": statistics.minimal_detectable_difference(
+            sd_difference, n_queries, power=power, alpha=alpha),
+        "queries_needed": float(statistics.queries_needed(
+            sd_difference, difference, power=power, alpha=alpha)),
+    }
