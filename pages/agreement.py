@@ -7,11 +7,10 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from labeling import queries_admin
 from labeling.files import exporters as exports
 from labeling.judging import agreement, queue
 from labeling.markdown import escape_chart_text
-from labeling.workspace import contents, grading
+from labeling.workspace import contents, grading, query_store
 from pages import _auth, _common
 
 WHERE_ADJ, WHERE_REJUDGE = "agreement_adjudicate", "agreement_rejudge"
@@ -144,11 +143,11 @@ st.caption("Send every pair of a query, a segment or an annotator back to the qu
 columns = st.columns([1, 3, 1], vertical_alignment="bottom")
 scope = columns[0].selectbox("Scope", ["query", "segment", "annotator"], key="rejudge_scope")
 if scope == "query":
-    targets = queries_admin.queries_table(db, "")["id"].astype(str).tolist()
+    targets = query_store.queries_table(db, "")["id"].astype(str).tolist()
 elif scope == "annotator":
     targets = sorted(votes["annotator"].unique().tolist())
 else:
-    targets = [f"{name}={value}" for name in queries_admin.attribute_names(db)
+    targets = [f"{name}={value}" for name in query_store.attribute_names(db)
                for value in sorted({v for v in contents.query_segments(db, name).values() if v})]
 columns[1].selectbox("Which", targets, key="rejudge_target")
 columns[2].button("Send back", key="rejudge_go", on_click=rejudge,

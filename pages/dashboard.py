@@ -6,7 +6,6 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from labeling import queries_admin
 from labeling.evaluation import (
     drilldown,
     failure_tags,
@@ -20,6 +19,7 @@ from labeling.evaluation import (
     segmenting,
 )
 from labeling.files import exporters as exports
+from labeling.files import uploads
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline
 from labeling.workspace import contents, grading
 from pages import _auth, _common
@@ -34,7 +34,7 @@ def csv_button(frame: pd.DataFrame, name: str, key: str) -> None:
     st.download_button(
         "Download CSV",
         exports.csv_bytes(frame),
-        file_name=f"{queries_admin.safe_filename(name)}.csv",  # names hold run and query ids
+        file_name=f"{uploads.safe_filename(name)}.csv",  # names hold run and query ids
         mime="text/csv",
         key=key,
     )

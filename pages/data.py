@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import queries_admin
+from labeling.files import uploads
 from labeling.markdown import escape_inline
 from labeling.workspace import contents
 from pages import _auth, _common
@@ -54,7 +54,7 @@ def do_import(kind: str) -> None:
     db = _common.get_db()
     before = contents.counts(db)
     try:
-        result = queries_admin.import_bytes(db, kind, upload.name, upload.getvalue(), **options)
+        result = uploads.import_bytes(db, kind, upload.name, upload.getvalue(), **options)
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, f"{WHERE}_{kind}")
         return
@@ -118,16 +118,16 @@ if not sight.sees_all:
                "waiting for you in the queue), nothing of the rest.")
 columns = st.columns(3)
 columns[0].download_button(
-    "Qrels (TREC)", lambda: queries_admin.qrels_bytes(db, sight), file_name="qrels.txt",
+    "Qrels (TREC)", lambda: uploads.qrels_bytes(db, sight), file_name="qrels.txt",
     mime="text/plain", key="download_qrels", on_click="ignore",
 )
 columns[1].download_button(
-    "Judgments (CSV)", lambda: queries_admin.judgments_csv_bytes(db, sight),
+    "Judgments (CSV)", lambda: uploads.judgments_csv_bytes(db, sight),
     file_name="judgments.csv",
     mime="text/csv", key="download_judgments", on_click="ignore",
 )
 columns[2].download_button(
-    "BEIR folder (zip)", lambda: queries_admin.beir_zip_bytes(db, sight=sight),
+    "BEIR folder (zip)", lambda: uploads.beir_zip_bytes(db, sight=sight),
     file_name="beir.zip",
     mime="application/zip", key="download_beir", on_click="ignore",
 )
@@ -137,7 +137,7 @@ if names:
     run_columns = st.columns(min(len(names), 4))
     for i, name in enumerate(names):
         run_columns[i % len(run_columns)].download_button(
-            escape_inline(name), lambda name=name: queries_admin.run_bytes(db, name),
-            file_name=f"{queries_admin.safe_filename(name)}.trec", mime="text/plain",
+            escape_inline(name), lambda name=name: uploads.run_bytes(db, name),
+            file_name=f"{uploads.safe_filename(name)}.trec", mime="text/plain",
             key=f"download_run_{i}", on_click="ignore",
         )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeling import queries_admin
 from labeling.markdown import escape_inline
-from labeling.workspace import contents
+from labeling.workspace import contents, query_store
 from pages import _common
 
 db = _common.page_setup()
@@ -29,13 +28,13 @@ for column, (label, table) in zip(
 left, right = st.columns([3, 2])
 with left:
     st.subheader("Runs")
-    runs = queries_admin.runs_overview(db)
+    runs = query_store.runs_overview(db)
     if runs.empty:
         st.info("No runs yet: import one on the Data page.")
     else:
         st.dataframe(runs, hide_index=True, key="home_runs")
-    splits = queries_admin.split_counts(db)
-    people = queries_admin.annotators(db)
+    splits = query_store.split_counts(db)
+    people = query_store.annotators(db)
     st.caption(
         f"Queries: {splits['dev']} dev, {splits['test']} test, {splits['none']} without a split. "
         f"Annotators: {', '.join(map(escape_inline, people)) if people else 'none yet'}."

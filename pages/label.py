@@ -5,11 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import queries_admin
 from labeling.files import exporters as exports
 from labeling.judging import pooling, queue, shortcuts, visibility
 from labeling.markdown import escape_inline, escape_markdown
-from labeling.workspace import contents, grading
+from labeling.workspace import contents, grading, query_store
 from pages import _auth, _common
 
 WHERE = "label"
@@ -160,8 +159,8 @@ with st.expander("Build the queue", expanded=False):
     columns = st.columns([3, 1, 1])
     columns[0].multiselect("Runs to pool", runs, default=runs[:2], key="pool_runs")
     columns[1].number_input("k", 1, 1000, pooling.DEFAULT_K, 1, key="pool_k")
-    columns[2].selectbox("Split", [ALL, *queries_admin.SPLITS], key="pool_split")
-    attributes = queries_admin.attribute_names(db)
+    columns[2].selectbox("Split", [ALL, *query_store.SPLITS], key="pool_split")
+    attributes = query_store.attribute_names(db)
     columns = st.columns([1, 3])
     attribute = columns[0].selectbox("Segment attribute", [ALL, *attributes],
                                      key="pool_segment_attr")

@@ -7,8 +7,8 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from labeling import queries_admin
 from labeling.markdown import escape_inline
+from labeling.workspace import query_store
 from pages import _auth, _common
 
 WHERE_ADD, WHERE_EDIT, WHERE_SPLIT = "queries_add", "queries_edit", "queries_split"
@@ -23,7 +23,7 @@ def add_query(attribute_names: list[str]) -> None:
         attributes[extra_name] = state.get("new_attr_value")
     split = state.get("new_query_split")
     try:
-        qid = queries_admin.add_query(
+        qid = query_store.add_query(
             _common.get_db(), state.get("new_query_text") or "",
             query_id=state.get("new_query_id") or None,
             source=state.get("new_query_source") or "real",
@@ -40,7 +40,7 @@ def add_query(attribute_names: list[str]) -> None:
 
 def save_edits(edited: pd.DataFrame) -> None:
     try:
-        changed = queries_admin.update_queries(_common.get_db(), edited)
+        changed = query_store.update_queries(_common.get_db(), edited)
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE_EDIT)
         return
@@ -52,7 +52,7 @@ def assign_split(stratify_options: list[str]) -> None:
     state = st.session_state
     stratify = state.get("split_stratify")
     try:
-        result = queries_admin.assign_split(
+        result = query_store.assign_split(
             _common.get_db(), float(state.get("split_share", 0.5)), int(state.get("split_seed", 0)),
             stratify_by=None if stratify not in stratify_options else stratify,
             only_unassigned=bool(state.get("split_only_unassigned", False)),
@@ -65,7 +65,7 @@ def assign_split(stratify_options: list[str]) -> None:
 
 
 db = _common.page_setup()
-names = queries_admin.attribute_names(db)
+names = query_store.attribute_names(db)
 st.title("Queries")
 
 # --- Add --------------------------------------------------------------------------------------
@@ -73,8 +73,8 @@ with st.expander("Add a query", expanded=False):
     st.text_area("Query text", key="new_query_text", height=80)
     columns = st.columns(3)
     columns[0].text_input("Id (optional)", key="new_query_id", placeholder="generated: u001 ...")
-    columns[1].selectbox("Source", queries_admin.SOURCES, key="new_query_source")
-    columns[2].selectbox("Split", [NO_SPLIT, *queries_admin.SPLITS], key="new_query_split")
+    columns[1].selectbox("Source", query_store.SOURCES, key="new_query_source")
+    columns[2].selectbox("Split", [NO_SPLIT, *query_store.SPLITS], key="new_query_split")
     if names:
         columns = st.columns(len(names))
         for column, name in zip(columns, names, strict=True):
@@ -90,7 +90,7 @@ with st.expander("Add a query", expanded=False):
 # --- Search and edit --------------------------------------------------------------------------
 st.subheader("Search and edit")
 search = st.text_input("Search", key="query_search", placeholder="words in the id or text")
-table = queries_admin.queries_table(db, search)
+table = query_store.queries_table(db, search)
 st.caption(
     f"{len(table)} queries shown. Edit source, split or segment attributes in the table, "
     "then save. Empty an attribute cell to remove it."
@@ -100,8 +100,8 @@ config: dict = {
     "id": st.column_config.TextColumn("id", disabled=True),
     "text": st.column_config.TextColumn("text", disabled=True, width="large"),
     "placeholder": st.column_config.CheckboxColumn("placeholder", disabled=True),
-    "source": st.column_config.SelectboxColumn("source", options=list(queries_admin.SOURCES)),
-    "split": st.column_config.SelectboxColumn("split", options=list(queries_admin.SPLITS)),
+    "source": st.column_config.SelectboxColumn("source", options=list(query_store.SOURCES)),
+    "split": st.column_config.SelectboxColumn("split", options=list(query_store.SPLITS)),
 }
 config.update({name: st.column_config.TextColumn(name) for name in names})
 edited = st.data_editor(
@@ -116,7 +116,7 @@ _common.show_flash(WHERE_EDIT)
 
 # --- Split ------------------------------------------------------------------------------------
 st.subheader("Dev/test split")
-counts = queries_admin.split_counts(db)
+counts = query_store.split_counts(db)
 st.caption(f"Now: {counts['dev']} dev, {counts['test']} test, {counts['none']} without a split.")
 columns = st.columns(4)
 columns[0].number_input("Dev share", 0.0, 1.0, 0.5, 0.05, key="split_share")

@@ -24,7 +24,6 @@ import pytest
 from argon2 import PasswordHasher
 
 import labeling
-from labeling import queries_admin
 from labeling.commands.cli import main
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation import (
@@ -34,7 +33,7 @@ from labeling.evaluation import (
     locked_splits,
     score_history,
 )
-from labeling.files import baseline
+from labeling.files import baseline, uploads
 from labeling.files import importers as imports
 from labeling.judging import agreement, pooling
 from labeling.workspace import (
@@ -43,6 +42,7 @@ from labeling.workspace import (
     grading,
     judgments,
     lockout,
+    query_store,
     roles,
     sessions,
     store,
@@ -401,7 +401,7 @@ def test_sign_in_is_off_without_accounts(demo_file, tmp_path):
     q, c = pair(db)
     with roles.acting_as(roles.ANONYMOUS):
         judgments.add_judgment(db, q, c, 1, "someone")
-        queries_admin.add_query(db, "a new query")
+        query_store.add_query(db, "a new query")
 
 
 def test_owner_is_trusted_and_anonymous_is_refused(db):
@@ -424,9 +424,9 @@ def test_annotator_judges_but_cannot_import_edit_or_manage(db, tmp_path):
         with pytest.raises(roles.AccessDenied, match="bob is an annotator: importing needs"):
             imports.import_qrels(db, qrels)
         with pytest.raises(roles.AccessDenied):
-            queries_admin.import_bytes(db, "qrels", "q.txt", qrels.read_bytes(), annotator="b")
+            uploads.import_bytes(db, "qrels", "q.txt", qrels.read_bytes(), annotator="b")
         with pytest.raises(roles.AccessDenied):
-            queries_admin.assign_split(db, 0.5, 1)
+            query_store.assign_split(db, 0.5, 1)
         with pytest.raises(roles.AccessDenied, match="managing accounts"):
             accounts.add_user(db, "eve", "admin", "long-enough-1")
         with pytest.raises(roles.AccessDenied, match="locking the test split needs"):
@@ -485,7 +485,7 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
     (beir / "corpus.jsonl").write_text('{"_id": "b1", "text": "t"}\n')
     (beir / "queries.jsonl").write_text('{"_id": "bq1", "text": "t"}\n')
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nbq1\tb1\t1\n")
-    table = queries_admin.queries_table(db).head(1).assign(split="test")
+    table = query_store.queries_table(db).head(1).assign(split="test")
     calls = {
         "judgments.add_judgment": lambda: judgments.add_judgment(db, q, c, 1, "vic"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
@@ -494,10 +494,10 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
         "importers.import_qrels": lambda: imports.import_qrels(db, qrels),
         "importers.import_run": lambda: imports.import_run(db, run, "new-run"),
         "importers.import_beir": lambda: imports.import_beir(db, beir),
-        "queries_admin.add_query": lambda: queries_admin.add_query(db, "new query"),
-        "queries_admin.update_queries": lambda: queries_admin.update_queries(db, table),
-        "queries_admin.assign_split": lambda: queries_admin.assign_split(db, 0.5, 3),
-        "queries_admin.import_bytes": lambda: queries_admin.import_bytes(
+        "query_store.add_query": lambda: query_store.add_query(db, "new query"),
+        "query_store.update_queries": lambda: query_store.update_queries(db, table),
+        "query_store.assign_split": lambda: query_store.assign_split(db, 0.5, 3),
+        "uploads.import_bytes": lambda: uploads.import_bytes(
             db, "run", "r.txt", run.read_bytes(), run_name="r2"
         ),
         "baseline.bm25_run": lambda: baseline.bm25_run(db, run_name="bm25-new", k=5),
@@ -603,7 +603,7 @@ REFUSAL_PHRASES = {
     "judgments.add_judgment": "saving a judgment",
     "score_history.save_snapshot": "saving scores to the history",
     "importers.import_qrels": "importing",
-    "queries_admin.import_bytes": "importing",
+    "uploads.import_bytes": "importing",
     "queue.skip": "skipping a pair",
     "queue.undo": "undoing a judgment",
     "queue.rejudge": "sending pairs back to the labeling queue",
@@ -614,9 +614,9 @@ REFUSAL_PHRASES = {
     "failure_tags.tag_failure": "tagging why a query failed",
     "locked_splits.lock_split": "locking the test split",
     "locked_splits.unlock_split": "unlocking the test split",
-    "queries_admin.add_query": "adding a query",
-    "queries_admin.update_queries": "editing queries",
-    "queries_admin.assign_split": "assigning the dev/test split",
+    "query_store.add_query": "adding a query",
+    "query_store.update_queries": "editing queries",
+    "query_store.assign_split": "assigning the dev/test split",
     "baseline.bm25_run": "adding a baseline run",
     "synthetic.review.accept": "accepting synthetic questions",
     "synthetic.review.reject_many": "rejecting synthetic questions",

@@ -16,11 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labeling import queries_admin
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation import label_sets, locked_splits, result_cache
 from labeling.files import importers as imports
-from labeling.workspace import contents, judgments, store
+from labeling.workspace import contents, judgments, query_store, store
 
 TEST_QUERY = "q02"  # in the demo's test split, topic "hr"
 DEV_QUERY = "q01"
@@ -179,7 +178,7 @@ def test_unlocking_lets_the_same_import_through(db, tmp_path):
 
 
 def _edited(db, qid: str, **changes) -> pd.DataFrame:
-    table = queries_admin.queries_table(db)
+    table = query_store.queries_table(db)
     row = table.loc[table["id"] == qid].copy()
     for column, value in changes.items():
         row[column] = value
@@ -197,7 +196,7 @@ def test_editing_a_test_query_is_refused(db, changes, what):
     edited = pd.concat([_edited(db, DEV_QUERY, topic="it"), _edited(db, TEST_QUERY, **changes)])
     with pytest.raises(InputError, match=rf"^queries: query '{TEST_QUERY}' is in the locked test "
                        rf"split, and this would change its {what}"):
-        queries_admin.update_queries(db, edited)
+        query_store.update_queries(db, edited)
     assert _contents(db) == before
 
 
@@ -205,14 +204,14 @@ def test_moving_or_adding_a_query_into_the_locked_split_is_refused(db):
     locked_splits.lock_split(db, "lead")
     before = _contents(db)
     with pytest.raises(InputError, match=f"query '{DEV_QUERY}' cannot join the locked test"):
-        queries_admin.update_queries(db, _edited(db, DEV_QUERY, split="test"))
+        query_store.update_queries(db, _edited(db, DEV_QUERY, split="test"))
     with pytest.raises(InputError, match="^new query: query 'u001' cannot join the locked test"):
-        queries_admin.add_query(db, "a new test query", split="test")
+        query_store.add_query(db, "a new test query", split="test")
     with pytest.raises(InputError, match="^split: query 'q.*' is in the locked test split"):
-        queries_admin.assign_split(db, 0.5, 7)
+        query_store.assign_split(db, 0.5, 7)
     assert _contents(db) == before
-    assert queries_admin.update_queries(db, _edited(db, DEV_QUERY, topic="it")) == 1
-    assert queries_admin.add_query(db, "a new dev query", split="dev") == "u001"
+    assert query_store.update_queries(db, _edited(db, DEV_QUERY, topic="it")) == 1
+    assert query_store.add_query(db, "a new dev query", split="dev") == "u001"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeling import queries_admin
 from labeling.errors import InputError
 from labeling.files import importers as imports
+from labeling.files import uploads
 from labeling.workspace import contents, grading, store
 
 SETTINGS = settings(
@@ -130,7 +130,7 @@ def fingerprint(db) -> str:
 
 def _import(kind: str, db, path: Path, via_bytes: bool):
     if via_bytes:  # the Data page's path: uploaded bytes with the upload's name
-        return queries_admin.import_bytes(
+        return uploads.import_bytes(
             db, kind, path.name, path.read_bytes(), annotator="fuzz", run_name="fuzz-run"
         )
     if kind == "qrels":
@@ -200,14 +200,14 @@ def test_fuzz_uploads(base, kind, data):
 
 
 def test_an_upload_over_the_limit_is_refused_with_a_clear_message(base, monkeypatch, tmp_path):
-    monkeypatch.setattr(queries_admin, "MAX_UPLOAD_MB", 1)
+    monkeypatch.setattr(uploads, "MAX_UPLOAD_MB", 1)
     db_path = tmp_path / "w.db"
     shutil.copyfile(base, db_path)
     db = store.open_workspace(db_path)
     before = fingerprint(db)
     data = b"q1 0 c1 1\n" * 110_000  # 1.05 MiB
     with pytest.raises(InputError, match=r"big\.txt: the file is 1\.0 MB, over the 1 MB upload"):
-        queries_admin.import_bytes(db, "qrels", "big.txt", data, annotator="x")
+        uploads.import_bytes(db, "qrels", "big.txt", data, annotator="x")
     assert fingerprint(db) == before
 
 

@@ -156,7 +156,7 @@ UPLOADS = {
 @pytest.mark.parametrize("case", UPLOADS)
 def test_uploads_fail_with_an_input_error_naming_the_upload(db, case):
     """The Data page shows an InputError's sentence; anything else is an unexpected error."""
-    from labeling.queries_admin import import_bytes
+    from labeling.files.uploads import import_bytes
 
     kind, name, content, line, match = UPLOADS[case]
     before = counts(db)

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from labeling import queries_admin
 from labeling.commands.cli import main
 from labeling.evaluation import label_sets, result_cache, score_controls, scoring
 from labeling.files import importers as imports
 from labeling.report import scorecard_report as report
-from labeling.workspace import judgments, store
+from labeling.workspace import judgments, query_store, store
 
 SCRIPT = "<script>window.__injected = 1</script>"
 MARKDOWN = "**bold** [link](http://evil.example) | pipe <img src=x onerror=alert(1)>"
@@ -37,7 +36,7 @@ def hostile(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     source.write_text(json.dumps({"id": "evil-01", "doc_id": "evil", "text": f"A {SCRIPT} B"})
                       + "\n", encoding="utf-8")
     imports.import_chunks(db, source)
-    query = queries_admin.add_query(db, MARKDOWN, attributes={"topic": "<i>it</i>"})
+    query = query_store.add_query(db, MARKDOWN, attributes={"topic": "<i>it</i>"})
     for grade, chunk in ((3, "evil-01"), (0, "onboarding-01")):
         judgments.add_judgment(db, query, chunk, grade, "alice")
     db.conn.close()

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.queries_admin import ATTRIBUTE_NAME, BASE_COLUMNS
 from labeling.synthetic import STRATEGIES, offline
+from labeling.workspace.query_store import ATTRIBUTE_NAME, BASE_COLUMNS
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import pytest
 from argon2 import PasswordHasher
 
 from labeling.evaluation import drilldown, result_cache
-from labeling.queries_admin import safe_filename
+from labeling.files.uploads import safe_filename
 from labeling.workspace import accounts, judgments, roles, store
 from pages import _auth
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from labeling import queries_admin
-from labeling.workspace import store
+from labeling.workspace import query_store, store
 from tests.markup import shown
 
 RUN = b"q01 Q0 leave-01 1 12.5 mine\nq01 Q0 leave-02 2 9.0 mine\nq02 Q0 leave-02 1 7.25 mine\n"
@@ -50,7 +49,7 @@ def test_qrels_upload_adds_judgments_by_the_annotator(workspace: Path, open_app)
     assert not at.exception and not at.error
     assert "+2 judgments" in at.success[0].value
     assert table_counts(at)["judgments"] == before["judgments"] + 2
-    assert "dana" in queries_admin.annotators(store.open_workspace(workspace))
+    assert "dana" in query_store.annotators(store.open_workspace(workspace))
 
 
 def test_bad_run_shows_the_line_and_changes_nothing(workspace: Path, open_app) -> None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from labeling import queries_admin
 from labeling.evaluation import locked_splits
-from labeling.workspace import contents, store
+from labeling.workspace import contents, query_store, store
 from tests.markup import shown
 
 EDITOR_KEY = f"queries_editor_0_{hashlib.sha1(b'').hexdigest()[:8]}"  # no search, first table
@@ -32,7 +31,7 @@ def _edit(at, query_id: str, changes: dict) -> None:
 
 def test_editing_a_test_query_of_the_locked_split_is_refused(workspace: Path, open_app) -> None:
     _lock_test_split(workspace)
-    before = queries_admin.queries_table(store.open_workspace(workspace))
+    before = query_store.queries_table(store.open_workspace(workspace))
     at = open_app("queries")
     _edit(at, "q02", {"topic": "finance"})
     assert not at.exception and not at.success
@@ -40,7 +39,7 @@ def test_editing_a_test_query_of_the_locked_split_is_refused(workspace: Path, op
         "queries: query 'q02' is in the locked test split, and this would change its "
         "segment attribute 'topic'"
     )
-    after = queries_admin.queries_table(store.open_workspace(workspace))
+    after = query_store.queries_table(store.open_workspace(workspace))
     assert after.equals(before)
 
 

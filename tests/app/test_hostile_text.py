@@ -19,8 +19,8 @@ import pytest
 
 from labeling.evaluation import result_cache
 from labeling.files.exporters import FORMULA_PREFIXES
+from labeling.files.uploads import safe_filename
 from labeling.markdown import escape_chart_text
-from labeling.queries_admin import safe_filename
 from labeling.workspace import store
 from tests import hostile
 from tests.markup import markup_in, shown

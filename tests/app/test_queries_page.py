@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labeling import queries_admin
-from labeling.workspace import store
+from labeling.workspace import query_store, store
 from tests.markup import shown
 
 
@@ -19,7 +18,7 @@ def test_add_query_with_segment(workspace: Path, open_app) -> None:
     assert not at.exception and not at.error
     assert shown(at.success[0].value) == "Added query u001."
     assert at.text_area(key="new_query_text").value == ""
-    table = queries_admin.queries_table(store.open_workspace(workspace), "sabbatical")
+    table = query_store.queries_table(store.open_workspace(workspace), "sabbatical")
     assert table[["id", "source", "topic"]].values.tolist() == [["u001", "synthetic", "hr"]]
 
 
@@ -44,10 +43,10 @@ def test_assign_seeded_split(workspace: Path, open_app) -> None:
 
     assert not at.exception and not at.error
     db = store.open_workspace(workspace)
-    counts = queries_admin.split_counts(db)
+    counts = query_store.split_counts(db)
     assert counts["none"] == 0
     assert shown(at.success[0].value) == f"Split assigned: {counts['dev']} queries in dev, " \
         f"{counts['test']} in test."
-    first = queries_admin.queries_table(db)[["id", "split"]].values.tolist()
+    first = query_store.queries_table(db)[["id", "split"]].values.tolist()
     at.button(key="assign_split").click().run()  # same share and seed: same split
-    assert queries_admin.queries_table(db)[["id", "split"]].values.tolist() == first
+    assert query_store.queries_table(db)[["id", "split"]].values.tolist() == first
