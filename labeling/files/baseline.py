@@ -16,8 +16,8 @@ import numpy as np
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.files.formats.ids import check_run_name
 from labeling.files.importers import ImportResult
+from labeling.workspace.ids import check_run_name
 from labeling.workspace.store import utc_now, write_transaction
 
 FIELDS = ("title", "text")

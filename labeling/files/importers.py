@@ -28,10 +28,10 @@ import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError, storage_problem
 from labeling.files import formats
-from labeling.files.formats.ids import check_run_name
-from labeling.files.formats.ids import problem as id_problem
 from labeling.files.formats.tabular import TOO_DEEP
 from labeling.workspace import frozen_split
+from labeling.workspace.ids import check_run_name
+from labeling.workspace.ids import problem as id_problem
 from labeling.workspace.store import utc_now, write_transaction
 
 RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes")

@@ -16,8 +16,8 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.files.formats.ids import problem as id_problem
 from labeling.workspace import frozen_split
+from labeling.workspace.ids import problem as id_problem
 from labeling.workspace.store import write_transaction
 
 SOURCES = ("real", "synthetic")

@@ -15,7 +15,7 @@ A CSV value may span lines inside quotes; errors name the line the record starts
 left open (running to the end of the file, or closed by a later quote with text after it) is an
 error naming the line where it opened: a file never silently becomes fewer, longer rows.
 JSON booleans are not numbers (a grade of ``true`` is refused), and ids holding whitespace or
-control characters are refused (``labeling.files.formats.ids``).
+control characters are refused (``labeling.workspace.ids``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from labeling.errors import InputError
-from labeling.files.formats import ids
 from labeling.files.formats.text import iter_checked_blocks, read_checked, source_name
+from labeling.workspace import ids
 
 PathLike = str | os.PathLike[str]
 

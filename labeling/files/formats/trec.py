@@ -24,7 +24,6 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from labeling.errors import InputError
-from labeling.files.formats import ids
 from labeling.files.formats.text import (
     iter_checked_blocks,
     read_checked,
@@ -32,6 +31,7 @@ from labeling.files.formats.text import (
     source_name,
 )
 from labeling.metrics.duplicates import first_duplicate
+from labeling.workspace import ids
 
 PathLike = str | os.PathLike[str]
 
