@@ -3,7 +3,8 @@
 ``sign_in(db)`` runs at the start of every page (from ``_common.page_setup``), so every run
 checks this browser session against the workspace: a session revoked elsewhere (a sign-out in
 another tab, a password or role change) is signed out on its next run. Every write of
-``labeling`` checks the role itself (``labeling.workspace.roles``): importing this module installs the
+``labeling`` checks the role itself (``labeling.workspace.roles``): importing this module installs
+the
 resolver that tells it which account the current browser session is, read from its session row
 at the time of the write. Pages use ``can(db, action)`` and ``refusal_help(db, action)`` only to
 disable the widgets a role cannot use, with the reason as their tooltip.

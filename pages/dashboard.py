@@ -154,7 +154,9 @@ def add_tag() -> None:
     name = st.session_state.get("dash_new_tag") or ""
     _run_write(
         WHERE_DRILL,
-        lambda: failure_tags.add_failure_tag(_common.get_db(), name, created_by=_common.annotator()),
+        lambda: failure_tags.add_failure_tag(
+            _common.get_db(), name, created_by=_common.annotator()
+        ),
         "Tag added.",
     )
     st.session_state["dash_new_tag"] = ""
@@ -177,7 +179,9 @@ def lock_test() -> None:
 
 
 def unlock_test() -> None:
-    _run_write(WHERE_HISTORY, lambda: locked_splits.unlock_split(_common.get_db()), "Test split unlocked.")
+    _run_write(
+        WHERE_HISTORY, lambda: locked_splits.unlock_split(_common.get_db()), "Test split unlocked."
+    )
 
 
 def save_history(run: str, measures: list[str], controls: dict) -> None:
@@ -216,7 +220,9 @@ with st.container(border=True):
         help="@k takes the k on the left.",
     )
     custom = row[3].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5")
-    segment = row[4].selectbox("Segment", segmenting.segment_options(db), index=0, key="dash_segment")
+    segment = row[4].selectbox(
+        "Segment", segmenting.segment_options(db), index=0, key="dash_segment"
+    )
     row = st.columns([1, 1, 1, 2])
     split = row[0].selectbox("Split", score_controls.SPLITS, key="dash_split")
     unit = row[1].radio(
@@ -436,7 +442,9 @@ with tabs[2]:
             csv_button(table, f"compare-{baseline}", "dash_compare_csv")
             for _, line in table.iterrows():
                 verdict = "significant" if line["significant"] else "not significant"
-                needed = run_comparison.sensitivity(line["sd_difference"], int(line["n"]), float(target))
+                needed = run_comparison.sensitivity(
+                    line["sd_difference"], int(line["n"]), float(target)
+                )
                 text = (
                     f"{line['candidate']} vs {baseline} on {line['measure']}: "
                     f"{line['difference']:+.3f} ({verdict}, p = {line['p_holm']:.3g} after Holm). "
@@ -447,7 +455,9 @@ with tabs[2]:
                 (st.success if line["significant"] else st.info)(escape_inline(text))
             scatter_measure = st.selectbox("Scatter measure", measures, key="dash_scatter_measure")
             scatter_run = st.selectbox("Scatter candidate", candidates, key="dash_scatter_run")
-            pairs_frame = run_comparison.paired_scores(db, baseline, scatter_run, scatter_measure, **controls)
+            pairs_frame = run_comparison.paired_scores(
+                db, baseline, scatter_run, scatter_measure, **controls
+            )
             scatter = px.scatter(
                 escape_chart_frame(pairs_frame.reset_index()),
                 x="baseline",

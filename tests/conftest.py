@@ -36,6 +36,18 @@ def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture
+def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cheap argon2 parameters: the real ones cost ~50 ms per hash by design."""
+    from argon2 import PasswordHasher
+
+    from labeling.workspace import accounts
+
+    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    monkeypatch.setattr(accounts, "_HASHER", cheap)
+    accounts._dummy_hash.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def _clear_streamlit_caches():
     """``st.cache_data`` / ``st.cache_resource`` outlive an AppTest; start each test empty."""

@@ -53,10 +53,8 @@ ROLES = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
 
 
 @pytest.fixture(autouse=True)
-def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cheap argon2 parameters: the real ones cost ~50 ms per hash by design."""
-    monkeypatch.setattr(accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-    accounts._dummy_hash.cache_clear()
+def _cheap_hashes(fast_hashes) -> None:
+    """Accounts are made by the dozen here: cheap argon2 parameters (tests/conftest.py)."""
 
 
 @pytest.fixture

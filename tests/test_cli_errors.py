@@ -3,7 +3,8 @@ naming the file (and the line where one applies), no traceback, and the workspac
 
 Each case runs ``labeling.commands.cli.main`` in this process (a traceback would escape it as an
 exception and fail the test); ``test_the_installed_command_prints_one_line`` runs a few through
-a real ``python -m labeling.commands.cli`` process as well. The read-only and full-disk cases mount a
+a real ``python -m labeling.commands.cli`` process as well. The read-only and full-disk cases mount
+a
 small tmpfs, which needs root and a kernel that allows it: elsewhere they skip, and the
 full-disk case also runs portably with SQLite's ``max_page_count``.
 """

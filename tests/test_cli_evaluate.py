@@ -63,7 +63,8 @@ def test_bad_file_names_file_and_line_without_traceback(tmp_path, files):
     bad = tmp_path / "bad.qrels"
     bad.write_text("q1 0 A 1\nq1 0 B x\n")
     done = subprocess.run(
-        [sys.executable, "-m", "labeling.commands.cli", "evaluate", str(bad), files[1], "-m", "P@5"],
+        [sys.executable, "-m", "labeling.commands.cli", "evaluate", str(bad), files[1],
+         "-m", "P@5"],
         capture_output=True, text=True,
     )
     assert done.returncode != 0

@@ -107,4 +107,5 @@ def test_exports_as_bytes(db) -> None:
     names = zipfile.ZipFile(io.BytesIO(uploads.beir_zip_bytes(db))).namelist()
     assert "beir/corpus.jsonl" in names and "beir/queries.jsonl" in names
     assert query_store.annotators(db) == ["ann"]
-    assert query_store.runs_overview(db)[["name", "queries", "results"]].values.tolist() == [["r", 1, 1]]
+    overview = query_store.runs_overview(db)[["name", "queries", "results"]]
+    assert overview.values.tolist() == [["r", 1, 1]]

@@ -1,4 +1,5 @@
-"""The blind rule (``labeling.judging.visibility``) and the exports and drill-down that follow it, on a
+"""The blind rule (``labeling.judging.visibility``) and the exports and drill-down that follow it,
+on a
 copy of the demo workspace (alice and bob judged it; 195 pairs by both) with accounts."""
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from argon2 import PasswordHasher
 
 from labeling.evaluation import drilldown, result_cache
 from labeling.files import exporters as exports
@@ -19,8 +19,8 @@ from labeling.workspace import judgments, roles, store
 
 
 @pytest.fixture(autouse=True)
-def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(account_admin, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+def _cheap_hashes(fast_hashes) -> None:
+    """Accounts are made by the dozen here: cheap argon2 parameters (tests/conftest.py)."""
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-# The names of ``labeling.judging.consensus.RULES``, listed here so that building the parser does not
+# The names of ``labeling.judging.consensus.RULES``, listed here so that building the parser does
+# not
 # import the store (a test keeps the two in step).
 CONSENSUS_RULES = ("default", "strict", "lenient")
 

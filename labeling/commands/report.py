@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-m", "--measure", dest="measures", action="append", metavar="MEASURE",
         help="a measure such as nDCG@10 (repeat for several; default: the scorecard's headline "
-        "measures, labeling.report.scorecard_report.DEFAULT_MEASURES); the first sorts the worst queries",
+        "measures, labeling.report.scorecard_report.DEFAULT_MEASURES); the first sorts the "
+        "worst queries",
     )
     parser.add_argument("--segment", metavar="ATTRIBUTE",
                         help="query attribute to segment by (default: the first attribute)")

@@ -18,7 +18,8 @@ from labeling.workspace import frozen_split, store
 def split_hash(db: sqlite_utils.Database, split: str = "test") -> str:
     """Snapshot hash of one split: the consensus labels of its queries and what they describe
     (query texts, sources and segment attributes, judged chunks' titles and texts; see
-    ``labeling.workspace.frozen_split``). 12 hex digits; equal hashes mean equal labels of equal texts."""
+    ``labeling.workspace.frozen_split``). 12 hex digits; equal hashes mean equal labels of
+    equal texts."""
     labels = label_snapshot(db)
     ids = {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?", [split])}
     label_digest = snapshot_hash(labels.qrels.loc[labels.qrels["query_id"].isin(ids)])

@@ -12,7 +12,8 @@ cells with ``defuse``: user text is untrusted, so a text cell starting with ``= 
 carriage return) gets a leading ``'`` and spreadsheets do not run it as a formula; numbers are
 written as numbers (a negative number is data, not a formula).
 
-Grades follow the blind rule (``labeling.judging.visibility``): given a ``sight``, the qrels, the BEIR
+Grades follow the blind rule (``labeling.judging.visibility``): given a ``sight``, the qrels, the
+BEIR
 qrels and the judgments hold only what that person may see; ``None`` means everything (the file
 owner: the command line, scripts).
 """
@@ -92,7 +93,8 @@ def export_qrels(
     db: sqlite_utils.Database, path: str | Path, *, rule: str = "default",
     sight: Sight | None = None,
 ) -> int:
-    """Write consensus qrels (``labeling.judging.consensus.RULES``) in TREC format; return the pairs."""
+    """Write consensus qrels (rule: ``labeling.judging.consensus.RULES``) in TREC format;
+    return the pairs."""
     qrels = visible_qrels(consensus_qrels(db, rule), sight)
     formats.write_trec_qrels(qrels, path)
     return len(qrels)

@@ -1,7 +1,8 @@
 """Importers: files into the workspace, each all-or-nothing in one ``BEGIN IMMEDIATE`` transaction.
 
 Conventions
-- Parsing is ``labeling.files.formats``' job; here frames are checked against the workspace and stored
+- Parsing is ``labeling.files.formats``' job; here frames are checked against the workspace and
+stored
   in batches (a 1M-row run never sits whole in Python objects).
 - Any error rolls the whole import back and surfaces as ``InputError`` naming file and line.
 - Ids a qrels or run file names that the workspace does not know become placeholder chunks /
@@ -764,4 +765,6 @@ def import_beir(
 def _frame(value: Any) -> pd.DataFrame:
     if isinstance(value, pd.DataFrame):
         return value.reset_index(drop=True)
-    raise ScorecardError(f"labeling.files.formats.read_beir returned {type(value).__name__}, not a frame")
+    raise ScorecardError(
+        f"labeling.files.formats.read_beir returned {type(value).__name__}, not a frame"
+    )

@@ -12,7 +12,8 @@ Conventions
   matrix over pairs with at least two votes; value domain = the scale): ``ordinal`` for a graded
   scale, ``nominal`` for a binary one. NaN when fewer than two values are pairable or all agree
   on a single grade.
-- The grade metrics use is ``labeling.judging.consensus``: the latest adjudicated grade, else the grade of
+- The grade metrics use is ``labeling.judging.consensus``: the latest adjudicated grade, else the
+grade of
   a strict majority, else the mean rounded half up (``CONSENSUS_RULE``).
 """
 

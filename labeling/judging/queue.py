@@ -2,7 +2,8 @@
 
 Conventions
 - The queue holds (query, chunk) pairs, never run names, ranks or scores: judging is blind.
-  Pairs come from pooling (``labeling.judging.pooling``), the dashboard (unjudged pairs), the synthetic
+  Pairs come from pooling (``labeling.judging.pooling``), the dashboard (unjudged pairs), the
+  synthetic
   review (``generator`` judgments awaiting confirmation queue themselves) and re-judge requests.
 - A pair is *complete* once ``needed`` people have a vote on it since it was (re-)queued;
   ``needed`` is 2 for the overlap share of pairs (``set_overlap_share``), else 1. "Can't judge"

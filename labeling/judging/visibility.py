@@ -4,7 +4,8 @@ and download that shows grades.
 The rule (``sight``):
 - An ``admin`` sees every grade.
 - So does the one local user of a workspace *without accounts*: sign-in is off there, that user
-  may do everything an admin may (``labeling.workspace.roles``) and types whatever name they like, so no
+  may do everything an admin may (``labeling.workspace.roles``) and types whatever name they like,
+  so no
   rule could keep a grade from them. They are the owner of the file, as on the command line.
 - Everyone else (``annotator``, ``viewer``, no account) sees their own judgments, and other
   people's grades of a pair only once they have judged that pair themselves (their latest

@@ -3,7 +3,8 @@
 Conventions are trec_eval's unless a measure parameter says otherwise (see
 ``labeling.metrics.measures``):
 
-* A query's value is computed on its ranked list (``labeling.metrics.ranking``); the mean is over the
+* A query's value is computed on its ranked list (``labeling.metrics.ranking``); the mean is over
+the
   evaluated queries: every query with a label. A labeled query the run returned nothing for
   scores 0 (``trec_eval -c``) unless ``missing="skip"``.
 * A query whose labels are all below the relevance threshold scores 0 on every binary measure
@@ -226,7 +227,8 @@ def evaluate_ranked(
     judged_only: bool = False,
     missing: str = "zero",
 ) -> Evaluation:
-    """Evaluate rows already ranked by ``labeling.metrics.ranking.rank_rows`` (to reuse one ranking)."""
+    """Evaluate rows already ranked by ``labeling.metrics.ranking.rank_rows`` (to reuse one
+    ranking)."""
     if missing not in ("zero", "skip"):
         raise ValueError("missing must be 'zero' or 'skip'")
     answered = rows.retrieved > 0  # before judged_only: "missing" means no results at all

@@ -11,7 +11,8 @@ Conventions (trec_eval's):
 Ids are compared as strings; numeric id columns are converted with ``str``.
 All work is vectorised over every query at once. Run ids are never factorised: they are looked
 up in the labels' (small) vocabularies, repeated pairs are found through 64-bit hashes
-(``labeling.metrics.duplicates``), only integers are sorted, and doc ids are compared as strings only
+(``labeling.metrics.duplicates``), only integers are sorted, and doc ids are compared as strings
+only
 for rows whose scores tie.
 """
 

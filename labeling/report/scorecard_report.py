@@ -1,7 +1,8 @@
 """The shareable scorecard: one run's scores by segment, against a baseline, as HTML, Markdown
 or JSON.
 
-Every number comes from ``labeling.evaluation.scoring`` (which scores with ``labeling.metrics.engine`` on the
+Every number comes from ``labeling.evaluation.scoring`` (which scores with
+``labeling.metrics.engine`` on the
 consensus labels and takes intervals and tests from ``labeling.metrics.statistics``); this module
 gathers them into a ``Scorecard`` and writes it out.
 

@@ -6,7 +6,8 @@ holds for the query; those the stack does not contain are added to the labels as
 documents of grade 1, so that recall and the ideal lists see them. Every document of the stack
 is judged (a grade 0 is a judged non-relevant document).
 
-Values and their parts come from ``labeling.metrics.engine.evaluate`` and ``ranked_list``; this module
+Values and their parts come from ``labeling.metrics.engine.evaluate`` and ``ranked_list``; this
+module
 only builds the input frames and writes the parts out as text ("(1.0 + 0.67 + 0.6) / 3",
 "DCG 3.50 / IDCG 3.63"). Two named conventions are scored side by side:
 

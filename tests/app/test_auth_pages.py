@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher
 from streamlit import config as streamlit_config
 
 from labeling.evaluation import locked_splits, result_cache
@@ -39,9 +38,8 @@ ACCOUNTS = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
 
 
 @pytest.fixture(autouse=True)
-def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(account_admin, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-    account_admin._dummy_hash.cache_clear()
+def _cheap_hashes(fast_hashes) -> None:
+    """Accounts are made by the dozen here: cheap argon2 parameters (tests/conftest.py)."""
 
 
 @pytest.fixture

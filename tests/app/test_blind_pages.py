@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from argon2 import PasswordHasher
 
 from labeling.evaluation import drilldown, result_cache
 from labeling.files.uploads import safe_filename
@@ -25,9 +24,8 @@ ACCOUNTS = {"ada": "admin", "bob": "annotator"}
 
 
 @pytest.fixture(autouse=True)
-def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-    accounts._dummy_hash.cache_clear()
+def _cheap_hashes(fast_hashes) -> None:
+    """Accounts are made by the dozen here: cheap argon2 parameters (tests/conftest.py)."""
 
 
 @pytest.fixture(autouse=True)

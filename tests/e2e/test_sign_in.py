@@ -7,7 +7,8 @@
 - A viewer finds no enabled write control on any page: buttons, segmented controls, file
   uploaders, and the cells of the data editor.
 
-The lockout checks run well inside the first pause (``labeling.workspace.lockout.FIRST_PAUSE_SECONDS``,
+The lockout checks run well inside the first pause
+(``labeling.workspace.lockout.FIRST_PAUSE_SECONDS``,
 60 s): a reload and one new browser context take a few seconds here.
 """
 
