@@ -252,20 +252,6 @@ def test_bad_controls_raise():
         Controls(" ")
 
 
-def test_controls_default_to_the_dashboard_and_resolve_k_and_relevance():
-    plain = Controls("bm25")
-    assert (plain.measures, plain.k, plain.unit, plain.policy, plain.split, plain.rule,
-            plain.relevance) == (("R@10", "RR"), 10, "chunk", "nonrelevant", "all", "default", 1)
-    at5 = Controls("bm25", ("R@k", "nDCG@k", "P@3", "R@5", "ndcg@5"), k=5)
-    assert at5.measures == ("R@5", "nDCG@5", "P@3", "ndcg@5")  # repeats dropped, as written
-    strict = Controls("bm25", ("R@10", "RR", "nDCG@10", "P(rel=3)@5", "Judged@10"), relevance=2)
-    assert strict.measures == ("R(rel=2)@10", "RR(rel=2)", "nDCG@10", "P(rel=3)@5", "Judged@10")
-    assert strict.with_measures(strict.measures) == strict  # resolving twice changes nothing
-    assert strict.for_run("fusion").run == "fusion" and strict.headline().measures == (
-        "R(rel=2)@10", "RR(rel=2)")
-    assert hash(strict) == hash(Controls("bm25", strict.measures, relevance=2))
-
-
 def test_workspace_without_labels(tmp_path):
     db = grading.init_workspace(tmp_path / "empty.db")
     db["queries"].insert({"id": "q1", "text": "x"})
