@@ -8,13 +8,11 @@ default's numbers, which the preconditions below check differ.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from labeling.commands.cli import main
@@ -31,9 +29,15 @@ from labeling.evaluation import (
 )
 from labeling.evaluation.score_controls import OVERALL, Controls
 from labeling.judging.consensus import consensus_qrels, run_frame
-from labeling.metrics.engine import evaluate, ranked_list
-from labeling.workspace import frozen_split, store
-from tests.three_rules import RULES, split_the_rules
+from labeling.workspace import store
+from tests.three_rules import (
+    RULES,
+    engine,
+    expected_split_hash,
+    labels_hash,
+    split_the_rules,
+    unjudged_in_top,
+)
 
 MEASURES = ("R@10", "RR", "P@10", "nDCG@10", "AP")
 EXACT = 1e-9
@@ -58,12 +62,6 @@ def db(template: Path, tmp_path: Path):
     yield handle
     handle.conn.close()
     result_cache.clear_cache()
-
-
-def engine(db, rule: str, run: str, measures) -> pd.DataFrame:
-    """Per-query values straight from the engine on the consensus labels under ``rule``."""
-    values = evaluate(consensus_qrels(db, rule), run_frame(db, run), list(measures)).per_query
-    return values.set_axis(values.index.astype("string"))
 
 
 def same(got, expected) -> None:
@@ -96,8 +94,7 @@ def test_scores_of_every_function_follow_the_rule(db, rule: str) -> None:
     card = scoring.segment_scorecard(db, controls, "topic")
     overall = card.loc[card["segment"] == OVERALL].set_index("measure")["mean"]
     same(overall[list(MEASURES)], expected.mean()[list(MEASURES)])
-    assert label_sets.label_snapshot(db, rule).snapshot == label_sets.snapshot_hash(
-        consensus_qrels(db, rule))
+    assert label_sets.label_snapshot(db, rule).snapshot == labels_hash(db, rule)
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -131,10 +128,8 @@ def test_coverage_follows_the_rule(db, rule: str) -> None:
     for run in ("bm25", "fusion"):
         judged = cov.loc[(cov["run"] == run) & (cov["segment"] == OVERALL), "judged"]
         same(judged, [engine(db, rule, run, ["Judged@10"])["Judged@10"].mean()])
-    rows = ranked_list(consensus_qrels(db, rule), run_frame(db, "bm25"))
-    top = rows.loc[(rows["rank"] <= 10) & rows["grade"].isna()]
-    expected = set(zip(top["query_id"].astype(str), top["doc_id"].astype(str), strict=True))
-    assert set(judged_coverage.unjudged_pairs(db, controls, ["bm25"])) == expected
+    assert set(judged_coverage.unjudged_pairs(db, controls, ["bm25"])) == unjudged_in_top(
+        db, rule, ["bm25"], 10)
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -165,7 +160,7 @@ def test_drill_down_and_worst_queries_follow_the_rule(db, rule: str) -> None:
 def test_history_and_hashes_follow_the_rule(db, rule: str) -> None:
     controls = Controls("bm25", ("R@10", "P@10"), rule=rule)
     digest = score_history.save_snapshot(db, controls)
-    assert digest == label_sets.snapshot_hash(consensus_qrels(db, rule))
+    assert digest == labels_hash(db, rule)
     frame, warnings = score_history.history(db, controls, "demo-1")
     assert not warnings
     for row in frame.to_dict("records"):
@@ -178,11 +173,7 @@ def test_history_and_hashes_follow_the_rule(db, rule: str) -> None:
             assert np.isnan(row["saved"])
     under_default, _ = score_history.history(db, Controls("bm25", controls.measures), "demo-1")
     assert under_default["saved"].isna().all()  # saved under the rule, not the default
-    test_ids = set(segmenting.query_table(db).query("split == 'test'").index)
-    qrels = consensus_qrels(db, rule)
-    labels = label_sets.snapshot_hash(qrels.loc[qrels["query_id"].isin(test_ids)])
-    texts = frozen_split.described_texts_digest(db.conn, "test")
-    split = hashlib.sha256(f"{labels} {texts}".encode()).hexdigest()[:12]
+    split = expected_split_hash(db, rule)
     assert locked_splits.split_hash(db, rule=rule) == split
     assert split != locked_splits.split_hash(db, rule="default")
     assert locked_splits.lock_split(db, "lead", rule=rule) == split
@@ -212,7 +203,7 @@ def test_report_command_follows_the_rule(db, rule: str, tmp_path: Path, capsys) 
     card = json.loads(out.read_text(encoding="utf-8"))
     bm25, fusion = (engine(db, rule, run, MEASURES) for run in ("bm25", "fusion"))
     assert card["consensus_rule"] == rule and card["queries"] == len(bm25)
-    assert card["label_snapshot"] == label_sets.snapshot_hash(consensus_qrels(db, rule))
+    assert card["label_snapshot"] == labels_hash(db, rule)
     overall = {r["measure"]: r["mean"] for r in card["scorecard"] if r["segment"] == OVERALL}
     same([overall[m] for m in MEASURES], bm25.mean()[list(MEASURES)])
     baseline = {r["measure"]: r["mean"] for r in card["baseline_scorecard"]}
