@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pandas as pd
 import sqlite_utils
 
@@ -19,6 +20,7 @@ from labeling.judging import consensus
 from labeling.metrics.engine import evaluate, ranked_list
 from labeling.workspace import frozen_split, judgments
 
+EXACT = 1e-9  # numbers shown must equal the engine's to this
 THIRD_ANNOTATOR = "carol"
 RULES = ("strict", "lenient")  # the rules a test switches to (default is the one left behind)
 
@@ -32,6 +34,17 @@ def split_the_rules(db: sqlite_utils.Database) -> int:
     for (query_id, chunk_id), row in chosen.iterrows():
         judgments.add_judgment(db, str(query_id), str(chunk_id), int(row["min"]), THIRD_ANNOTATOR)
     return len(chosen)
+
+
+def same(got, expected) -> None:
+    """``got`` equals ``expected`` number for number, to ``EXACT``."""
+    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(expected, dtype=float),
+                               rtol=0, atol=EXACT)
+
+
+def differ(ours, default) -> None:
+    """The precondition of a check: the default rule would give other numbers."""
+    assert not np.allclose(np.asarray(ours, dtype=float), np.asarray(default, dtype=float))
 
 
 def engine(db: sqlite_utils.Database, rule: str, run: str, measures) -> pd.DataFrame:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -23,17 +22,18 @@ from labeling.workspace import store
 from tests.markup import shown
 from tests.three_rules import (
     RULES,
+    differ,
     engine,
     expected_split_hash,
     labels_hash,
     regraded_query,
+    same,
     split_the_rules,
     unjudged_in_top,
 )
 
 MEASURES = ["R@10", "RR", "P@10", "nDCG@10", "AP"]  # the dashboard's with P@k, nDCG@k and AP
 RUNS = ["bm25", "bm25-title", "fusion"]
-EXACT = 1e-9
 
 
 @pytest.fixture
@@ -44,16 +44,6 @@ def rules_workspace(workspace):
     yield db
     db.conn.close()
     result_cache.clear_cache()
-
-
-def same(got, expected) -> None:
-    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(expected, dtype=float),
-                               rtol=0, atol=EXACT)
-
-
-def differ(ours, default) -> None:
-    """The precondition of a check: the default rule would show other numbers."""
-    assert not np.allclose(np.asarray(ours, dtype=float), np.asarray(default, dtype=float))
 
 
 def table(at, column: str) -> pd.DataFrame:
