@@ -277,9 +277,9 @@ def read_controls(
             "relevance": row[3].selectbox(
                 "Relevant from grade",
                 score_controls.relevance_choices(g for g, _, _ in scale), key="dash_relevance",
-                format_func=dict((g, escape_inline(f"{g} {n}")) for g, n, _ in scale).get,
                 help="The lowest grade binary measures (P, R, Success, RR, AP) count as "
-                "relevant, as trec_eval's -l; nDCG uses the grades themselves."),
+                "relevant, as trec_eval's -l; nDCG uses the grades themselves. Grades: "
+                + escape_inline(", ".join(f"{g} {n}" for g, n, _ in scale)) + "."),
             "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
                                    key="dash_policy", format_func=score_controls.POLICIES.get),
         }

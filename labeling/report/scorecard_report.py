@@ -460,7 +460,8 @@ def to_html(card: Scorecard) -> str:
         f"<h1>{_e(title)}</h1>",
         f"<p class='muted'>Workspace <b>{_e(card.workspace)}</b> · generated "
         f"{_e(card.generated_at[:19].replace('T', ' '))} UTC · label snapshot "
-        f"<code>{_e(card.snapshot)}</code> · {card.n_queries} queries evaluated · "
+        f"<code>{_e(card.snapshot)}</code> (consensus rule {_e(card.controls.rule)}) · "
+        f"{card.n_queries} queries evaluated · "
         f"{card.n_labels} labels</p>",
         f"<p>{_run_line(card.run)}" + (f"<br>Baseline {_run_line(card.baseline)}"
                                        if card.baseline else "") + "</p>",
@@ -535,7 +536,8 @@ def to_markdown(card: Scorecard) -> str:
         + (f" vs {_md(card.baseline['name'])}" if card.baseline else ""),
         "",
         f"Workspace {_md(card.workspace)} · {card.generated_at[:10]} · label snapshot "
-        f"`{card.snapshot}` · {card.n_queries} queries · {card.n_labels} labels",
+        f"`{card.snapshot}` (consensus rule {card.controls.rule}) · {card.n_queries} queries · "
+        f"{card.n_labels} labels",
         "",
         "Run: " + "; ".join(f"{_md(k)}: {_md(_fmt(v))}" for k, v in run.items()
                             if k != "name" and v not in (None, "")),
