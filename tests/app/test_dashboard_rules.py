@@ -165,3 +165,30 @@ def test_every_tab_scores_with_the_chosen_rule(open_app, rules_workspace, downlo
     check_failure_tags(at)
     check_history(at, db, rule)
     assert not at.exception
+
+
+def test_relevance_threshold_reaches_the_scores_and_the_drill_down(open_app, rules_workspace):
+    db = rules_workspace
+    at = open_app("dashboard")
+    at.selectbox(key="dash_relevance").set_value(2).run()
+    card = table(at, "ci_low").set_index("measure")["mean"]
+    written = ["R(rel=2)@10", "RR(rel=2)"]
+    assert list(card.index) == written
+    same(card[written], engine(db, "default", "bm25", written).mean()[written])
+    differ(card[written], engine(db, "default", "bm25", ["R@10", "RR"]).mean())
+    open_tab(at, "Worst queries")
+    assert not at.exception
+    assert any("Relevant: grade 2 and above" in c.value for c in at.caption)
+    labels = consensus_qrels(db, "default")
+    # bm25 misses a grade-1 chunk of q43 (not relevant from grade 2) and a grade-3 one of q44.
+    for query_id in ("q43", "q44"):
+        at.selectbox(key="dash_drill_query").set_value(query_id).run()
+        lists = [d.value for d in at.dataframe if "snippet" in d.value.columns]
+        listed = set(lists[0]["chunk_id"]) if lists else set()  # q44: bm25 returned nothing
+        mine = labels.query("query_id == @query_id")
+        unlisted = {c: g for c, g in zip(mine["doc_id"], mine["relevance"], strict=True)
+                    if c not in listed}
+        missed = {t.value.split(" · ")[0].removeprefix("Missed: ") for t in at.text
+                  if t.value.startswith("Missed: ")}
+        assert missed == {c for c, g in unlisted.items() if g >= 2}
+        assert max(unlisted.values()) == (1 if query_id == "q43" else 3)  # the precondition
