@@ -1,10 +1,10 @@
 """The shareable scorecard: one run's scores by segment, against a baseline, as HTML, Markdown
 or JSON.
 
-Every number comes from ``labeling.evaluation.scoring`` (which scores with
-``labeling.metrics.engine`` on the
-consensus labels and takes intervals and tests from ``labeling.metrics.statistics``); this module
-gathers them into a ``Scorecard`` and writes it out.
+Every number comes from ``labeling.evaluation`` (the engine, ``labeling.metrics.engine``, on the
+consensus labels; intervals and tests from ``labeling.metrics.statistics``) under one
+``score_controls.Controls`` (run, measures, unit, policy, split, consensus rule, relevance
+threshold), which the file names; this module gathers them into a ``Scorecard`` and writes it.
 
 - HTML is one file that opens offline: plotly's JavaScript is inlined once, there is no other
   resource to fetch, and every piece of user text (workspace, run metadata, segment names,
@@ -14,10 +14,8 @@ gathers them into a ``Scorecard`` and writes it out.
 - JSON is for machines: plain numbers, ``null`` for a missing value.
 
 Values are fractions in [0, 1]; intervals are percentile bootstrap intervals over queries;
-significance is the paired randomization test, Holm-adjusted, at ``alpha``: their settings are
-the constants of ``labeling.evaluation.score_controls``, which the conventions quote. Every number
-is computed under one ``score_controls.Controls`` (run, measures, unit, policy, split, consensus
-rule, relevance threshold), which the file names.
+significance is the paired randomization test, Holm-adjusted, at ``alpha``; the conventions
+quote their settings, the constants of ``labeling.evaluation.score_controls``.
 """
 
 from __future__ import annotations
@@ -55,18 +53,8 @@ from labeling.teaching import guide
 from labeling.workspace import contents, grading, store
 
 __all__ = [
-    "DEFAULT_MEASURES",
-    "FORMATS",
-    "Scorecard",
-    "build_scorecard",
-    "default_segment",
-    "report_controls",
-    "download",
-    "output_format",
-    "render",
-    "to_html",
-    "to_json",
-    "to_markdown",
+    "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",
+    "output_format", "render", "report_controls", "to_html", "to_json", "to_markdown",
     "write_scorecard",
 ]
 
@@ -253,8 +241,10 @@ def _worst_queries(
     worst_rows = drilldown.worst_queries(ordered, queries, worst_measure, segment=segment,
                                          limit=n_worst)
     sorting = parse_measure(worst_measure)
-    # Missed means relevant to the sorting measure: its own threshold (written in its name).
-    missing = replace(controls.with_measures([worst_measure]), relevance=sorting.rel)
+    # Missed means relevant to the sorting measure: its own rel= when it has one (the controls'
+    # threshold is written into it), else the controls' threshold (nDCG).
+    missing = replace(controls.with_measures([worst_measure]),
+                      relevance=dict(sorting.params).get("rel", controls.relevance))
     scale = {g: name for g, name, _ in grading.get_scale(db)}
     worst = []
     for row in worst_rows.to_dict("records"):
