@@ -1,11 +1,23 @@
-"""Dashboard: scorecard by segment, coverage, run comparison, worst queries, reviews, history."""
+"""Dashboard: scorecard by segment, coverage, run comparison, worst queries, reviews, history.
+
+The widgets at the top are read into one ``labeling.evaluation.score_controls.Controls``; every
+tab draws what ``labeling.evaluation`` computes under it, so all tabs use the same run, measures,
+unit, policy, split, consensus rule and relevance threshold. One function per tab; only the open
+tab runs.
+"""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
 import pandas as pd
 import plotly.express as px
+import sqlite_utils
 import streamlit as st
 
+from labeling.errors import ScorecardError
 from labeling.evaluation import (
     drilldown,
     failure_tags,
@@ -18,9 +30,18 @@ from labeling.evaluation import (
     scoring,
     segmenting,
 )
+from labeling.evaluation.score_controls import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    CONFIDENCE,
+    POWER,
+    SEED,
+    TEST_RESAMPLES,
+    Controls,
+)
 from labeling.files import exporters as exports
 from labeling.files import uploads
-from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline
+from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.workspace import contents, grading
 from pages import _auth, _common
 
@@ -28,6 +49,38 @@ WHERE = "dashboard"
 WHERE_DRILL = "dashboard_drill"
 WHERE_COVERAGE = "dashboard_coverage"
 WHERE_HISTORY = "dashboard_history"
+# Failures a write can meet that the user can read as one sentence (``_common.report_failure``):
+# the project's refusals and SQLite's (busy, full, read-only).
+FAILURES = (ScorecardError, sqlite3.Error)
+MORE_MEASURES = ["P@k", "Success@k", "nDCG@k", "AP", "Judged@k"]
+COMPARE_NUMBERS = ("baseline", "candidate_mean", "difference", "p_randomization", "p_t",
+                   "p_holm", "sd_difference", "detectable")
+WORST_ORDERS = ["lowest value", "largest drop vs baseline"]
+EVERY_SEGMENT = "(all)"
+FULL_RANGE = [0, 1.05]  # y axis of charts of values in [0, 1]
+# Widget keys and file name prefix of the drill-down lists, by unit.
+DRILL_KEYS = {
+    "chunk": ("dash_ranked", "dash_missed", ""),
+    "document": ("dash_ranked_docs", "dash_missed_doc", "documents-"),
+}
+GRADE_COLOURS = {0: "#f8d7da", 1: "#fff3cd", 2: "#d1e7dd", 3: "#a3cfbb"}
+
+
+@dataclass(frozen=True)
+class View:
+    """What every tab reads: the workspace, its runs, queries and grade scale, the controls,
+    the segment attribute and the test split's lock row (None when unlocked)."""
+
+    db: sqlite_utils.Database
+    runs: list[str]
+    queries: pd.DataFrame
+    scale: list[tuple]
+    controls: Controls
+    segment: str
+    lock: dict | None
+
+
+# --- drawing helpers ------------------------------------------------------------------------
 
 
 def csv_button(frame: pd.DataFrame, name: str, key: str) -> None:
@@ -40,10 +93,35 @@ def csv_button(frame: pd.DataFrame, name: str, key: str) -> None:
     )
 
 
-def show_ranked(frame: pd.DataFrame, key: str) -> None:
+def number_columns(columns: tuple[str, ...], fmt: str) -> dict:
+    return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
+
+
+def line_chart(place, frame: pd.DataFrame, key: str, title: str, **encoding: str) -> None:
+    """A line chart with markers of ``frame`` (user text escaped) in ``place``."""
+    figure = px.line(escape_chart_frame(frame), markers=True, title=title, **encoding)
+    place.plotly_chart(figure, key=key)
+
+
+def bar_chart(frame: pd.DataFrame, title: str, **encoding: object):
+    """Grouped bars of values in [0, 1] (user text escaped)."""
+    return px.bar(escape_chart_frame(frame), barmode="group", range_y=FULL_RANGE, title=title,
+                  **encoding)
+
+
+def grade_badge(label: str, scale: list[tuple]) -> str:
+    """Cell style of a grade label: grey when unjudged or hidden, red to green by grade."""
+    if label in ("unjudged", drilldown.HIDDEN):
+        return "background-color: #eeeeee; color: #555555; font-style: italic"
+    grade = next((g for g, name, _ in scale if name == label), None)
+    return f"background-color: {GRADE_COLOURS.get(grade, GRADE_COLOURS[2])}"
+
+
+def show_ranked(frame: pd.DataFrame, key: str, scale: list[tuple]) -> None:
     """A drill-down list, labels coloured, snippets wide (user text: shown as plain cells)."""
     st.dataframe(
-        frame.drop(columns=["relevant"]).style.map(grade_badge, subset=["grade_name"]),
+        frame.drop(columns=["relevant"]).style.map(lambda label: grade_badge(label, scale),
+                                                   subset=["grade_name"]),
         hide_index=True,
         key=key,
         column_config={
@@ -67,20 +145,13 @@ def show_missed(frame: pd.DataFrame, key: str, unit: str) -> None:
             st.text(item.snippet)
 
 
-# Widget keys and file name prefix of the drill-down lists, by unit.
-DRILL_KEYS = {
-    "chunk": ("dash_ranked", "dash_missed", ""),
-    "document": ("dash_ranked_docs", "dash_missed_doc", "documents-"),
-}
-
-
 def show_drill_down(
-    ranked: pd.DataFrame, missed: pd.DataFrame, unit: str, query_id: str
+    ranked: pd.DataFrame, missed: pd.DataFrame, unit: str, query_id: str, scale: list[tuple]
 ) -> None:
     """A query's ranked chunks or documents and the relevant ones the run missed, with CSVs."""
     table_key, missed_key, prefix = DRILL_KEYS[unit]
     if not ranked.empty:
-        show_ranked(ranked, table_key)
+        show_ranked(ranked, table_key, scale)
     if (ranked["grade_name"] == drilldown.HIDDEN).any():
         st.caption(f"Blind judging: a {unit} marked {drilldown.HIDDEN} has grades you have not "
                    "judged yourself; they appear once you have.")
@@ -93,22 +164,13 @@ def show_drill_down(
         csv_button(missed, f"missed-{prefix}{query_id}", f"{missed_key}_csv")
 
 
-def grade_badge(label: str) -> str:
-    """Cell style of a grade label: grey when unjudged, red to green by grade."""
-    if label in ("unjudged", drilldown.HIDDEN):
-        return "background-color: #eeeeee; color: #555555; font-style: italic"
-    colours = {0: "#f8d7da", 1: "#fff3cd", 2: "#d1e7dd", 3: "#a3cfbb"}
-    grade = next((g for g, name, _ in SCALE if name == label), None)
-    return f"background-color: {colours.get(grade, '#d1e7dd')}"
-
-
 # --- callbacks (every write happens here) ------------------------------------------------------
 
 
-def _run_write(where: str, action, success: str) -> None:
+def _run_write(where: str, action: Callable[[], object], success: str) -> None:
     try:
         result = action()
-    except Exception as error:  # shown to the user as one line
+    except FAILURES as error:  # shown to the user as one sentence
         _common.report_failure(error, where)
         return
     _common.flash("success", success.replace("{result}", str(result)), where)
@@ -122,14 +184,8 @@ def judge_chunk(query_id: str) -> None:
         return
     _run_write(
         WHERE_DRILL,
-        lambda: drilldown.judge(
-            _common.get_db(),
-            query_id,
-            chunk,
-            int(grade),
-            _common.annotator(),
-            note=state.get("dash_judge_note") or None,
-        ),
+        lambda: drilldown.judge(_common.get_db(), query_id, chunk, int(grade),
+                                _common.annotator(), note=state.get("dash_judge_note") or None),
         f"Judged {chunk}: the numbers use the new label.",
     )
 
@@ -138,14 +194,9 @@ def tag_query(query_id: str, run: str) -> None:
     state = st.session_state
     _run_write(
         WHERE_DRILL,
-        lambda: failure_tags.tag_failure(
-            _common.get_db(),
-            query_id,
-            run,
-            state.get("dash_tags") or [],
-            _common.annotator(),
-            state.get("dash_tag_note") or None,
-        ),
+        lambda: failure_tags.tag_failure(_common.get_db(), query_id, run,
+                                         state.get("dash_tags") or [], _common.annotator(),
+                                         state.get("dash_tag_note") or None),
         "Recorded {result} tag(s).",
     )
 
@@ -154,9 +205,8 @@ def add_tag() -> None:
     name = st.session_state.get("dash_new_tag") or ""
     _run_write(
         WHERE_DRILL,
-        lambda: failure_tags.add_failure_tag(
-            _common.get_db(), name, created_by=_common.annotator()
-        ),
+        lambda: failure_tags.add_failure_tag(_common.get_db(), name,
+                                             created_by=_common.annotator()),
         "Tag added.",
     )
     st.session_state["dash_new_tag"] = ""
@@ -170,10 +220,10 @@ def send_to_queue(pairs: list[tuple[str, str]]) -> None:
     )
 
 
-def lock_test() -> None:
+def lock_test(rule: str) -> None:
     _run_write(
         WHERE_HISTORY,
-        lambda: locked_splits.lock_split(_common.get_db(), _common.annotator()),
+        lambda: locked_splits.lock_split(_common.get_db(), _common.annotator(), rule=rule),
         "Test split locked at label snapshot {result}.",
     )
 
@@ -184,458 +234,354 @@ def unlock_test() -> None:
     )
 
 
-def save_history(run: str, measures: list[str], controls: dict) -> None:
+def save_history(controls: Controls) -> None:
     _run_write(
         WHERE_HISTORY,
-        lambda: score_history.save_snapshot(
-            _common.get_db(), run, measures, **controls, created_by=_common.annotator() or None
-        ),
-        f"Saved the scores of {run} on label snapshot " + "{result}.",
+        lambda: score_history.save_snapshot(_common.get_db(), controls,
+                                            created_by=_common.annotator() or None),
+        f"Saved the scores of {controls.run} on label snapshot " + "{result}.",
     )
 
 
 # --- controls ---------------------------------------------------------------------------------
 
-db = _common.page_setup()
-st.title("Dashboard")
-runs = contents.run_names(db)
-if not runs:
-    st.info("No runs yet: import one on the Data page or with `scorecard import`.")
-    st.stop()
 
-queries = segmenting.query_table(db)
-SCALE = grading.get_scale(db)
-with st.container(border=True):
-    row = st.columns([2, 1, 2, 1, 1])
-    run = row[0].selectbox("Run", runs, key="dash_run")
-    k = int(
-        row[1].number_input(
-            "k", 1, 1000, 10, 1, key="dash_k", help="The cutoff your pipeline passes to its model."
-        )
+def read_controls(
+    db: sqlite_utils.Database, runs: list[str], scale: list[tuple]
+) -> tuple[Controls, str]:
+    """The widgets at the top, read into one ``Controls``, and the segment attribute."""
+    with st.container(border=True):
+        row = st.columns([2, 1, 2, 1, 1])
+        run = row[0].selectbox("Run", runs, key="dash_run")
+        k = row[1].number_input("k", 1, 1000, score_controls.DEFAULT_K, 1, key="dash_k",
+                                help="The cutoff your pipeline passes to its model.")
+        extra = row[2].multiselect("More measures", MORE_MEASURES, key="dash_extra",
+                                   help="@k takes the k on the left.")
+        custom = row[3].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5")
+        segment = row[4].selectbox("Segment", segmenting.segment_options(db), index=0,
+                                   key="dash_segment")
+        row = st.columns([1, 1, 1, 1, 2])
+        settings = {
+            "run": run, "k": int(k),
+            "split": row[0].selectbox("Split", score_controls.SPLITS, key="dash_split"),
+            "unit": row[1].radio(
+                "Unit", score_controls.UNITS, key="dash_unit", horizontal=True,
+                help="document: a document takes its best chunk's rank and its highest chunk "
+                "grade, so runs with different chunking stay comparable."),
+            "rule": row[2].selectbox(
+                "Consensus rule", list(score_controls.CONSENSUS_RULES), key="dash_rule",
+                help="How several annotators' grades become one. "
+                + " ".join(f"{name}: {text}." for name, text in
+                           score_controls.CONSENSUS_RULES.items())
+                + " Compare strict and lenient to see how much disagreement moves the scores."),
+            "relevance": row[3].selectbox(
+                "Relevant from grade",
+                score_controls.relevance_choices(g for g, _, _ in scale), key="dash_relevance",
+                help="The lowest grade binary measures (P, R, Success, RR, AP) count as "
+                "relevant, as trec_eval's -l; nDCG uses the grades themselves. Grades: "
+                + escape_inline(", ".join(f"{g} {n}" for g, n, _ in scale)) + "."),
+            "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
+                                   key="dash_policy", format_func=score_controls.POLICIES.get),
+        }
+    measures = (*score_controls.DEFAULT_MEASURES, *extra)
+    try:
+        return Controls(measures=(*measures, custom) if custom.strip() else measures,
+                        **settings), segment
+    except ScorecardError as error:  # a bad custom measure name: say so, keep the others
+        st.error(escape_inline(f"{type(error).__name__}: {error}"))
+        return Controls(measures=measures, **settings), segment
+
+
+# --- tabs -------------------------------------------------------------------------------------
+
+
+def scorecard_tab(view: View) -> None:
+    card = scoring.with_error_bars(scoring.segment_scorecard(
+        view.db, view.controls, view.segment, queries=view.queries))
+    table = card.drop(columns=["err_plus", "err_minus"])
+    st.dataframe(table, hide_index=True, key="dash_card",
+                 column_config=number_columns(("mean", "ci_low", "ci_high"), "%.3f"))
+    csv_button(table, f"scorecard-{view.controls.run}", "dash_card_csv")
+    st.caption(
+        f"Mean per query, {CONFIDENCE:.0%} percentile bootstrap interval "
+        f"({BOOTSTRAP_RESAMPLES} resamples, seed {SEED}), "
+        "n = evaluated queries (those with at least one label)."
     )
-    extra = row[2].multiselect(
-        "More measures",
-        ["P@k", "Success@k", "nDCG@k", "AP", "Judged@k"],
-        key="dash_extra",
-        help="@k takes the k on the left.",
+    left, right = st.columns(2)
+    left.plotly_chart(bar_chart(card, f"Mean by segment, with {CONFIDENCE:.0%} intervals",
+                                x="segment", y="mean", color="measure", error_y="err_plus",
+                                error_y_minus="err_minus"), key="dash_bars")
+    heat = px.imshow(
+        scoring.scorecard_matrix(card).rename(index=escape_chart_text, columns=escape_chart_text),
+        text_auto=".2f", zmin=0, zmax=1, aspect="auto", color_continuous_scale="RdYlGn",
+        title="Segment × measure",
     )
-    custom = row[3].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5")
-    segment = row[4].selectbox(
-        "Segment", segmenting.segment_options(db), index=0, key="dash_segment"
-    )
-    row = st.columns([1, 1, 1, 2])
-    split = row[0].selectbox("Split", score_controls.SPLITS, key="dash_split")
-    unit = row[1].radio(
-        "Unit",
-        score_controls.UNITS,
-        key="dash_unit",
-        horizontal=True,
-        help="document: a document takes its best chunk's rank and its highest "
-        "chunk grade, so runs with different chunking stay comparable.",
-    )
-    rule = row[2].selectbox(
-        "Consensus rule",
-        list(score_controls.CONSENSUS_RULES),
-        key="dash_rule",
-        help="How several annotators' grades become one. "
-        + " ".join(f"{name}: {text}." for name, text in score_controls.CONSENSUS_RULES.items())
-        + " Compare strict and lenient to see how much disagreement moves the scores.",
-    )
-    policy = row[3].radio(
-        "Unjudged retrieved chunks",
-        list(score_controls.POLICIES),
-        key="dash_policy",
-        format_func=lambda p: score_controls.POLICIES[p],
-    )
+    right.plotly_chart(heat, key="dash_heat")
+    left, right = st.columns(2)
+    values = scoring.per_query(view.db, view.controls)
+    long = segmenting.segment_values(values, view.queries, view.segment)
+    left.plotly_chart(px.box(escape_chart_frame(long), x="segment", y="value", color="measure",
+                             points="all", title="Per-query distribution",
+                             hover_data=["query_id"]), key="dash_box")
+    curve_runs = right.multiselect("Runs on the curve", view.runs, default=[view.controls.run],
+                                   key="dash_curve_runs")
+    curve = scoring.curves(view.db, view.controls.headline(), curve_runs)
+    line_chart(right, curve, "dash_curve", "Measure as k grows", x="k", y="mean", color="run",
+               line_dash="measure")
+    csv_button(curve, "curves", "dash_curve_csv")
 
-measures = [f"R@{k}", "RR", *[m.replace("@k", f"@{k}") for m in extra]]
-if custom.strip():
-    measures.append(custom.strip())
-measures = list(dict.fromkeys(measures))
-controls = {"unit": unit, "policy": policy, "split": split}
-try:
-    values = scoring.per_query(db, run, measures, **controls, rule=rule)
-except Exception as error:  # a bad custom measure name: say so, keep the defaults
-    st.error(escape_inline(f"{type(error).__name__}: {error}"))
-    measures = measures[:2]
-    values = scoring.per_query(db, run, measures, **controls, rule=rule)
 
-labels = label_sets.label_snapshot(db, rule)
-if labels.qrels.empty:
-    st.info("No labels yet: the scorecard evaluates queries with at least one label.")
-    st.stop()
-lock = locked_splits.split_lock(db)
-st.caption(
-    f"Policy: {score_controls.POLICIES[policy]}. Unit: {unit}. Split: {split}. "
-    f"Consensus rule {rule}: {score_controls.CONSENSUS_RULES[rule]}. "
-    "Recall is measured against the labeled set, not the whole corpus. "
-    f"Label snapshot {labels.snapshot}"
-    + (f" · test split locked at {lock['snapshot_hash']}" if lock else "")
-)
+def coverage_tab(view: View) -> None:
+    row = st.columns(3)
+    runs = row[0].multiselect("Runs", view.runs, default=view.runs, key="dash_cov_runs")
+    k = row[1].number_input("Judged@k", 1, 1000, view.controls.k, 1, key="dash_cov_k")
+    threshold = row[2].slider("Warn below", 0.0, 1.0, judged_coverage.COVERAGE_WARNING, 0.05,
+                              key="dash_cov_threshold")
+    controls = replace(view.controls, k=int(k))
+    cov = judged_coverage.coverage(view.db, controls, runs, view.queries, view.segment,
+                                   threshold=threshold)
+    for _, low in cov.loc[cov["below"]].iterrows():
+        st.warning(
+            f"Coverage of {escape_inline(low['run'])} in {escape_inline(low['segment'])} is "
+            f"{low['judged']:.0%} at {controls.k}: scores there count unjudged chunks as not "
+            "relevant (or skip them)."
+        )
+    st.dataframe(cov, hide_index=True, key="dash_cov_table", column_config={
+        "judged": st.column_config.ProgressColumn("Judged@k", min_value=0.0, max_value=1.0,
+                                                  format="percent")})
+    csv_button(cov, "coverage", "dash_cov_csv")
+    chart = bar_chart(cov, f"Judged@{controls.k}", x="segment", y="judged", color="run")
+    chart.add_hline(y=threshold, line_dash="dot", annotation_text="warn below")
+    st.plotly_chart(chart, key="dash_cov_chart")
+    pairs = judged_coverage.unjudged_pairs(view.db, controls, runs)
+    st.caption(f"{len(pairs)} unjudged (query, chunk) pairs in the top {controls.k} of these "
+               "runs.")
+    st.button("Send unjudged pairs to the labeling queue", key="dash_enqueue",
+              on_click=send_to_queue, args=(pairs,),
+              disabled=not pairs or not _auth.can(view.db, "enqueue"),
+              help=_auth.refusal_help(view.db, "enqueue"))
+    _common.show_flash(WHERE_COVERAGE)
 
-tabs = st.tabs(
-    ["Scorecard", "Coverage", "Compare", "Worst queries", "Failure tags", "History"],
-    key="dash_tab",
-    on_change="rerun",
-)
 
-# --- scorecard --------------------------------------------------------------------------------
-with tabs[0]:
-    if tabs[0].open:  # lazy: only the open tab computes and draws
-        card = scoring.with_error_bars(
-            scoring.segment_scorecard(
-                db, run, measures, segment, queries=queries, **controls, rule=rule
-            )
+def compare_tab(view: View) -> None:
+    row = st.columns([1, 2, 1])
+    baseline = row[0].selectbox("Baseline", view.runs, key="dash_baseline")
+    others = [r for r in view.runs if r != baseline]
+    candidates = row[1].multiselect("Candidates", others, default=others[:1],
+                                    key="dash_candidates")
+    target = row[2].number_input("Difference to detect", 0.005, 1.0, 0.05, 0.005,
+                                 key="dash_target", format="%.3f")
+    if not candidates:
+        st.info("Choose at least one candidate run.")
+        return
+    controls = view.controls.for_run(baseline)
+    table = run_comparison.compare_runs(view.db, controls, candidates)
+    st.dataframe(table, hide_index=True, key="dash_compare_table",
+                 column_config=number_columns(COMPARE_NUMBERS, "%.4f"))
+    csv_button(table, f"compare-{baseline}", "dash_compare_csv")
+    st.caption(f"Paired randomization test ({TEST_RESAMPLES} resamples, seed {SEED}) and "
+               f"t-test on the queries both runs score; p adjusted with Holm across the "
+               f"candidates; significant below {ALPHA}.")
+    for _, line in table.iterrows():
+        needed = run_comparison.sensitivity(line["sd_difference"], int(line["n"]), float(target))
+        verdict = "significant" if line["significant"] else "not significant"
+        text = (
+            f"{line['candidate']} vs {baseline} on {line['measure']}: "
+            f"{line['difference']:+.3f} ({verdict}, p = {line['p_holm']:.3g} after Holm). "
+            f"This query set detects differences of {line['detectable']:.3f} or more "
+            f"({POWER:.0%} power, {ALPHA:.0%} level); {target:.3f} would need "
+            f"{needed['queries_needed']:.0f} queries."
         )
-        st.dataframe(
-            card.drop(columns=["err_plus", "err_minus"]),
-            hide_index=True,
-            key="dash_card",
-            column_config={
-                c: st.column_config.NumberColumn(format="%.3f")
-                for c in ("mean", "ci_low", "ci_high")
-            },
-        )
-        csv_button(
-            card.drop(columns=["err_plus", "err_minus"]), f"scorecard-{run}", "dash_card_csv"
-        )
-        st.caption(
-            "Mean per query, 95% percentile bootstrap interval (1000 resamples, seed 0), "
-            "n = evaluated queries (those with at least one label)."
-        )
-        left, right = st.columns(2)
-        bars = px.bar(
-            escape_chart_frame(card),
-            x="segment",
-            y="mean",
-            color="measure",
-            barmode="group",
-            error_y="err_plus",
-            error_y_minus="err_minus",
-            range_y=[0, 1.05],
-            title="Mean by segment, with 95% intervals",
-        )
-        left.plotly_chart(bars, key="dash_bars")
-        matrix = scoring.scorecard_matrix(card)
-        heat = px.imshow(
-            matrix.rename(index=escape_chart_text, columns=escape_chart_text),
-            text_auto=".2f",
-            zmin=0,
-            zmax=1,
-            aspect="auto",
-            color_continuous_scale="RdYlGn",
-            title="Segment × measure",
-        )
-        right.plotly_chart(heat, key="dash_heat")
-        left, right = st.columns(2)
-        long = segmenting.segment_values(values, queries, segment)
-        box = px.box(
-            escape_chart_frame(long),
-            x="segment",
-            y="value",
-            color="measure",
-            points="all",
-            title="Per-query distribution",
-            hover_data=["query_id"],
-        )
-        left.plotly_chart(box, key="dash_box")
-        curve_runs = right.multiselect(
-            "Runs on the curve", runs, default=[run], key="dash_curve_runs"
-        )
-        curve = scoring.curves(db, curve_runs, measures[:2], **controls)
-        right.plotly_chart(
-            px.line(
-                escape_chart_frame(curve),
-                x="k",
-                y="mean",
-                color="run",
-                line_dash="measure",
-                markers=True,
-                title="Measure as k grows",
-            ),
-            key="dash_curve",
-        )
-        csv_button(curve, "curves", "dash_curve_csv")
+        (st.success if line["significant"] else st.info)(escape_inline(text))
+    paired_scatter(view, controls, candidates)
 
-# --- coverage ---------------------------------------------------------------------------------
-with tabs[1]:
-    if tabs[1].open:  # lazy: only the open tab computes and draws
-        row = st.columns(3)
-        cov_runs = row[0].multiselect("Runs", runs, default=runs, key="dash_cov_runs")
-        cov_k = int(row[1].number_input("Judged@k", 1, 1000, k, 1, key="dash_cov_k"))
-        threshold = row[2].slider("Warn below", 0.0, 1.0, 0.8, 0.05, key="dash_cov_threshold")
-        cov = judged_coverage.coverage(
-            db, cov_runs, cov_k, queries, segment, unit=unit, split=split, threshold=threshold
-        )
-        for _, low in cov.loc[cov["below"]].iterrows():
-            st.warning(
-                f"Coverage of {escape_inline(low['run'])} in "
-                f"{escape_inline(low['segment'])} is {low['judged']:.0%} at {cov_k}: "
-                "scores there count unjudged chunks as not relevant (or skip them)."
-            )
-        st.dataframe(
-            cov,
-            hide_index=True,
-            key="dash_cov_table",
-            column_config={
-                "judged": st.column_config.ProgressColumn(
-                    "Judged@k", min_value=0.0, max_value=1.0, format="percent"
-                )
-            },
-        )
-        csv_button(cov, "coverage", "dash_cov_csv")
-        coverage_chart = px.bar(
-            escape_chart_frame(cov),
-            x="segment",
-            y="judged",
-            color="run",
-            barmode="group",
-            range_y=[0, 1.05],
-            title=f"Judged@{cov_k}",
-        )
-        coverage_chart.add_hline(y=threshold, line_dash="dot", annotation_text="warn below")
-        st.plotly_chart(coverage_chart, key="dash_cov_chart")
-        pairs = judged_coverage.unjudged_pairs(db, cov_runs, cov_k, split=split)
-        st.caption(f"{len(pairs)} unjudged (query, chunk) pairs in the top {cov_k} of these runs.")
-        st.button(
-            "Send unjudged pairs to the labeling queue",
-            key="dash_enqueue",
-            on_click=send_to_queue,
-            args=(pairs,),
-            disabled=not pairs or not _auth.can(db, "enqueue"),
-            help=_auth.refusal_help(db, "enqueue"),
-        )
-        _common.show_flash(WHERE_COVERAGE)
 
-# --- comparison -------------------------------------------------------------------------------
-with tabs[2]:
-    if tabs[2].open:  # lazy: only the open tab computes and draws
-        row = st.columns([1, 2, 1])
-        baseline = row[0].selectbox("Baseline", runs, key="dash_baseline")
-        others = [r for r in runs if r != baseline]
-        candidates = row[1].multiselect(
-            "Candidates", others, default=others[:1], key="dash_candidates"
-        )
-        target = row[2].number_input(
-            "Difference to detect", 0.005, 1.0, 0.05, 0.005, key="dash_target", format="%.3f"
-        )
-        if candidates:
-            table = run_comparison.compare_runs(db, baseline, candidates, measures, **controls)
-            st.dataframe(
-                table,
-                hide_index=True,
-                key="dash_compare_table",
-                column_config={
-                    c: st.column_config.NumberColumn(format="%.4f")
-                    for c in (
-                        "baseline",
-                        "candidate_mean",
-                        "difference",
-                        "p_randomization",
-                        "p_t",
-                        "p_holm",
-                        "sd_difference",
-                        "detectable",
-                    )
-                },
-            )
-            csv_button(table, f"compare-{baseline}", "dash_compare_csv")
-            for _, line in table.iterrows():
-                verdict = "significant" if line["significant"] else "not significant"
-                needed = run_comparison.sensitivity(
-                    line["sd_difference"], int(line["n"]), float(target)
-                )
-                text = (
-                    f"{line['candidate']} vs {baseline} on {line['measure']}: "
-                    f"{line['difference']:+.3f} ({verdict}, p = {line['p_holm']:.3g} after Holm). "
-                    f"This query set detects differences of {line['detectable']:.3f} or more "
-                    f"(80% power, 5% level); {target:.3f} would need "
-                    f"{needed['queries_needed']:.0f} queries."
-                )
-                (st.success if line["significant"] else st.info)(escape_inline(text))
-            scatter_measure = st.selectbox("Scatter measure", measures, key="dash_scatter_measure")
-            scatter_run = st.selectbox("Scatter candidate", candidates, key="dash_scatter_run")
-            pairs_frame = run_comparison.paired_scores(
-                db, baseline, scatter_run, scatter_measure, **controls
-            )
-            scatter = px.scatter(
-                escape_chart_frame(pairs_frame.reset_index()),
-                x="baseline",
-                y="candidate",
-                hover_data=["query_id"],
-                range_x=[-0.05, 1.05],
-                range_y=[-0.05, 1.05],
-                title=escape_chart_text(f"Per-query {scatter_measure}"),
-            )
-            scatter.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line={"dash": "dot"})
-            st.plotly_chart(scatter, key="dash_scatter")
-            csv_button(pairs_frame.reset_index(), "paired-scores", "dash_pairs_csv")
-        else:
-            st.info("Choose at least one candidate run.")
+def paired_scatter(view: View, controls: Controls, candidates: list[str]) -> None:
+    """Per-query values of one candidate against the baseline (``controls.run``)."""
+    measure = st.selectbox("Scatter measure", controls.measures, key="dash_scatter_measure")
+    candidate = st.selectbox("Scatter candidate", candidates, key="dash_scatter_run")
+    pairs = run_comparison.paired_scores(view.db, controls, candidate, measure).reset_index()
+    scatter = px.scatter(escape_chart_frame(pairs), x="baseline", y="candidate",
+                         hover_data=["query_id"], range_x=[-0.05, 1.05], range_y=[-0.05, 1.05],
+                         title=escape_chart_text(f"Per-query {measure}"))
+    scatter.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line={"dash": "dot"})
+    st.plotly_chart(scatter, key="dash_scatter")
+    csv_button(pairs, "paired-scores", "dash_pairs_csv")
 
-# --- worst queries and drill-down -------------------------------------------------------------
-with tabs[3]:
-    if tabs[3].open:  # lazy: only the open tab computes and draws
-        row = st.columns(3)
-        worst_measure = row[0].selectbox("Sort by", measures, key="dash_worst_measure")
-        order = row[1].radio(
-            "Order",
-            ["lowest value", "largest drop vs baseline"],
-            key="dash_worst_order",
-            horizontal=True,
-        )
-        segment_values = ["(all)"]
-        if segment != score_controls.NO_SEGMENT:
-            segment_values += sorted(
-                segmenting.segment_values(values, queries, segment)["segment"].unique()
-            )
-        chosen_segment = row[2].selectbox("Segment value", segment_values, key="dash_worst_segment")
-        base_values = None
-        if order != "lowest value":
-            worst_base = st.selectbox("Baseline run", runs, key="dash_worst_baseline")
-            base_values = scoring.per_query(db, worst_base, measures, **controls)
-        worst = drilldown.worst_queries(
-            values,
-            queries,
-            worst_measure,
-            baseline=base_values,
-            segment=segment,
-            segment_value=None if chosen_segment == "(all)" else chosen_segment,
-        )
-        st.dataframe(worst, hide_index=True, key="dash_worst_table")
-        csv_button(worst, f"worst-{run}", "dash_worst_csv")
-        if worst.empty:
-            st.info("No evaluated queries here.")
-        else:
-            query_id = st.selectbox(
-                "Open query", worst["query_id"].tolist(), key="dash_drill_query"
-            )
-            st.text(f"Query {query_id}: {queries['text'].get(query_id, '')}")
-            scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in measures)
-            st.caption(f"{escape_inline(run)}: {escape_inline(scores)}")
-            # blind: grades this person may not see yet are hidden
-            sight = _common.sight(db, query_id)
-            ranked, missed = drilldown.drill_down(db, run, query_id, sight=sight)
-            if ranked.empty:
-                st.info("The run returned nothing for this query.")
-            if unit == "document":
-                docs, missed_docs = drilldown.drill_down_documents(
-                    db, run, query_id, chunk_lists=(ranked, missed), sight=sight
-                )
-                st.caption(
-                    "Unit: document. A document is ranked where its best chunk is and graded "
-                    "with the highest label among its chunks, as the scores count it."
-                )
-                show_drill_down(docs, missed_docs, "document", query_id)
-                if not ranked.empty:
-                    with st.expander(f"The {len(ranked)} chunks behind these documents"):
-                        show_ranked(ranked, "dash_ranked")
-                        csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
-            else:
-                show_drill_down(ranked, missed, "chunk", query_id)
-            unjudged = ranked.loc[ranked["grade"].isna(), "chunk_id"].tolist()
-            with st.expander(f"Judge an unjudged chunk ({len(unjudged)})", expanded=bool(unjudged)):
-                scale = grading.get_scale(db)
-                row = st.columns([2, 2, 2, 1])
-                row[0].selectbox("Chunk", unjudged, key="dash_judge_chunk")
-                row[1].radio(
-                    "Grade",
-                    [g for g, _, _ in scale],
-                    key="dash_judge_grade",
-                    format_func=dict((g, escape_inline(f"{g} {n}")) for g, n, _ in scale).get,
-                    horizontal=True,
-                    index=None,
-                )
-                row[2].text_input("Note", key="dash_judge_note")
-                row[3].button(
-                    "Save label",
-                    key="dash_judge_save",
-                    on_click=judge_chunk,
-                    args=(query_id,),
-                    disabled=not unjudged or not _auth.can(db, "judge"),
-                    help=_auth.refusal_help(db, "judge"),
-                )
-            with st.expander("Why did it fail?", expanded=False):
-                st.multiselect("Tags", failure_tags.failure_tag_names(db), key="dash_tags")
-                st.text_input("Note", key="dash_tag_note")
-                st.button(
-                    "Record tags", key="dash_tag_save", on_click=tag_query, args=(query_id, run),
-                    disabled=not _auth.can(db, "tag_failure"),
-                    help=_auth.refusal_help(db, "tag_failure"),
-                )
-                row = st.columns([3, 1])
-                row[0].text_input("New tag", key="dash_new_tag", placeholder="e.g. date format")
-                row[1].button("Add tag", key="dash_add_tag", on_click=add_tag,
-                              disabled=not _auth.can(db, "add_tag"),
-                              help=_auth.refusal_help(db, "add_tag"))
-                reviews = failure_tags.failure_reviews(db, query_id)
-                if not reviews.empty:
-                    st.dataframe(reviews, hide_index=True, key="dash_query_reviews")
-            _common.show_flash(WHERE_DRILL)
 
-# --- failure tags -----------------------------------------------------------------------------
-with tabs[4]:
-    if tabs[4].open:  # lazy: only the open tab computes and draws
-        counts = failure_tags.tag_counts(db, queries, segment)
-        if counts.empty:
-            st.info("No failure tags yet: open a query under Worst queries and tag why it failed.")
-        else:
-            st.plotly_chart(
-                px.bar(
-                    escape_chart_frame(counts),
-                    x="tag",
-                    y="queries",
-                    color="segment",
-                    facet_col="run",
-                    title="Tagged queries per tag, segment and run",
-                ),
-                key="dash_tag_chart",
-            )
-            st.dataframe(counts, hide_index=True, key="dash_tag_table")
-            csv_button(counts, "failure-tags", "dash_tag_csv")
+def worst_queries_tab(view: View) -> None:
+    controls = view.controls
+    values = scoring.per_query(view.db, controls)
+    row = st.columns(3)
+    measure = row[0].selectbox("Sort by", controls.measures, key="dash_worst_measure")
+    order = row[1].radio("Order", WORST_ORDERS, key="dash_worst_order", horizontal=True)
+    chosen = row[2].selectbox(
+        "Segment value",
+        [EVERY_SEGMENT, *segmenting.segment_names(values, view.queries, view.segment)],
+        key="dash_worst_segment")
+    baseline = None
+    if order != WORST_ORDERS[0]:
+        base_run = st.selectbox("Baseline run", view.runs, key="dash_worst_baseline")
+        baseline = scoring.per_query(view.db, controls.for_run(base_run))
+    worst = drilldown.worst_queries(
+        values, view.queries, measure, baseline=baseline, segment=view.segment,
+        segment_value=None if chosen == EVERY_SEGMENT else chosen)
+    st.dataframe(worst, hide_index=True, key="dash_worst_table")
+    csv_button(worst, f"worst-{controls.run}", "dash_worst_csv")
+    if worst.empty:
+        st.info("No evaluated queries here.")
+        return
+    query_id = st.selectbox("Open query", worst["query_id"].tolist(), key="dash_drill_query")
+    st.text(f"Query {query_id}: {view.queries['text'].get(query_id, '')}")
+    scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in controls.measures)
+    st.caption(f"{escape_inline(controls.run)}: {escape_inline(scores)}")
+    ranked = drill_down_lists(view, query_id)
+    judge_form(view, query_id, drilldown.unjudged_chunks(ranked))
+    tag_form(view, query_id)
+    _common.show_flash(WHERE_DRILL)
 
-# --- history and frozen test split ------------------------------------------------------------
-with tabs[5]:
-    if tabs[5].open:  # lazy: only the open tab computes and draws
-        versions = score_history.query_set_versions(db)
-        version = st.selectbox("Query set", versions, key="dash_history_set")
-        frame, warnings = score_history.history(db, version, measures[:2], **controls)
-        for warning in warnings:
-            st.warning(escape_inline(warning))
-        if not frame.empty:
-            st.plotly_chart(
-                px.line(
-                    escape_chart_frame(frame),
-                    x="run",
-                    y="now",
-                    color="measure",
-                    markers=True,
-                    title="Headline measures by run, in creation order",
-                ),
-                key="dash_history_chart",
-            )
-        st.dataframe(frame, hide_index=True, key="dash_history_table")
-        csv_button(frame, "history", "dash_history_csv")
-        st.button(
-            f"Save {escape_inline(run)}'s scores to the history",
-            key="dash_save_history",
-            on_click=save_history,
-            args=(run, measures[:2], controls),
-            disabled=not _auth.can(db, "save_scores"),
-            help=_auth.refusal_help(db, "save_scores"),
-        )
-        st.subheader("Frozen test split")
-        if lock:
-            current = locked_splits.split_hash(db)
-            st.text(
-                f"Locked by {lock['locked_by']} at {lock['locked_at']}; label snapshot "
-                f"{lock['snapshot_hash']} (now {current}). Test labels cannot change."
-            )
-            st.button("Unlock the test split", key="dash_unlock", on_click=unlock_test,
-                      disabled=not _auth.can(db, "unlock"),
-                      help=_auth.refusal_help(db, "unlock"))
-        else:
-            st.caption("Lock the test split so its labels cannot change while you compare runs.")
-            st.button("Lock the test split", key="dash_lock", on_click=lock_test,
-                      disabled=not _auth.can(db, "lock"), help=_auth.refusal_help(db, "lock"))
-        _common.show_flash(WHERE_HISTORY)
+
+def drill_down_lists(view: View, query_id: str) -> pd.DataFrame:
+    """The query's ranked list and missed items in the controls' unit; returns the chunks."""
+    sight = _common.sight(view.db, query_id)  # blind: grades not yet seen are hidden
+    ranked, missed = drilldown.drill_down(view.db, view.controls, query_id, sight=sight)
+    if ranked.empty:
+        st.info("The run returned nothing for this query.")
+    if view.controls.unit == "chunk":
+        show_drill_down(ranked, missed, "chunk", query_id, view.scale)
+        return ranked
+    docs, missed_docs = drilldown.drill_down_documents(
+        view.db, view.controls, query_id, chunk_lists=(ranked, missed), sight=sight)
+    st.caption("Unit: document. A document is ranked where its best chunk is and graded with "
+               "the highest label among its chunks, as the scores count it.")
+    show_drill_down(docs, missed_docs, "document", query_id, view.scale)
+    if not ranked.empty:
+        with st.expander(f"The {len(ranked)} chunks behind these documents"):
+            show_ranked(ranked, "dash_ranked", view.scale)
+            csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
+    return ranked
+
+
+def judge_form(view: View, query_id: str, unjudged: list[str]) -> None:
+    with st.expander(f"Judge an unjudged chunk ({len(unjudged)})", expanded=bool(unjudged)):
+        row = st.columns([2, 2, 2, 1])
+        row[0].selectbox("Chunk", unjudged, key="dash_judge_chunk")
+        row[1].radio("Grade", [g for g, _, _ in view.scale], key="dash_judge_grade",
+                     format_func=dict((g, escape_inline(f"{g} {n}")) for g, n, _ in view.scale).get,
+                     horizontal=True, index=None)
+        row[2].text_input("Note", key="dash_judge_note")
+        row[3].button("Save label", key="dash_judge_save", on_click=judge_chunk, args=(query_id,),
+                      disabled=not unjudged or not _auth.can(view.db, "judge"),
+                      help=_auth.refusal_help(view.db, "judge"))
+
+
+def tag_form(view: View, query_id: str) -> None:
+    with st.expander("Why did it fail?", expanded=False):
+        st.multiselect("Tags", failure_tags.failure_tag_names(view.db), key="dash_tags")
+        st.text_input("Note", key="dash_tag_note")
+        st.button("Record tags", key="dash_tag_save", on_click=tag_query,
+                  args=(query_id, view.controls.run),
+                  disabled=not _auth.can(view.db, "tag_failure"),
+                  help=_auth.refusal_help(view.db, "tag_failure"))
+        row = st.columns([3, 1])
+        row[0].text_input("New tag", key="dash_new_tag", placeholder="e.g. date format")
+        row[1].button("Add tag", key="dash_add_tag", on_click=add_tag,
+                      disabled=not _auth.can(view.db, "add_tag"),
+                      help=_auth.refusal_help(view.db, "add_tag"))
+        reviews = failure_tags.failure_reviews(view.db, query_id)
+        if not reviews.empty:
+            st.dataframe(reviews, hide_index=True, key="dash_query_reviews")
+
+
+def failure_tags_tab(view: View) -> None:
+    counts = failure_tags.tag_counts(view.db, view.queries, view.segment)
+    if counts.empty:
+        st.info("No failure tags yet: open a query under Worst queries and tag why it failed.")
+        return
+    st.plotly_chart(px.bar(escape_chart_frame(counts), x="tag", y="queries", color="segment",
+                           facet_col="run", title="Tagged queries per tag, segment and run"),
+                    key="dash_tag_chart")
+    st.dataframe(counts, hide_index=True, key="dash_tag_table")
+    csv_button(counts, "failure-tags", "dash_tag_csv")
+
+
+def history_tab(view: View) -> None:
+    headline = view.controls.headline()
+    version = st.selectbox("Query set", score_history.query_set_versions(view.db),
+                           key="dash_history_set")
+    frame, warnings = score_history.history(view.db, headline, version)
+    for warning in warnings:
+        st.warning(escape_inline(warning))
+    if not frame.empty:
+        line_chart(st, frame, "dash_history_chart", "Headline measures by run, in creation order",
+                   x="run", y="now", color="measure")
+    st.dataframe(frame, hide_index=True, key="dash_history_table")
+    csv_button(frame, "history", "dash_history_csv")
+    st.caption(f"Now and saved under the same controls: consensus rule {headline.rule}, unit "
+               f"{headline.unit}, split {headline.split}, policy {headline.policy}.")
+    st.button(f"Save {escape_inline(headline.run)}'s scores to the history",
+              key="dash_save_history", on_click=save_history, args=(headline,),
+              disabled=not _auth.can(view.db, "save_scores"),
+              help=_auth.refusal_help(view.db, "save_scores"))
+    test_split_lock(view)
+    _common.show_flash(WHERE_HISTORY)
+
+
+def test_split_lock(view: View) -> None:
+    st.subheader("Frozen test split")
+    if view.lock:
+        lock = view.lock
+        current = locked_splits.split_hash(view.db, rule=lock["rule"])
+        st.text(f"Locked by {lock['locked_by']} at {lock['locked_at']} under consensus rule "
+                f"{lock['rule']}; label snapshot {lock['snapshot_hash']} (now {current}). "
+                "Test labels cannot change.")
+        st.button("Unlock the test split", key="dash_unlock", on_click=unlock_test,
+                  disabled=not _auth.can(view.db, "unlock"),
+                  help=_auth.refusal_help(view.db, "unlock"))
+        return
+    st.caption("Lock the test split so its labels cannot change while you compare runs; its "
+               f"hash is taken under the consensus rule chosen above ({view.controls.rule}).")
+    st.button("Lock the test split", key="dash_lock", on_click=lock_test,
+              args=(view.controls.rule,), disabled=not _auth.can(view.db, "lock"),
+              help=_auth.refusal_help(view.db, "lock"))
+
+
+TABS: dict[str, Callable[[View], None]] = {
+    "Scorecard": scorecard_tab,
+    "Coverage": coverage_tab,
+    "Compare": compare_tab,
+    "Worst queries": worst_queries_tab,
+    "Failure tags": failure_tags_tab,
+    "History": history_tab,
+}
+
+
+def main() -> None:
+    db = _common.page_setup()
+    st.title("Dashboard")
+    runs = contents.run_names(db)
+    if not runs:
+        st.info("No runs yet: import one on the Data page or with `scorecard import`.")
+        st.stop()
+    scale = grading.get_scale(db)
+    controls, segment = read_controls(db, runs, scale)
+    labels = label_sets.label_snapshot(db, controls.rule)
+    if labels.qrels.empty:
+        st.info("No labels yet: the scorecard evaluates queries with at least one label.")
+        st.stop()
+    lock = locked_splits.split_lock(db)
+    locked = (f" · test split locked at {lock['snapshot_hash']} (rule {lock['rule']})"
+              if lock else "")
+    st.caption(f"{controls.describe()} Label snapshot {labels.snapshot}{locked}")
+    view = View(db, runs, segmenting.query_table(db), scale, controls, segment, lock)
+    tabs = st.tabs(list(TABS), key="dash_tab", on_change="rerun")
+    for tab, draw in zip(tabs, TABS.values(), strict=True):
+        with tab:
+            if tab.open:  # lazy: only the open tab computes and draws
+                try:
+                    draw(view)
+                except ScorecardError as error:
+                    st.error(escape_markdown(str(error)))
+
+
+main()

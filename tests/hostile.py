@@ -17,6 +17,7 @@ import json
 import sqlite_utils
 
 from labeling.evaluation import failure_tags, score_history
+from labeling.evaluation.score_controls import Controls
 from labeling.judging import queue
 from labeling.workspace import judgments, roles, store
 
@@ -89,4 +90,5 @@ def seed(db: sqlite_utils.Database) -> None:
         queue.enqueue_pairs(db, [(QUERY, c) for c in CHUNKS], reason=SHORT)
         failure_tags.add_failure_tag(db, TAG, description=TEXT, created_by=ANNOTATORS[0])
         failure_tags.tag_failure(db, QUERY, RUN, [TAG], ANNOTATORS[1], note=TEXT)
-        score_history.save_snapshot(db, RUN, ["R@10", "RR"], created_by=ANNOTATORS[0])
+        score_history.save_snapshot(db, Controls(RUN, ("R@10", "RR")),
+                                    created_by=ANNOTATORS[0])

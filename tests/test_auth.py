@@ -33,6 +33,7 @@ from labeling.evaluation import (
     locked_splits,
     score_history,
 )
+from labeling.evaluation.score_controls import Controls
 from labeling.files import baseline, uploads
 from labeling.files import importers as imports
 from labeling.judging import agreement, pooling
@@ -428,7 +429,7 @@ def test_annotator_judges_but_cannot_import_edit_or_manage(db, tmp_path):
         with pytest.raises(roles.AccessDenied, match="managing accounts"):
             accounts.add_user(db, "eve", "admin", "long-enough-1")
         with pytest.raises(roles.AccessDenied, match="locking the test split needs"):
-            locked_splits.lock_split(db, "bob")
+            locked_splits.lock_split(db, "bob", rule="default")
         with pytest.raises(roles.AccessDenied):
             locked_splits.unlock_split(db)
         assert fingerprint(db) == before
@@ -538,9 +539,10 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         "failure_tags.tag_failure": lambda: failure_tags.tag_failure(
             db, q, run, ["prepared-tag"], "vic"
         ),
-        "locked_splits.lock_split": lambda: locked_splits.lock_split(db, "vic"),
+        "locked_splits.lock_split": lambda: locked_splits.lock_split(db, "vic", rule="default"),
         "locked_splits.unlock_split": lambda: locked_splits.unlock_split(db),
-        "score_history.save_snapshot": lambda: score_history.save_snapshot(db, run, ["P@5"]),
+        "score_history.save_snapshot": lambda: score_history.save_snapshot(
+            db, Controls(run, ("P@5",))),
         "judged_coverage.send_unjudged_to_queue": lambda: judged_coverage.send_unjudged_to_queue(
             db, [(q, c)]
         ),

@@ -23,6 +23,7 @@ from labeling.evaluation import (
     scoring,
     segmenting,
 )
+from labeling.evaluation.score_controls import Controls
 from labeling.judging import consensus
 from labeling.metrics.engine import evaluate
 from labeling.workspace import grading, judgments, store
@@ -67,32 +68,32 @@ def tiny(tmp_path: Path):
 
 
 def test_chunk_scores_equal_the_engine_on_consensus_labels(db):
-    ours = scoring.per_query(db, "bm25", MEASURES)
+    ours = scoring.per_query(db, Controls("bm25", MEASURES))
     qrels = consensus.consensus_qrels(db)
     expected = evaluate(qrels, consensus.run_frame(db, "bm25"), MEASURES).per_query
     pd.testing.assert_frame_equal(ours, expected.set_axis(expected.index.astype("string")),
                                   check_names=False)
-    judged = scoring.per_query(db, "bm25", MEASURES, policy="judged_only")
+    judged = scoring.per_query(db, Controls("bm25", MEASURES, policy="judged_only"))
     expected = evaluate(qrels, consensus.run_frame(db, "bm25"), MEASURES, judged_only=True)
     np.testing.assert_allclose(judged.to_numpy(), expected.per_query.to_numpy())
 
 
 def test_document_unit_takes_best_rank_and_highest_grade(tiny):
-    chunk = scoring.per_query(tiny, "r", ["RR", "P@1", "nDCG@4"])
-    doc = scoring.per_query(tiny, "r", ["RR", "P@1", "R@2"], unit="document")
+    chunk = scoring.per_query(tiny, Controls("r", ("RR", "P@1", "nDCG@4")))
+    doc = scoring.per_query(tiny, Controls("r", ("RR", "P@1", "R@2"), unit="document"))
     assert chunk.loc["q1", "RR"] == pytest.approx(1 / 2)  # a1 at rank 2
     # Documents: C (rank 1, grade 0), A (rank 2 via a1, grade max(1, 3) = 3), d1 (rank 3).
     assert doc.loc["q1", "RR"] == pytest.approx(1 / 2)
     assert doc.loc["q1", "P@1"] == 0.0
     assert doc.loc["q1", "R@2"] == 1.0  # A is the only relevant document
-    ranked, missed = drilldown.drill_down(tiny, "r", "q1")
+    ranked, missed = drilldown.drill_down(tiny, Controls("r"), "q1")
     assert ranked["chunk_id"].tolist() == ["c2", "a1", "d1", "a2"]
     assert ranked["grade_name"].tolist()[2] == "unjudged"
     assert missed.empty
 
 
 def test_scorecard_segments_sum_to_overall(db):
-    values = scoring.per_query(db, "bm25", MEASURES)
+    values = scoring.per_query(db, Controls("bm25", MEASURES))
     queries = segmenting.query_table(db)
     card = scoring.scorecard(values, queries, "topic")
     overall = card.loc[card["segment"] == score_controls.OVERALL]
@@ -108,35 +109,38 @@ def test_scorecard_segments_sum_to_overall(db):
 
 
 def test_split_filter(db):
-    test = scoring.per_query(db, "bm25", MEASURES, split="test")
-    dev = scoring.per_query(db, "bm25", MEASURES, split="dev")
+    test = scoring.per_query(db, Controls("bm25", MEASURES, split="test"))
+    dev = scoring.per_query(db, Controls("bm25", MEASURES, split="dev"))
     assert len(test) + len(dev) == 46
     splits = segmenting.query_table(db)["split"]
     assert set(splits[test.index]) == {"test"}
 
 
 def test_new_label_changes_the_numbers(db):
-    before = scoring.per_query(db, "bm25", ["P@10"])
-    ranked, _ = drilldown.drill_down(db, "bm25", "q01")
+    controls = Controls("bm25", ("P@10",))
+    before = scoring.per_query(db, controls)
+    ranked, _ = drilldown.drill_down(db, controls, "q01")
     chunk = ranked.loc[ranked["grade"].isna() & (ranked["rank"] <= 10), "chunk_id"].iloc[0]
-    snapshot = label_sets.label_snapshot(db).snapshot
+    snapshot = label_sets.label_snapshot(db, "default").snapshot
     drilldown.judge(db, "q01", chunk, 3, "carol")
-    after = scoring.per_query(db, "bm25", ["P@10"])
+    after = scoring.per_query(db, controls)
     assert after.loc["q01", "P@10"] == pytest.approx(before.loc["q01", "P@10"] + 0.1)
-    assert label_sets.label_snapshot(db).snapshot != snapshot
+    assert label_sets.label_snapshot(db, "default").snapshot != snapshot
 
 
 def test_test_split_lock_blocks_every_label_change(db):
-    digest = locked_splits.lock_split(db, "lead")
-    assert locked_splits.split_lock(db)["snapshot_hash"] == digest == locked_splits.split_hash(db)
+    digest = locked_splits.lock_split(db, "lead", rule="default")
+    assert locked_splits.split_lock(db)["snapshot_hash"] == digest == locked_splits.split_hash(
+        db, rule="default")
+    assert locked_splits.split_lock(db)["rule"] == "default"
     with pytest.raises(ScorecardError, match=r"query 'q02' is in the test split, which is locked"):
         judgments.add_judgment(db, "q02", "remote-work-01", 2, "alice")
     with pytest.raises(Exception, match="locked"):  # the trigger covers direct writes too
         db.conn.execute("UPDATE queries SET split = 'dev' WHERE id = 'q02'")
     with pytest.raises(ScorecardError, match="already locked"):
-        locked_splits.lock_split(db, "lead")
+        locked_splits.lock_split(db, "lead", rule="default")
     judgments.add_judgment(db, "q01", "remote-work-01", 2, "alice")  # dev stays open
-    assert locked_splits.split_hash(db) == digest
+    assert locked_splits.split_hash(db, rule="default") == digest
     locked_splits.unlock_split(db)
     judgments.add_judgment(db, "q02", "remote-work-01", 2, "alice")
     assert locked_splits.split_lock(db) is None
@@ -144,13 +148,15 @@ def test_test_split_lock_blocks_every_label_change(db):
 
 def test_coverage_and_unjudged_pairs(db):
     queries = segmenting.query_table(db)
-    cov = judged_coverage.coverage(db, ["bm25", "fusion"], 10, queries, "topic", threshold=0.8)
+    controls = Controls("bm25", k=10)
+    cov = judged_coverage.coverage(db, controls, ["bm25", "fusion"], queries, "topic",
+                                   threshold=0.8)
     assert set(cov["run"]) == {"bm25", "fusion"}
-    judged = scoring.per_query(db, "bm25", ["Judged@10"])["Judged@10"].mean()
+    judged = scoring.per_query(db, controls.with_measures(["Judged@10"]))["Judged@10"].mean()
     overall = cov.loc[(cov["run"] == "bm25") & (cov["segment"] == score_controls.OVERALL)]
     assert overall["judged"].iloc[0] == pytest.approx(judged)
     assert (cov["below"] == (cov["judged"] < 0.8)).all()
-    pairs = judged_coverage.unjudged_pairs(db, ["bm25"], 10)
+    pairs = judged_coverage.unjudged_pairs(db, controls, ["bm25"])
     labeled = set(map(tuple, consensus.consensus_qrels(db)[["query_id", "doc_id"]].to_numpy()))
     assert pairs and not set(pairs) & labeled
     # Judged@10 * 10 per query = judged rows in the top 10; the rest are the unjudged pairs.
@@ -164,33 +170,34 @@ def _short_lists(db, run: str, k: int) -> int:
 
 
 def test_send_unjudged_to_queue(db):
-    pairs = judged_coverage.unjudged_pairs(db, ["bm25"], 5)
+    pairs = judged_coverage.unjudged_pairs(db, Controls("bm25", k=5), ["bm25"])
     assert judged_coverage.send_unjudged_to_queue(db, pairs) == len(pairs)
     assert judged_coverage.send_unjudged_to_queue(db, pairs) == 0
 
 
 def test_compare_runs(db):
-    table = run_comparison.compare_runs(db, "bm25", ["bm25-title", "fusion"], ["RR"],
-                                   n_resamples=2000)
+    controls = Controls("bm25", ("RR",))
+    table = run_comparison.compare_runs(db, controls, ["bm25-title", "fusion"], n_resamples=2000)
     assert list(table["candidate"]) == ["bm25-title", "fusion"]
     raw = table["p_randomization"].to_numpy()
     np.testing.assert_allclose(np.sort(table["p_holm"]), np.sort(
         np.minimum(1, np.maximum.accumulate(np.sort(raw) * [2, 1]))))
     assert (table["wins"] + table["ties"] + table["losses"] == table["n"]).all()
-    pairs = run_comparison.paired_scores(db, "bm25", "fusion", "RR")
+    pairs = run_comparison.paired_scores(db, controls, "fusion", "RR")
     assert table.loc[1, "difference"] == pytest.approx(pairs["difference"].mean())
 
 
 def test_worst_query_shows_missed_relevant_chunk(db):
-    values = scoring.per_query(db, "bm25", ["RR"])
+    controls = Controls("bm25", ("RR",))
+    values = scoring.per_query(db, controls)
     worst = drilldown.worst_queries(values, segmenting.query_table(db), "RR")
     assert worst["value"].is_monotonic_increasing
     query = worst["query_id"].iloc[0]
-    ranked, missed = drilldown.drill_down(db, "bm25", query)
+    ranked, missed = drilldown.drill_down(db, controls, query)
     assert not missed.empty and (missed["grade"] >= 1).all()
     assert not set(missed["chunk_id"]) & set(ranked["chunk_id"])
     drop = drilldown.worst_queries(values, segmenting.query_table(db), "RR",
-                                   baseline=scoring.per_query(db, "fusion", ["RR"]))
+                                   baseline=scoring.per_query(db, controls.for_run("fusion")))
     assert drop["drop"].is_monotonic_decreasing
 
 
@@ -208,29 +215,41 @@ def test_failure_tags_and_counts(db):
 
 
 def test_history_warns_on_different_snapshots(db):
-    frame, warnings = score_history.history(db, "demo-1", ["RR"])
+    controls = Controls("bm25", ("RR",))
+    frame, warnings = score_history.history(db, controls, "demo-1")
     assert frame["run"].tolist() == ["bm25", "bm25-title", "fusion"] and not warnings
-    first = score_history.save_snapshot(db, "bm25", ["RR"])
+    first = score_history.save_snapshot(db, controls)
     judgments.add_judgment(db, "q01", "remote-work-01", 3, "carol")
-    second = score_history.save_snapshot(db, "fusion", ["RR"])
+    second = score_history.save_snapshot(db, controls.for_run("fusion"))
     assert first != second
-    frame, warnings = score_history.history(db, "demo-1", ["RR"])
+    frame, warnings = score_history.history(db, controls, "demo-1")
     assert len(warnings) == 1 and first in warnings[0] and second in warnings[0]
     assert frame.set_index("run").loc["bm25", "saved_snapshot"] == first
 
 
 def test_curves_reach_the_cutoff_value(db):
-    curve = scoring.curves(db, ["bm25"], ["R@10"])
+    controls = Controls("bm25", ("R@10",))
+    curve = scoring.curves(db, controls, ["bm25"])
     at10 = curve.loc[curve["k"] == 10, "mean"].iloc[0]
-    assert at10 == pytest.approx(scoring.per_query(db, "bm25", ["R@10"])["R@10"].mean())
+    assert at10 == pytest.approx(scoring.per_query(db, controls)["R@10"].mean())
     assert curve["mean"].is_monotonic_increasing
 
 
-def test_bad_controls_raise(db):
-    with pytest.raises(ScorecardError):
-        scoring.per_query(db, "bm25", ["nope@3"])
-    with pytest.raises(ScorecardError):
-        scoring.per_query(db, "bm25", ["RR"], policy="sometimes")
+def test_bad_controls_raise():
+    with pytest.raises(ScorecardError, match="unknown measure 'nope'"):
+        Controls("bm25", ("nope@3",))
+    with pytest.raises(ScorecardError, match="unknown policy 'sometimes'"):
+        Controls("bm25", ("RR",), policy="sometimes")
+    with pytest.raises(ScorecardError, match="at least one measure"):
+        Controls("bm25", ())
+    for field, value in (("unit", "page"), ("split", "train"), ("rule", "median")):
+        with pytest.raises(ScorecardError, match=f"unknown .*{value!r}"):
+            Controls("bm25", **{field: value})
+    for field, value in (("k", 0), ("k", 2.5), ("relevance", 0), ("relevance", True)):
+        with pytest.raises(ScorecardError, match=field if field == "k" else "relevance"):
+            Controls("bm25", **{field: value})
+    with pytest.raises(ScorecardError, match="choose a run"):
+        Controls(" ")
 
 
 def test_workspace_without_labels(tmp_path):
@@ -239,7 +258,7 @@ def test_workspace_without_labels(tmp_path):
     db["chunks"].insert({"id": "c1", "text": "y"})
     db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})
     db["run_results"].insert({"run_id": 1, "query_id": "q1", "chunk_id": "c1", "score": 1.0})
-    values = scoring.per_query(db, "r", ["RR"])
+    values = scoring.per_query(db, Controls("r", ("RR",)))
     assert values.empty and list(values.columns) == ["RR"]
     card = scoring.scorecard(values, segmenting.query_table(db))
     assert card["n"].tolist() == [0]
@@ -247,10 +266,11 @@ def test_workspace_without_labels(tmp_path):
 
 
 def test_document_drill_down_agrees_with_the_document_scores(db):
-    values = scoring.per_query(db, "bm25", ["P@5", "RR", "R@1000"], unit="document")
+    controls = Controls("bm25", ("P@5", "RR", "R@1000"), unit="document")
+    values = scoring.per_query(db, controls)
     several_chunks = 0
     for query_id in values.index:
-        ranked, missed = drilldown.drill_down_documents(db, "bm25", query_id)
+        ranked, missed = drilldown.drill_down_documents(db, controls, query_id)
         assert ranked["doc_id"].is_unique
         assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))
         assert ranked["chunk_rank"].is_monotonic_increasing
@@ -269,7 +289,7 @@ def test_document_drill_down_agrees_with_the_document_scores(db):
 
 def test_consensus_rules_bracket_the_default(db):
     values = {
-        rule: scoring.per_query(db, "bm25", ["P@10", "nDCG@10"], rule=rule)
+        rule: scoring.per_query(db, Controls("bm25", ("P@10", "nDCG@10"), rule=rule))
         for rule in score_controls.CONSENSUS_RULES
     }
     strict, default, lenient = values["strict"], values["default"], values["lenient"]

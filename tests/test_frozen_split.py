@@ -97,7 +97,7 @@ QUERY_CHANGES = {
 
 @pytest.mark.parametrize("change", QUERY_CHANGES)
 def test_import_changing_a_test_query_is_refused_whole(db, tmp_path, change):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     path = _jsonl(tmp_path / "queries.jsonl", [
         _query_record(db, DEV_QUERY, text="a new wording of a dev query"),  # allowed alone
         _query_record(db, "q03"),  # a test query, unchanged
@@ -113,28 +113,29 @@ def test_import_changing_a_test_query_is_refused_whole(db, tmp_path, change):
 
 
 def test_import_adding_a_query_to_the_locked_split_is_refused(db, tmp_path):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     path = _jsonl(tmp_path / "q.jsonl", [{"id": "new1", "text": "new", "split": "test"}])
     with pytest.raises(InputError, match="line 1: query 'new1' cannot join the locked test"):
         imports.import_queries(db, path)
 
 
 def test_reimporting_unchanged_test_queries_and_changing_dev_ones_is_allowed(db, tmp_path):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     test_ids = [r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = 'test'")]
     records = [_query_record(db, qid) for qid in test_ids]
     records.append(_query_record(db, DEV_QUERY, text="reworded", topic="it", split="dev"))
     records.append({"id": "new-dev", "text": "a new dev query", "split": "dev"})
-    digest = locked_splits.split_hash(db)
+    digest = locked_splits.split_hash(db, rule="default")
     result = imports.import_queries(db, _jsonl(tmp_path / "q.jsonl", records))
     assert result.rows == len(test_ids) + 2
     assert contents.query_segments(db, "topic")[DEV_QUERY] == "it"
-    assert locked_splits.split_hash(db) == digest == locked_splits.split_lock(db)["snapshot_hash"]
+    assert locked_splits.split_hash(db, rule="default") == digest
+    assert locked_splits.split_lock(db)["snapshot_hash"] == digest
 
 
 @pytest.mark.parametrize("field", ["text", "title"])
 def test_import_changing_a_chunk_judged_for_a_test_query_is_refused(db, tmp_path, field):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     judged = _chunk_judged_for(db, "test", only=False)
     path = _jsonl(tmp_path / "chunks.jsonl", [
         _chunk_record(db, _dev_only_chunk(db), text="dev-only chunk, rewritten"),
@@ -150,7 +151,7 @@ def test_import_changing_a_chunk_judged_for_a_test_query_is_refused(db, tmp_path
 
 
 def test_chunks_not_judged_for_the_test_split_may_change(db, tmp_path):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     judged = _chunk_judged_for(db, "test", only=False)
     dev_only = _dev_only_chunk(db)
     path = _jsonl(tmp_path / "chunks.jsonl", [
@@ -165,7 +166,7 @@ def test_chunks_not_judged_for_the_test_split_may_change(db, tmp_path):
 
 
 def test_unlocking_lets_the_same_import_through(db, tmp_path):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     path = _jsonl(tmp_path / "q.jsonl", [_query_record(db, TEST_QUERY, text="reworded")])
     with pytest.raises(InputError):
         imports.import_queries(db, path)
@@ -191,7 +192,7 @@ def _edited(db, qid: str, **changes) -> pd.DataFrame:
      "segment attribute 'topic'"), ({"source": "real"}, "source"), ({"split": "dev"}, "split")],
 )
 def test_editing_a_test_query_is_refused(db, changes, what):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     before = _contents(db)
     edited = pd.concat([_edited(db, DEV_QUERY, topic="it"), _edited(db, TEST_QUERY, **changes)])
     with pytest.raises(InputError, match=rf"^queries: query '{TEST_QUERY}' is in the locked test "
@@ -201,7 +202,7 @@ def test_editing_a_test_query_is_refused(db, changes, what):
 
 
 def test_moving_or_adding_a_query_into_the_locked_split_is_refused(db):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     before = _contents(db)
     with pytest.raises(InputError, match=f"query '{DEV_QUERY}' cannot join the locked test"):
         query_store.update_queries(db, _edited(db, DEV_QUERY, split="test"))
@@ -221,8 +222,8 @@ def test_moving_or_adding_a_query_into_the_locked_split_is_refused(db):
 def test_split_hash_covers_the_texts_its_labels_describe(db, tmp_path):
     """Changes with a test query's text or attributes and a judged chunk's text, not with
     dev queries or chunks judged only for them; the label-only hash does not see texts."""
-    labels_only = label_sets.label_snapshot(db).snapshot
-    digest = locked_splits.split_hash(db)
+    labels_only = label_sets.label_snapshot(db, "default").snapshot
+    digest = locked_splits.split_hash(db, rule="default")
     changes = [
         ("queries", _query_record(db, DEV_QUERY, text="dev reworded"), False),
         ("chunks", _chunk_record(db, _dev_only_chunk(db), text="dev-only rewritten"), False),
@@ -233,13 +234,13 @@ def test_split_hash_covers_the_texts_its_labels_describe(db, tmp_path):
     for number, (kind, record, moves) in enumerate(changes):
         path = _jsonl(tmp_path / f"{number}.jsonl", [record])
         (imports.import_queries if kind == "queries" else imports.import_chunks)(db, path)
-        now = locked_splits.split_hash(db)
+        now = locked_splits.split_hash(db, rule="default")
         assert (now != digest) == moves, record
         digest = now
-    assert label_sets.label_snapshot(db).snapshot == labels_only
+    assert label_sets.label_snapshot(db, "default").snapshot == labels_only
 
 
 def test_judgments_of_a_locked_split_still_refused(db):
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     with pytest.raises(ScorecardError, match="locked"):
         judgments.add_judgment(db, TEST_QUERY, _chunk_judged_for(db, "test", False), 0, "ann")

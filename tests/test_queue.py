@@ -259,7 +259,7 @@ def test_locked_split_pairs_are_not_served(db):
         "SELECT id FROM chunks WHERE id NOT IN (SELECT chunk_id FROM judgments"
         " WHERE query_id = ?) LIMIT 1", [test_query]).fetchone()[0]
     queue.enqueue_pairs(db, [(test_query, chunk)], reason="pool")
-    locked_splits.lock_split(db, "lead", "test")
+    locked_splits.lock_split(db, "lead", "test", rule="default")
     assert queue.next_card(db, "carol") is None
     locked_splits.unlock_split(db, "test")
     assert queue.next_card(db, "carol").pair == (test_query, chunk)

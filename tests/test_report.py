@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from labeling.commands.cli import main
+from labeling.errors import ScorecardError
 from labeling.evaluation import label_sets, result_cache, score_controls, scoring
+from labeling.evaluation.score_controls import Controls
 from labeling.files import importers as imports
 from labeling.report import scorecard_report as report
 from labeling.workspace import judgments, query_store, store
@@ -47,20 +49,23 @@ def hostile(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def card(demo: Path) -> report.Scorecard:
     result_cache.clear_cache()
-    return report.build_scorecard(store.open_workspace(demo), "fusion", baseline="bm25")
+    return report.build_scorecard(store.open_workspace(demo), report.report_controls("fusion"),
+                                  baseline="bm25")
 
 
 def test_scorecard_content(card: report.Scorecard, demo: Path) -> None:
     db = store.open_workspace(demo)
-    values = scoring.per_query(db, "fusion", list(report.DEFAULT_MEASURES))
+    controls = report.report_controls("fusion")
+    assert controls.measures == ("R@10", "RR", "nDCG@10", "P@5")
+    values = scoring.per_query(db, controls)
     overall = card.card.loc[card.card["segment"] == score_controls.OVERALL].set_index("measure")
     assert overall["mean"].to_dict() == pytest.approx(values.mean().to_dict())
     assert (overall["ci_low"] <= overall["mean"]).all()
     assert card.segment == "topic" and set(card.card["segment"]) > {"hr", "it"}
-    assert card.snapshot == label_sets.label_snapshot(db).snapshot
+    assert card.snapshot == label_sets.label_snapshot(db, "default").snapshot
     assert card.run["index_build"].startswith("reciprocal-rank fusion")
     assert card.run["query_set_version"] == "demo-1"
-    assert list(card.comparison["measure"]) == list(report.DEFAULT_MEASURES)
+    assert list(card.comparison["measure"]) == list(controls.measures)
     assert len(card.worst) == report.N_WORST
     worst = [w["value"] for w in card.worst]
     assert worst == sorted(worst) and worst[0] < 1
@@ -80,7 +85,7 @@ def test_html_is_self_contained(card: report.Scorecard) -> None:
 
 def test_user_text_is_escaped_everywhere(hostile: Path, tmp_path: Path) -> None:
     db = store.open_workspace(hostile)
-    card = report.build_scorecard(db, "fusion", baseline="bm25")
+    card = report.build_scorecard(db, report.report_controls("fusion"), baseline="bm25")
     assert any(w["text"] == MARKDOWN for w in card.worst)
     page = report.to_html(card)
     assert SCRIPT not in page and "<img src=x" not in page and "<i>it</i>" not in page
@@ -97,13 +102,15 @@ def test_json_has_no_nan_and_round_trips(card: report.Scorecard) -> None:
     data = json.loads(report.to_json(card))
     assert data["run"]["name"] == "fusion" and data["baseline"]["name"] == "bm25"
     assert data["label_snapshot"] == card.snapshot
-    assert {row["measure"] for row in data["comparison"]} == set(report.DEFAULT_MEASURES)
+    assert {row["measure"] for row in data["comparison"]} == set(card.measures)
+    assert (data["consensus_rule"], data["policy"], data["unit"], data["split"],
+            data["relevance"]) == ("default", "nonrelevant", "chunk", "all", 1)
     assert all(isinstance(row["significant"], bool) for row in data["comparison"])
     assert data["run"]["chunk_size"] is None
 
 
 def test_without_baseline(demo: Path) -> None:
-    card = report.build_scorecard(store.open_workspace(demo), "bm25", measures=["nDCG@10"],
+    card = report.build_scorecard(store.open_workspace(demo), Controls("bm25", ("nDCG@10",)),
                                   segment="source", n_worst=3)
     assert card.comparison is None and card.baseline is None
     assert len(card.worst) == 3 and "baseline" not in card.worst[0]
@@ -114,11 +121,15 @@ def test_without_baseline(demo: Path) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [({"baseline": "fusion"}, "another run"), ({"segment": "colour"}, "no segment"),
-     ({"measures": ["nDCG@x"]}, "cutoff"), ({"measures": []}, "at least one")],
+     ({"measures": ["nDCG@x"]}, "cutoff"), ({"measures": []}, "at least one"),
+     ({"rule": "median"}, "unknown consensus rule")],
 )
 def test_bad_requests(demo: Path, kwargs: dict, message: str) -> None:
-    with pytest.raises(Exception, match=message):
-        report.build_scorecard(store.open_workspace(demo), "fusion", **kwargs)
+    controls = {k: v for k, v in kwargs.items() if k in ("measures", "rule")}
+    with pytest.raises(ScorecardError, match=message):
+        report.build_scorecard(store.open_workspace(demo),
+                               report.report_controls("fusion", **controls),
+                               **{k: v for k, v in kwargs.items() if k not in controls})
 
 
 def test_report_command(demo: Path, tmp_path: Path, capsys) -> None:

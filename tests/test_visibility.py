@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from labeling.evaluation import drilldown, result_cache
+from labeling.evaluation.score_controls import Controls
 from labeling.files import exporters as exports
 from labeling.judging import queue, visibility
 from labeling.workspace import accounts as account_admin
@@ -140,8 +141,8 @@ def test_drill_down_hides_grades_the_viewer_may_not_see(accounts):
     ).fetchall()
     only = pairs_judged_by(db, "alice") - pairs_judged_by(db, "bob")
     run, query_id, _ = sorted(row for row in retrieved if tuple(row[1:]) in only)[0]
-    owner_ranked, owner_missed = drilldown.drill_down(db, run, query_id)
-    ranked, missed = drilldown.drill_down(db, run, query_id, sight=sight)
+    owner_ranked, owner_missed = drilldown.drill_down(db, Controls(run), query_id)
+    ranked, missed = drilldown.drill_down(db, Controls(run), query_id, sight=sight)
     for (_, mine), (_, full) in zip(ranked.iterrows(), owner_ranked.iterrows(), strict=True):
         if sight.sees_pair(query_id, mine["chunk_id"]):
             assert mine["grade_name"] == full["grade_name"]
@@ -150,6 +151,6 @@ def test_drill_down_hides_grades_the_viewer_may_not_see(accounts):
     assert set(missed["chunk_id"]) == {
         c for c in owner_missed["chunk_id"] if sight.sees_pair(query_id, c)}
     assert (ranked["grade_name"] == drilldown.HIDDEN).any()  # alice's grade of a result
-    docs, _ = drilldown.drill_down_documents(db, run, query_id, chunk_lists=(ranked, missed),
-                                             sight=sight)
+    docs, _ = drilldown.drill_down_documents(db, Controls(run), query_id,
+                                             chunk_lists=(ranked, missed), sight=sight)
     assert docs.loc[docs["grade_name"] == drilldown.HIDDEN, "grade"].isna().all()

@@ -68,15 +68,24 @@ def _parse_floors(items: list[str]) -> dict[str, float]:
     return floors
 
 
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
-    if args.db:
-        if not args.run_name or args.qrels or args.run:
-            raise ScorecardError("with --db, name a stored run with --run NAME and no files")
-        from labeling.judging.consensus import consensus_qrels, run_frame
-        from labeling.workspace.store import open_workspace
+def _evaluate_stored_run(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+    """A stored run on the workspace's consensus labels, under the controls the options give
+    (``labeling.evaluation.score_controls.Controls``), as the dashboard scores it."""
+    if not args.run_name or args.qrels or args.run:
+        raise ScorecardError("with --db, name a stored run with --run NAME and no files")
+    from labeling.evaluation.score_controls import Controls
+    from labeling.evaluation.scoring import stored_run_evaluation
+    from labeling.workspace.store import open_workspace
 
-        db = open_workspace(args.db, create=False)
-        return consensus_qrels(db, args.consensus), run_frame(db, args.run_name)
+    controls = Controls(
+        args.run_name, measures=tuple(measures), rule=args.consensus,
+        policy="judged_only" if args.judged_only else "nonrelevant",
+    )
+    db = open_workspace(args.db, create=False)
+    return stored_run_evaluation(db, controls, missing="skip" if args.skip_missing else "zero")
+
+
+def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     if not (args.qrels and args.run):
         raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
     from labeling.files.formats import read_qrels, read_run
@@ -91,7 +100,9 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
-def _evaluate_files(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+def _evaluate(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+    if args.db:
+        return _evaluate_stored_run(args, measures)
     qrels, run = _load(args)
     try:
         return evaluate(
@@ -99,7 +110,7 @@ def _evaluate_files(args: argparse.Namespace, measures: list[str]) -> Evaluation
             judged_only=args.judged_only, missing="skip" if args.skip_missing else "zero",
         )
     except InputError as error:
-        if args.db or error.source not in ("qrels", "run"):
+        if error.source not in ("qrels", "run"):
             raise
         from labeling.files.formats import read_qrels, read_run
 
@@ -154,7 +165,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     for name in measures:
         parse_measure(name)
     floors = _parse_floors(args.fail_under)
-    result = _evaluate_files(args, measures + [m for m in floors if m not in measures])
+    result = _evaluate(args, measures + [m for m in floors if m not in measures])
     shown = Evaluation(result.per_query[measures], result.parts)
     write_evaluation(shown, measures, args.format, args.per_query, sys.stdout)
     failed = [

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from labeling.commands import add_consensus_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report",
         help="write a shareable scorecard (HTML, Markdown or JSON)",
         description=(
-            "Write the scorecard of a stored run: scores by segment with 95%% bootstrap "
+            "Write the scorecard of a stored run: scores by segment with bootstrap "
             "intervals, the comparison with a baseline run (paired randomization test, "
             "Holm-adjusted), and the worst queries with the relevant chunks they missed. The "
             "format follows the file name: .html (one file, opens offline), .md (for a "
@@ -32,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="query attribute to segment by (default: the first attribute)")
     parser.add_argument("--judged-only", action="store_true",
                         help="drop unlabeled results before scoring (trec_eval -J)")
+    add_consensus_option(parser)
     parser.set_defaults(handler=run_report)
 
 
@@ -41,12 +44,12 @@ def run_report(args: argparse.Namespace) -> int:
     from labeling.workspace.store import open_workspace
 
     report.output_format(args.out)  # a wrong file name fails before any work
+    controls = report.report_controls(
+        args.run, measures=tuple(args.measures or report.DEFAULT_MEASURES),
+        policy="judged_only" if args.judged_only else "nonrelevant", rule=args.consensus,
+    )  # bad measures fail before the workspace is opened
     db = open_workspace(args.db, create=False)
-    card = report.build_scorecard(
-        db, args.run, baseline=args.baseline,
-        measures=args.measures or report.DEFAULT_MEASURES, segment=args.segment,
-        policy="judged_only" if args.judged_only else "nonrelevant",
-    )
+    card = report.build_scorecard(db, controls, baseline=args.baseline, segment=args.segment)
     fmt = report.write_scorecard(card, args.out)
     print(f"wrote the {fmt} scorecard of {args.run} to {args.out} "
           f"(label snapshot {card.snapshot}, {card.n_queries} queries)")

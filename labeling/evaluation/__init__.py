@@ -1,2 +1,4 @@
-"""What the dashboard and the report compute from a workspace: scores by segment, coverage,
-run comparison, drill-down, failure tags, history and the locked test split."""
+"""What the dashboard, the report and ``scorecard evaluate --db`` compute from a workspace, each
+under one ``score_controls.Controls`` (run, measures, k, unit, unjudged policy, split, consensus
+rule, relevance threshold): scores by segment, coverage, run comparison, drill-down, failure
+tags, history and the locked test split."""

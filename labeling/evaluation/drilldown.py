@@ -15,7 +15,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.evaluation.label_sets import label_snapshot
 from labeling.evaluation.ranked_runs import _document_of, chunk_documents, load_run
-from labeling.evaluation.score_controls import NO_SEGMENT
+from labeling.evaluation.score_controls import NO_SEGMENT, Controls
 from labeling.evaluation.segmenting import _segments
 from labeling.judging import queue
 from labeling.judging.visibility import Sight
@@ -73,22 +73,25 @@ def _hidden_grades(
 
 
 def drill_down(
-    db: sqlite_utils.Database, run: str, query_id: str, *, rel: int = 1, depth: int | None = None,
+    db: sqlite_utils.Database, controls: Controls, query_id: str, *, depth: int | None = None,
     sight: Sight | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One query's ranked list and the judged-relevant chunks the run did not retrieve.
+    """One query's ranked list of ``controls.run`` and the judged-relevant chunks it did not
+    retrieve, on the consensus labels under ``controls.rule``.
 
     Ranked list columns: rank, chunk_id, doc_id, score, grade (NA when unjudged), grade_name
     (``unjudged`` when unjudged), relevant, snippet. Missed: chunk_id, doc_id, grade,
-    grade_name, snippet, for chunks graded ``>= rel`` that are nowhere in the run's list
-    (or below ``depth`` when given). Ranks follow trec_eval's order (score, then id desc).
+    grade_name, snippet, for chunks graded ``controls.relevance`` or above that are nowhere in
+    the run's list (or below ``depth`` when given). Ranks follow trec_eval's order (score, then
+    id desc). The chunk list whatever ``controls.unit``; ``drill_down_documents`` is the other.
 
     ``sight`` (default: everything) is who looks (``labeling.judging.visibility``): a grade they may
     not see is NA with grade_name ``hidden`` (relevant False) in the ranked list, and its chunk
     is left out of the missed list.
     """
-    labels = label_snapshot(db)
-    frame = load_run(db, run)
+    rel = controls.relevance
+    labels = label_snapshot(db, controls.rule)
+    frame = load_run(db, controls.run)
     mine = frame.loc[frame["query_id"] == query_id, ["doc_id", "score"]]
     mine = mine.sort_values(["score", "doc_id"], ascending=[False, False], ignore_index=True)
     mine.insert(0, "rank", np.arange(1, len(mine) + 1))
@@ -130,10 +133,9 @@ def drill_down(
 
 def drill_down_documents(
     db: sqlite_utils.Database,
-    run: str,
+    controls: Controls,
     query_id: str,
     *,
-    rel: int = 1,
     depth: int | None = None,
     chunk_lists: tuple[pd.DataFrame, pd.DataFrame] | None = None,
     sight: Sight | None = None,
@@ -144,19 +146,21 @@ def drill_down_documents(
     chunks (unjudged when none of them is labeled). Ranked columns: rank, doc_id,
     best_chunk_id, chunk_rank (that chunk's rank), chunks (how many of its chunks the run
     returned), grade, grade_name, relevant, snippet (of the best chunk). Missed: doc_id, grade,
-    grade_name, chunk_id (its highest-labeled chunk), snippet, for documents graded ``>= rel``
-    that the run did not return (or only below ``depth`` when given).
+    grade_name, chunk_id (its highest-labeled chunk), snippet, for documents graded
+    ``controls.relevance`` or above that the run did not return (or only below ``depth`` when
+    given). Run, consensus rule and relevance come from ``controls``.
 
-    ``chunk_lists``: what ``drill_down(db, run, query_id, rel=rel, sight=sight)`` returned,
+    ``chunk_lists``: what ``drill_down(db, controls, query_id, sight=sight)`` returned,
     when the caller has it already (it is not read again). ``sight`` as in ``drill_down``: a
     document with a labeled chunk whose grade the viewer may not see is ``hidden`` (its grade
     would tell that chunk's), and is left out of the missed list.
     """
     if chunk_lists is None:
-        chunk_lists = drill_down(db, run, query_id, rel=rel, sight=sight)
+        chunk_lists = drill_down(db, controls, query_id, sight=sight)
     chunks, missed_chunks = chunk_lists
+    rel = controls.relevance
     chunk_doc = chunk_documents(db)
-    labels = label_snapshot(db)
+    labels = label_snapshot(db, controls.rule)
     graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
     document = _document_of(graded["doc_id"], chunk_doc)
     hidden = _hidden_grades(graded.set_index("doc_id")["relevance"], query_id, sight)
@@ -201,6 +205,12 @@ def drill_down_documents(
     missed = missed[["doc_id", "grade", "grade_name", "chunk_id", "snippet"]]
     return ranked, missed.sort_values(["grade", "doc_id"], ascending=[False, True],
                                       ignore_index=True)
+
+
+def unjudged_chunks(ranked: pd.DataFrame) -> list[str]:
+    """The chunk ids of a ``drill_down`` ranked list that have no grade (or one the viewer may
+    not see yet): what the drill-down offers to judge."""
+    return ranked.loc[ranked["grade"].isna(), "chunk_id"].tolist()
 
 
 def judge(

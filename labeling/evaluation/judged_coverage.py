@@ -4,16 +4,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import pandas as pd
 import sqlite_utils
 
 from labeling.evaluation.label_sets import label_snapshot
 from labeling.evaluation.ranked_runs import _ranked, load_run
-from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL
+from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL, Controls
 from labeling.evaluation.scoring import per_query
 from labeling.evaluation.segmenting import _segments
 from labeling.judging import queue
+
+COVERAGE_WARNING = 0.8  # Judged@k below this share is flagged
 
 # ---------------------------------------------------------------------------------------------
 # Coverage
@@ -21,20 +24,24 @@ from labeling.judging import queue
 
 def coverage(
     db: sqlite_utils.Database,
+    controls: Controls,
     runs: Sequence[str],
-    k: int,
     queries: pd.DataFrame,
     segment: str = NO_SEGMENT,
     *,
-    unit: str = "chunk",
-    split: str = "all",
-    threshold: float = 0.8,
+    threshold: float = COVERAGE_WARNING,
 ) -> pd.DataFrame:
-    """Judged@k per run and segment: run, segment, judged, n, below (judged < threshold)."""
-    measure = f"Judged@{k}"
+    """Judged@k (k = ``controls.k``) of each of ``runs`` per segment, under ``controls``' unit,
+    split and consensus rule: run, segment, judged, n, below (judged < threshold).
+
+    Always counted with unjudged items kept (policy ``nonrelevant``): with them dropped
+    (``judged_only``) every list would be fully judged.
+    """
+    measure = f"Judged@{controls.k}"
+    counted = replace(controls, measures=(measure,), policy="nonrelevant")
     frames = []
     for run in runs:
-        values = per_query(db, run, [measure], unit=unit, split=split)
+        values = per_query(db, counted.for_run(run))
         groups = _segments(queries, segment, values.index)
         table = values[measure].groupby(groups).agg(["mean", "size"]).reset_index()
         table.columns = ["segment", "judged", "n"]
@@ -52,28 +59,29 @@ def coverage(
 
 def unjudged_pairs(
     db: sqlite_utils.Database,
+    controls: Controls,
     runs: Sequence[str],
-    k: int,
     *,
-    split: str = "all",
     query_ids: Iterable[str] | None = None,
 ) -> list[tuple[str, str]]:
-    """(query_id, chunk_id) pairs in the top ``k`` of ``runs`` without a consensus label.
+    """(query_id, chunk_id) pairs in the top ``controls.k`` chunks of ``runs`` without a
+    consensus label under ``controls.rule``.
 
-    Queries are the evaluated ones (labeled at least once), filtered by split and ``query_ids``.
+    Queries are the evaluated ones (labeled at least once), filtered by ``controls.split`` and
+    ``query_ids``. Pairs are chunks whatever the unit: a chunk is what gets judged.
     """
-    labels = label_snapshot(db)
+    labels = label_snapshot(db, controls.rule)
     judged = pd.MultiIndex.from_frame(labels.qrels[["query_id", "doc_id"]].astype("string"))
     wanted = None if query_ids is None else set(query_ids)
-    if split != "all":
+    if controls.split != "all":
         in_split = {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?",
-                                                   [split])}
+                                                   [controls.split])}
         wanted = in_split if wanted is None else wanted & in_split
     pairs: dict[tuple[str, str], None] = {}
     for run in runs:
         frame = load_run(db, run)
         rows = _ranked(db, run, "chunk", labels)
-        top = rows.rank <= k
+        top = rows.rank <= controls.k
         picked = frame.iloc[rows.doc_row[top]][["query_id", "doc_id"]].astype("string")
         if wanted is not None:
             picked = picked.loc[picked["query_id"].isin(wanted)]

@@ -37,7 +37,6 @@ class Labels:
     rule: str
 
 
-
 def snapshot_hash(qrels: pd.DataFrame) -> str:
     """12 hex digits identifying a set of consensus labels (order-independent)."""
     if qrels.empty:
@@ -47,8 +46,9 @@ def snapshot_hash(qrels: pd.DataFrame) -> str:
     return hashlib.sha256(hashed.tobytes()).hexdigest()[:12]
 
 
-def label_snapshot(db: sqlite_utils.Database, rule: str = "default") -> Labels:
-    """The consensus labels now (cached until a judgment is added)."""
+def label_snapshot(db: sqlite_utils.Database, rule: str) -> Labels:
+    """The consensus labels now under ``rule`` (a ``Controls.rule``; cached until a judgment is
+    added)."""
     if rule not in CONSENSUS_RULES:
         raise ScorecardError(f"unknown consensus rule {rule!r}")
     version = labels_version(db)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.score_controls import _check_measures
+from labeling.evaluation.score_controls import ALPHA, POWER, SEED, TEST_RESAMPLES, Controls
 from labeling.evaluation.scoring import per_query
 from labeling.metrics import statistics
 
@@ -20,11 +20,14 @@ from labeling.metrics import statistics
 
 
 def paired_scores(
-    db: sqlite_utils.Database, baseline: str, candidate: str, measure: str, **controls: str
+    db: sqlite_utils.Database, controls: Controls, candidate: str, measure: str
 ) -> pd.DataFrame:
-    """Per query: baseline and candidate values of ``measure`` and their difference."""
-    a = per_query(db, baseline, [measure], **controls)[measure]
-    b = per_query(db, candidate, [measure], **controls)[measure]
+    """Per query: the values of ``measure`` for the baseline ``controls.run`` and for
+    ``candidate`` under the same controls, and their difference (candidate - baseline)."""
+    scoped = controls.with_measures([measure])
+    column = scoped.measures[0]  # ``measure`` as the controls write it (``@k``, ``rel=``)
+    a = per_query(db, scoped)[column]
+    b = per_query(db, scoped.for_run(candidate))[column]
     frame = pd.concat([a.rename("baseline"), b.rename("candidate")], axis=1, join="inner")
     frame["difference"] = frame["candidate"] - frame["baseline"]
     return frame
@@ -32,18 +35,17 @@ def paired_scores(
 
 def compare_runs(
     db: sqlite_utils.Database,
-    baseline: str,
+    controls: Controls,
     candidates: Sequence[str],
-    measures: Sequence[str],
     *,
     query_ids: Iterable[str] | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    **controls: str,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    n_resamples: int = TEST_RESAMPLES,
+    seed: int = SEED,
 ) -> pd.DataFrame:
-    """Every candidate against the baseline, per measure, on the queries both score.
+    """Every candidate against the baseline ``controls.run``, per measure of
+    ``controls.measures``, on the queries both score, all under the same controls.
 
     Columns: candidate, measure, n, baseline, candidate_mean, difference, p_randomization,
     p_t, p_holm, significant, wins, ties, losses, sd_difference, detectable. ``p_holm`` is the
@@ -53,9 +55,9 @@ def compare_runs(
     """
     wanted = None if query_ids is None else set(query_ids)
     rows = []
-    for measure in _check_measures(measures):
+    for measure in controls.measures:
         for candidate in candidates:
-            pairs = paired_scores(db, baseline, candidate, measure, **controls)
+            pairs = paired_scores(db, controls, candidate, measure)
             if wanted is not None:
                 pairs = pairs.loc[pairs.index.isin(wanted)]
             a, b = pairs["baseline"].to_numpy(), pairs["candidate"].to_numpy()
@@ -85,8 +87,8 @@ def compare_runs(
 
 
 def sensitivity(
-    sd_difference: float, n_queries: int, difference: float, *, power: float = 0.8,
-    alpha: float = 0.05,
+    sd_difference: float, n_queries: int, difference: float, *, power: float = POWER,
+    alpha: float = ALPHA,
 ) -> dict[str, float]:
     """What a query set can detect: ``detectable`` now and ``queries_needed`` for ``difference``."""
     return {

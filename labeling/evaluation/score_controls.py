@@ -1,14 +1,21 @@
-"""What a score depends on besides the run: unit, unjudged policy, split, consensus rule,
-and the names the dashboard and the report show for them.
+"""What a score depends on besides the workspace's labels and runs: one frozen ``Controls``
+value, validated in one place, and the names and constants the dashboard and the report show.
+
+Every scoring function of ``labeling.evaluation`` takes a ``Controls`` (or, for the label set
+and the split hash, its ``rule``): the dashboard builds one from its widgets, the report and the
+CLI from their options, so each tab, file and command scores with the same consensus rule,
+unit, policy, split and relevance threshold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numbers
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from labeling.errors import ScorecardError
 from labeling.judging import consensus
-from labeling.metrics.measures import parse_measure
+from labeling.metrics.measures import KINDS, PARAM_DEFAULTS, Measure, parse_measure
 
 UNITS = ("chunk", "document")
 POLICIES: dict[str, str] = {
@@ -21,21 +28,127 @@ CONSENSUS_RULES = consensus.RULES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
 MISSING = "(missing)"
-DEFAULT_MEASURES = ("R@10", "RR")
+
+# The headline measures of the dashboard, the history and the CLI's report (``@k`` takes the
+# controls' k: R@10 by default).
+DEFAULT_MEASURES = ("R@k", "RR")
+DEFAULT_K = 10
+DEFAULT_RELEVANCE = int(PARAM_DEFAULTS["rel"])  # trec_eval's -l: grade 1 and above are relevant
+K_PLACEHOLDER = "@k"  # a measure written ``nDCG@k`` takes the controls' k
+
+# The statistics behind the intervals and the tests (the dashboard's captions and the report's
+# conventions render these, so the text cannot drift from the numbers).
+BOOTSTRAP_RESAMPLES = 1000
+CONFIDENCE = 0.95
+TEST_RESAMPLES = 10_000
+SEED = 0
+ALPHA = 0.05
+POWER = 0.8
 
 
-# ---------------------------------------------------------------------------------------------
-# Scores
+@dataclass(frozen=True)
+class Controls:
+    """Everything a score depends on besides the workspace's labels and runs.
+
+    - ``run``: the run scored (the baseline, for a comparison); functions that score several
+      runs (curves, coverage, history) apply the same controls to each.
+    - ``measures``: engine names (``labeling.metrics.measures``). A name ending in ``@k`` takes
+      ``k``; a binary measure that sets no ``rel=`` of its own takes ``relevance`` (written out,
+      e.g. ``R(rel=2)@10``, so a column always says what it holds). Repeats are dropped.
+    - ``k``: the cutoff of ``@k`` measures and of the coverage (Judged@k, unjudged pairs).
+    - ``unit``: ``chunk`` or ``document``; ``policy``: a key of ``POLICIES``; ``split``: one of
+      ``SPLITS``; ``rule``: a consensus rule (``labeling.judging.consensus.RULES``).
+    - ``relevance``: the lowest grade that counts as relevant (trec_eval's ``-l``), also for the
+      drill-down's relevant and missed chunks.
+
+    The defaults are the dashboard's and the CLI's. Bad values raise ``ScorecardError`` when the
+    value is made, naming the problem; a made ``Controls`` is valid and hashable (a cache key).
+    """
+
+    run: str
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    k: int = DEFAULT_K
+    unit: str = "chunk"
+    policy: str = "nonrelevant"
+    split: str = "all"
+    rule: str = "default"
+    relevance: int = DEFAULT_RELEVANCE
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.run, str) or not self.run.strip():
+            raise ScorecardError("choose a run")
+        if not _whole_number(self.k) or self.k < 1:
+            raise ScorecardError(f"k must be a whole number of at least 1, not {self.k!r}")
+        if not _whole_number(self.relevance) or self.relevance < 1:
+            raise ScorecardError(f"the relevance threshold must be a grade of at least 1, not "
+                                 f"{self.relevance!r}")
+        _check_choice("unit", self.unit, UNITS)
+        _check_choice("policy", self.policy, tuple(POLICIES))
+        _check_choice("split", self.split, SPLITS)
+        _check_choice("consensus rule", self.rule, tuple(CONSENSUS_RULES))
+        object.__setattr__(self, "k", int(self.k))
+        object.__setattr__(self, "relevance", int(self.relevance))
+        object.__setattr__(self, "measures", self._resolve(self.measures))
+
+    def _resolve(self, measures: Iterable[str]) -> tuple[str, ...]:
+        if isinstance(measures, str):  # one name, not its letters
+            measures = (measures,)
+        resolved = [self._resolve_one(str(name).strip()) for name in measures]
+        if not resolved:
+            raise ScorecardError("choose at least one measure")
+        return tuple(dict.fromkeys(resolved))
+
+    def _resolve_one(self, name: str) -> str:
+        if name.endswith(K_PLACEHOLDER):
+            name = name[: -len(K_PLACEHOLDER)] + f"@{self.k}"
+        measure = parse_measure(name)  # raises MeasureError (a ScorecardError) naming the problem
+        own = dict(measure.params)
+        takes_rel = "rel" in KINDS[measure.kind].params
+        if not takes_rel or "rel" in own or self.relevance == DEFAULT_RELEVANCE:
+            return name
+        own["rel"] = self.relevance
+        params = tuple((key, own[key]) for key in KINDS[measure.kind].params if key in own)
+        return str(Measure(measure.kind, measure.cutoff, params))
+
+    @property
+    def judged_only(self) -> bool:
+        """Whether unjudged retrieved items are dropped before scoring (trec_eval -J)."""
+        return self.policy == "judged_only"
+
+    def for_run(self, run: str) -> Controls:
+        """The same controls on another run."""
+        return replace(self, run=run)
+
+    def with_measures(self, measures: Iterable[str]) -> Controls:
+        """The same controls on other measures (``@k`` and ``relevance`` apply to them too)."""
+        return replace(self, measures=tuple(measures))
+
+    def headline(self) -> Controls:
+        """The controls on their first measures only (as many as ``DEFAULT_MEASURES``): what
+        the curves and the history draw."""
+        return self.with_measures(self.measures[: len(DEFAULT_MEASURES)])
+
+    def describe(self) -> str:
+        """The controls as one plain sentence per setting, for a caption."""
+        return (
+            f"Policy: {POLICIES[self.policy]}. Unit: {self.unit}. Split: {self.split}. "
+            f"Consensus rule {self.rule}: {CONSENSUS_RULES[self.rule]}. "
+            f"Relevant: grade {self.relevance} and above. "
+            "Recall is measured against the labeled set, not the whole corpus."
+        )
 
 
-def _check_measures(measures: Sequence[str]) -> tuple[str, ...]:
-    if not measures:
-        raise ScorecardError("choose at least one measure")
-    for name in measures:
-        parse_measure(name)  # raises MeasureError (a ScorecardError) naming the problem
-    return tuple(measures)
+def relevance_choices(grades: Iterable[int]) -> list[int]:
+    """The thresholds a scale offers: its grades from ``DEFAULT_RELEVANCE`` up (the default
+    alone when it has none)."""
+    return sorted(g for g in grades if g >= DEFAULT_RELEVANCE) or [DEFAULT_RELEVANCE]
 
 
-def _check_policy(policy: str) -> None:
-    if policy not in POLICIES:
-        raise ScorecardError(f"unknown policy {policy!r} (use {' or '.join(POLICIES)})")
+def _whole_number(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_choice(what: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        listed = ", ".join(choices[:-1]) + " or " + choices[-1]
+        raise ScorecardError(f"unknown {what} {value!r} (use {listed})")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 
 import pandas as pd
 import sqlite_utils
 
 from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import per_query
 from labeling.workspace import contents, store
 
@@ -19,23 +19,28 @@ from labeling.workspace import contents, store
 
 
 def save_snapshot(
-    db: sqlite_utils.Database, run: str, measures: Sequence[str], *, unit: str = "chunk",
-    policy: str = "nonrelevant", split: str = "all", created_by: str | None = None,
+    db: sqlite_utils.Database, controls: Controls, *, created_by: str | None = None
 ) -> str:
-    """Save ``run``'s headline means on the current labels for the history; returns the hash."""
-    values = per_query(db, run, measures, unit=unit, policy=policy, split=split)
-    labels = label_snapshot(db)
-    means = {m: float(values[m].mean()) if len(values) else 0.0 for m in values.columns}
-    version = contents.get_run(db, run)["query_set_version"]
+    """Save the headline means of ``controls.run`` on the current labels under ``controls``
+    for the history; returns the hash of the label snapshot (under ``controls.rule``)."""
+    values = per_query(db, controls)
+    labels = label_snapshot(db, controls.rule)
+    version = contents.get_run(db, controls.run)["query_set_version"]
     with store.write_transaction(db, action="save_scores") as conn:
         conn.execute(
             "INSERT INTO evaluation_snapshots (run_name, query_set_version, split, unit, policy,"
-            " snapshot_hash, n_queries, means, created_by, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run, version, split, unit, policy, labels.snapshot, len(values), json.dumps(means),
+            " rule, snapshot_hash, n_queries, means, created_by, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (controls.run, version, controls.split, controls.unit, controls.policy,
+             controls.rule, labels.snapshot, len(values), json.dumps(_means(values)),
              created_by, store.utc_now()),
         )
     return labels.snapshot
+
+
+def _means(values: pd.DataFrame) -> dict[str, float]:
+    """Each column's mean (0 over no query, as the engine reports it)."""
+    return {m: float(values[m].mean()) if len(values) else 0.0 for m in values.columns}
 
 
 def query_set_versions(db: sqlite_utils.Database) -> list[str]:
@@ -47,13 +52,14 @@ def query_set_versions(db: sqlite_utils.Database) -> list[str]:
 
 
 def history(
-    db: sqlite_utils.Database, query_set_version: str, measures: Sequence[str], *,
-    unit: str = "chunk", policy: str = "nonrelevant", split: str = "all",
+    db: sqlite_utils.Database, controls: Controls, query_set_version: str
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Runs of one query set in creation order with their headline means, and warnings.
+    """Runs of one query set in creation order with their headline means under ``controls``
+    (its measures, unit, policy, split and consensus rule; ``controls.run`` is replaced by each
+    run), and warnings.
 
     Rows: run, created_at, measure, now (on the current labels), saved (the latest saved
-    snapshot with the same unit, policy and split; NaN if none), saved_snapshot, saved_at.
+    snapshot with the same unit, policy, split and rule; NaN if none), saved_snapshot, saved_at.
     A warning names runs whose saved numbers come from different label snapshots.
     """
     runs = list(db.query(
@@ -62,19 +68,19 @@ def history(
     rows = []
     snapshots: dict[str, str] = {}
     for run in runs:
-        values = per_query(db, run["name"], measures, unit=unit, policy=policy, split=split)
+        now = _means(per_query(db, controls.for_run(run["name"])))
         saved = db.conn.execute(
             "SELECT means, snapshot_hash, created_at FROM evaluation_snapshots WHERE run_name = ?"
-            " AND unit = ? AND policy = ? AND split = ? ORDER BY id DESC LIMIT 1",
-            [run["name"], unit, policy, split]).fetchone()
+            " AND unit = ? AND policy = ? AND split = ? AND rule = ? ORDER BY id DESC LIMIT 1",
+            [run["name"], controls.unit, controls.policy, controls.split, controls.rule],
+        ).fetchone()
         saved_means = json.loads(saved[0]) if saved else {}
         if saved:
             snapshots[run["name"]] = saved[1]
-        for measure in measures:
+        for measure in controls.measures:
             rows.append({
                 "run": run["name"], "created_at": run["created_at"], "measure": measure,
-                "now": float(values[measure].mean()) if len(values) else 0.0,
-                "saved": saved_means.get(measure, math.nan),
+                "now": now[measure], "saved": saved_means.get(measure, math.nan),
                 "saved_snapshot": saved[1] if saved else None,
                 "saved_at": saved[2] if saved else None,
             })

@@ -1,4 +1,7 @@
-"""The dashboard's data: scorecards by segment, run comparison, coverage, drill-down, reviews.
+"""Scores of stored runs: per-query values, scorecards by segment and measure-vs-k curves.
+
+Every function takes a ``labeling.evaluation.score_controls.Controls``: the run, measures, unit,
+policy, split, consensus rule and relevance threshold come from it, never from a default.
 
 Conventions
 - Scores come from the metric engine (``labeling.metrics.engine.evaluate_ranked``) on the consensus
@@ -25,61 +28,78 @@ from collections.abc import Sequence
 import pandas as pd
 import sqlite_utils
 
-from labeling.errors import ScorecardError
 from labeling.evaluation.label_sets import label_snapshot
 from labeling.evaluation.ranked_runs import _ranked
 from labeling.evaluation.result_cache import _CACHE, _db_state, _run_version, _workspace
 from labeling.evaluation.score_controls import (
+    BOOTSTRAP_RESAMPLES,
+    CONFIDENCE,
     NO_SEGMENT,
     OVERALL,
-    SPLITS,
-    _check_measures,
-    _check_policy,
+    SEED,
+    Controls,
 )
 from labeling.evaluation.segmenting import _segments, query_table
 from labeling.metrics import statistics
-from labeling.metrics.engine import evaluate_ranked
+from labeling.metrics.engine import Evaluation, evaluate_ranked
 from labeling.metrics.measures import parse_measure
 
 
-def per_query(
-    db: sqlite_utils.Database,
-    run: str,
-    measures: Sequence[str],
-    *,
-    unit: str = "chunk",
-    policy: str = "nonrelevant",
-    split: str = "all",
-    rule: str = "default",
+def stored_run_evaluation(
+    db: sqlite_utils.Database, controls: Controls, *, missing: str = "zero"
+) -> Evaluation:
+    """The engine's evaluation of ``controls.run`` (per-query values and the parts they are
+    made of) over the evaluated queries of ``controls.split``, uncached: what the CLI prints.
+    ``missing`` as in ``labeling.metrics.engine.evaluate``."""
+    result = _evaluate(db, controls, missing)
+    kept = in_split(db, result.per_query, controls.split).index
+    return Evaluation(result.per_query.loc[kept], result.parts.loc[kept])
+
+
+def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Evaluation:
+    """Every evaluated query (split ``all``), on the consensus labels under ``controls.rule``."""
+    labels = label_snapshot(db, controls.rule)
+    if labels.qrels.empty:  # nothing is evaluated before the first label
+        index = pd.Index([], dtype="string", name="query_id")
+        return Evaluation(
+            per_query=pd.DataFrame({m: pd.Series(dtype="float64") for m in controls.measures},
+                                   index=index),
+            parts=pd.DataFrame(index=index),
+        )
+    rows = _ranked(db, controls.run, controls.unit, labels)
+    result = evaluate_ranked(rows, controls.measures, judged_only=controls.judged_only,
+                             missing=missing)
+    for frame in (result.per_query, result.parts):
+        frame.index = frame.index.astype("string")
+    return result
+
+
+def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
+    """Per-query values of ``controls.run`` (index query_id, one column per measure of
+    ``controls.measures``) over the evaluated queries of ``controls.split``."""
+    labels = label_snapshot(db, controls.rule)
+    key = ("per_query", _workspace(db), _run_version(db, controls.run), labels.version,
+           controls.rule, controls.unit, controls.policy, controls.measures)
+    values = _CACHE.get(key, lambda: _evaluate(db, controls, "zero").per_query)
+    return in_split(db, values, controls.split, key)
+
+
+def in_split(
+    db: sqlite_utils.Database, values: pd.DataFrame, split: str, key: tuple | None = None
 ) -> pd.DataFrame:
-    """Per-query values (index query_id, one column per measure) of the evaluated queries."""
-    measures = _check_measures(measures)
-    _check_policy(policy)
-    if split not in SPLITS:
-        raise ScorecardError(f"unknown split {split!r} (use all, dev or test)")
-    labels = label_snapshot(db, rule)
-    key = ("per_query", _workspace(db), _run_version(db, run), labels.version, rule, unit,
-           policy, measures)
-
-    def compute() -> pd.DataFrame:
-        if labels.qrels.empty:  # nothing is evaluated before the first label
-            return pd.DataFrame({m: pd.Series(dtype="float64") for m in measures},
-                                index=pd.Index([], dtype="string", name="query_id"))
-        rows = _ranked(db, run, unit, labels)
-        values = evaluate_ranked(rows, measures, judged_only=policy == "judged_only").per_query
-        values.index = values.index.astype("string")
-        return values
-
-    values = _CACHE.get(key, compute)
+    """The rows of ``values`` (indexed by query id) whose query is in ``split`` (all for
+    ``all``); cached under ``key`` when given."""
     if split == "all":
         return values
 
-    def in_split() -> pd.DataFrame:
+    def compute() -> pd.DataFrame:
         splits = query_table(db)["split"].reindex(values.index)
         return values.loc[(splits == split).fillna(False).to_numpy(dtype=bool)]
 
+    if key is None:
+        return compute()
     # Split membership can change without a new label: key on the workspace state too.
-    return _CACHE.get((*key, split, _db_state(db)), in_split)
+    return _CACHE.get((*key, split, _db_state(db)), compute)
 
 
 def scorecard(
@@ -87,9 +107,9 @@ def scorecard(
     queries: pd.DataFrame,
     segment: str = NO_SEGMENT,
     *,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
 ) -> pd.DataFrame:
     """Per segment and overall: each measure's mean, bootstrap interval and query count.
 
@@ -115,29 +135,27 @@ def scorecard(
 
 def segment_scorecard(
     db: sqlite_utils.Database,
-    run: str,
-    measures: Sequence[str],
+    controls: Controls,
     segment: str = NO_SEGMENT,
     *,
     queries: pd.DataFrame | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    **controls: str,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = SEED,
 ) -> pd.DataFrame:
-    """``scorecard`` of ``per_query(db, run, measures, **controls)``, cached per control set.
+    """``scorecard`` of ``per_query(db, controls)``, cached per controls and segment.
 
     The cache key holds the label version, so a new judgment recomputes it. Pass ``queries``
     (``query_table``) to skip re-reading the segments.
     """
-    labels = label_snapshot(db, controls.get("rule", "default"))
+    labels = label_snapshot(db, controls.rule)
     # Segments and splits can change without a new label: key on the workspace state too.
     # ``queries`` given by the caller must be the current query_table (same state).
-    key = ("scorecard", _workspace(db), _run_version(db, run), labels.version, tuple(measures),
-           segment, _db_state(db), n_resamples, seed, tuple(sorted(controls.items())))
+    key = ("scorecard", _workspace(db), _run_version(db, controls.run), labels.version,
+           controls, segment, _db_state(db), n_resamples, seed)
 
     def compute() -> pd.DataFrame:
         table = query_table(db) if queries is None else queries
-        values = per_query(db, run, measures, **controls)
+        values = per_query(db, controls)
         return scorecard(values, table, segment, n_resamples=n_resamples, seed=seed)
 
     return _CACHE.get(key, compute)
@@ -162,33 +180,25 @@ def curve_ks(depth: int) -> list[int]:
     return sorted(grid)
 
 
-def curves(
-    db: sqlite_utils.Database,
-    runs: Sequence[str],
-    measures: Sequence[str],
-    *,
-    unit: str = "chunk",
-    policy: str = "nonrelevant",
-    split: str = "all",
-) -> pd.DataFrame:
-    """Mean of each measure as k goes from 1 to the deepest rank: run, measure, k, mean.
+def curves(db: sqlite_utils.Database, controls: Controls, runs: Sequence[str]) -> pd.DataFrame:
+    """Mean of each of ``controls.measures`` as k goes from 1 to the deepest rank, for each of
+    ``runs`` under the same controls: run, measure, k, mean.
 
-    ``measures`` are names with or without a cutoff (``R@10`` and ``R`` both give the R curve);
-    measures without a cutoff (``Rprec``) are left out.
+    Measures are taken without their cutoff (``R@10`` gives the R curve); measures without a
+    cutoff (``Rprec``) are left out.
     """
     rows = []
-    labels = label_snapshot(db)
+    labels = label_snapshot(db, controls.rule)
     for run in runs:
-        ranked = _ranked(db, run, unit, labels)
+        ranked = _ranked(db, run, controls.unit, labels)
         depth = int(ranked.rank.max()) if len(ranked.rank) else 1
         ks = curve_ks(depth)
-        for measure in measures:
-            parsed = parse_measure(measure)
-            if parsed.kind in ("Rprec",):
+        for measure in controls.measures:
+            if parse_measure(measure).kind == "Rprec":
                 continue
             base = str(measure).split("@", 1)[0]
-            names = [f"{base}@{k}" for k in ks]
-            means = per_query(db, run, names, unit=unit, policy=policy, split=split).mean()
+            at_k = controls.for_run(run).with_measures(f"{base}@{k}" for k in ks)
+            means = per_query(db, at_k).mean()
             rows += [{"run": run, "measure": base, "k": k, "mean": float(means[name])}
-                     for k, name in zip(ks, names, strict=True)]
+                     for k, name in zip(ks, at_k.measures, strict=True)]
     return pd.DataFrame(rows, columns=["run", "measure", "k", "mean"])

@@ -58,3 +58,11 @@ def segment_values(values: pd.DataFrame, queries: pd.DataFrame, segment: str) ->
         id_vars=["query_id", "segment"], var_name="measure", value_name="value"
     )
     return long
+
+
+def segment_names(values: pd.DataFrame, queries: pd.DataFrame, segment: str) -> list[str]:
+    """The values ``segment`` takes over the queries of ``values``, sorted (none for
+    ``(none)``): the choices of a filter by segment value."""
+    if segment == NO_SEGMENT:
+        return []
+    return sorted(_segments(queries, segment, values.index).unique())

@@ -1,10 +1,10 @@
 """The shareable scorecard: one run's scores by segment, against a baseline, as HTML, Markdown
 or JSON.
 
-Every number comes from ``labeling.evaluation.scoring`` (which scores with
-``labeling.metrics.engine`` on the
-consensus labels and takes intervals and tests from ``labeling.metrics.statistics``); this module
-gathers them into a ``Scorecard`` and writes it out.
+Every number comes from ``labeling.evaluation`` (the engine, ``labeling.metrics.engine``, on the
+consensus labels; intervals and tests from ``labeling.metrics.statistics``) under one
+``score_controls.Controls`` (run, measures, unit, policy, split, consensus rule, relevance
+threshold), which the file names; this module gathers them into a ``Scorecard`` and writes it.
 
 - HTML is one file that opens offline: plotly's JavaScript is inlined once, there is no other
   resource to fetch, and every piece of user text (workspace, run metadata, segment names,
@@ -13,8 +13,9 @@ gathers them into a ``Scorecard`` and writes it out.
   ``labeling.markdown.escape_inline``.
 - JSON is for machines: plain numbers, ``null`` for a missing value.
 
-Values are fractions in [0, 1]; intervals are 95% percentile bootstrap intervals over queries;
-significance is the paired randomization test, Holm-adjusted, at ``alpha``.
+Values are fractions in [0, 1]; intervals are percentile bootstrap intervals over queries;
+significance is the paired randomization test, Holm-adjusted, at ``alpha``; the conventions
+quote their settings, the constants of ``labeling.evaluation.score_controls``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,32 +40,31 @@ from labeling.evaluation import (
     scoring,
     segmenting,
 )
+from labeling.evaluation.score_controls import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    CONFIDENCE,
+    SEED,
+    Controls,
+)
 from labeling.markdown import escape_inline
 from labeling.metrics.measures import parse_measure
 from labeling.teaching import guide
 from labeling.workspace import contents, grading, store
 
 __all__ = [
-    "DEFAULT_MEASURES",
-    "FORMATS",
-    "Scorecard",
-    "build_scorecard",
-    "default_segment",
-    "download",
-    "output_format",
-    "render",
-    "to_html",
-    "to_json",
-    "to_markdown",
+    "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",
+    "output_format", "render", "report_controls", "to_html", "to_json", "to_markdown",
     "write_scorecard",
 ]
 
-DEFAULT_MEASURES = ("R@10", "RR", "nDCG@10", "P@5")
+# The dashboard's headline measures, then a graded and a precision measure (``@k`` takes the
+# controls' k).
+DEFAULT_MEASURES = (*score_controls.DEFAULT_MEASURES, "nDCG@k", "P@5")
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json"}
 RUN_FIELDS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "created_at",
               "notes")
 N_WORST = 10
-ALPHA = 0.05
 
 
 @dataclass
@@ -78,7 +78,7 @@ class Scorecard:
     snapshot: str
     measures: list[str]
     segment: str
-    policy: str
+    controls: Controls  # what every number was computed under
     n_queries: int
     n_labels: int
     conventions: list[str]
@@ -102,7 +102,10 @@ class Scorecard:
             "baseline": None if self.baseline is None
             else {k: _plain(v) for k, v in self.baseline.items()},
             "label_snapshot": self.snapshot, "measures": self.measures,
-            "segment": self.segment, "policy": self.policy, "queries": self.n_queries,
+            "segment": self.segment, "policy": self.controls.policy,
+            "consensus_rule": self.controls.rule, "unit": self.controls.unit,
+            "split": self.controls.split, "relevance": self.controls.relevance,
+            "queries": self.n_queries,
             "labels": self.n_labels, "conventions": self.conventions,
             "not_measured": guide.NOT_MEASURED,
             "scorecard": records(self.card), "baseline_scorecard": records(self.baseline_card),
@@ -127,6 +130,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def report_controls(run: str, **settings: Any) -> Controls:
+    """The ``Controls`` of a report on ``run``: ``DEFAULT_MEASURES`` unless ``settings`` name
+    other measures, the ``Controls`` defaults for the rest."""
+    settings.setdefault("measures", DEFAULT_MEASURES)
+    return Controls(run, **settings)
+
+
 def default_segment(db: sqlite_utils.Database) -> str:
     """The first query attribute (e.g. ``topic``), else ``source`` (real vs synthetic)."""
     options = segmenting.segment_options(db)
@@ -141,19 +151,22 @@ def _run_meta(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     return meta
 
 
-def _conventions(policy: str, n_resamples: int) -> list[str]:
+def _conventions(controls: Controls, n_resamples: int) -> list[str]:
     return [
         "Measures use trec_eval's conventions: a run is ordered by score descending, ties by "
         "chunk id descending; P@k divides by k; AP divides by every relevant chunk; nDCG's gain "
         "is the grade and its ideal list ranks every judged chunk; RR is not cut unless "
         "written RR@k.",
-        "Labels: one consensus grade per (query, chunk): "
-        + score_controls.CONSENSUS_RULES["default"] + ". Grades >= 1 are relevant.",
-        "Policy: " + score_controls.POLICIES[policy] + ".",
+        f"Labels: one consensus grade per (query, chunk), rule {controls.rule}: "
+        + score_controls.CONSENSUS_RULES[controls.rule]
+        + f". Grades >= {controls.relevance} are relevant.",
+        "Policy: " + score_controls.POLICIES[controls.policy] + ".",
+        f"Unit: {controls.unit}. Split: {controls.split}.",
         "Recall is measured against the labeled chunks, not the whole corpus.",
         "The evaluated queries are those with at least one label; a labeled query the run "
         "returned nothing for scores 0.",
-        f"Intervals: 95% percentile bootstrap over queries ({n_resamples} resamples, seed 0).",
+        f"Intervals: {CONFIDENCE:.0%} percentile bootstrap over queries ({n_resamples} "
+        f"resamples, seed {SEED}).",
         f"Significance: paired randomization test on the queries both runs score, Holm-adjusted "
         f"across candidates, at alpha = {ALPHA}.",
     ]
@@ -161,33 +174,28 @@ def _conventions(policy: str, n_resamples: int) -> list[str]:
 
 def build_scorecard(
     db: sqlite_utils.Database,
-    run: str,
+    controls: Controls,
     *,
     baseline: str | None = None,
-    measures: list[str] | tuple[str, ...] = DEFAULT_MEASURES,
     segment: str | None = None,
-    policy: str = "nonrelevant",
     worst_measure: str | None = None,
     n_worst: int = N_WORST,
-    n_resamples: int = 1000,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> Scorecard:
-    """Gather the scorecard of ``run`` (and its comparison with ``baseline``).
+    """Gather the scorecard of ``controls.run`` on ``controls.measures`` (and its comparison
+    with ``baseline``, under the same controls).
 
     ``segment``: a query attribute, ``source`` or ``split`` (default: ``default_segment``).
     ``worst_measure``: the measure the worst queries are sorted by (default: the first one);
-    a worst query's missed chunks are its relevant chunks outside that measure's top k
-    (anywhere outside the run for a measure without cutoff).
+    a worst query's missed chunks are its chunks relevant to that measure (its ``rel=``)
+    outside its top k (anywhere outside the run for a measure without cutoff).
     """
-    measures = list(dict.fromkeys(measures))
-    if not measures:
-        raise ScorecardError("give at least one measure")
-    for name in measures:
-        parse_measure(name)
+    run = controls.run
     if baseline == run:
         raise ScorecardError("the baseline must be another run")
-    worst_measure = worst_measure or measures[0]
-    if worst_measure not in measures:
-        measures.append(worst_measure)
+    worst_measure = controls.with_measures([worst_measure or controls.measures[0]]).measures[0]
+    controls = controls.with_measures([*controls.measures, worst_measure])
+    measures = list(controls.measures)
     segment = segment or default_segment(db)
     if segment not in segmenting.segment_options(db):
         raise ScorecardError(
@@ -196,31 +204,52 @@ def build_scorecard(
     run_meta = _run_meta(db, run)
     base_meta = _run_meta(db, baseline) if baseline else None
 
-    labels = label_sets.label_snapshot(db)
+    labels = label_sets.label_snapshot(db, controls.rule)
     queries = segmenting.query_table(db)
-    values = scoring.per_query(db, run, measures, policy=policy)
+    values = scoring.per_query(db, controls)
     card = scoring.scorecard(values, queries, segment, n_resamples=n_resamples)
 
     baseline_card = comparison = base_values = None
     if baseline:
-        base_values = scoring.per_query(db, baseline, measures, policy=policy)
+        base_values = scoring.per_query(db, controls.for_run(baseline))
         baseline_card = scoring.scorecard(base_values, queries, score_controls.NO_SEGMENT,
-                                            n_resamples=n_resamples)
-        comparison = run_comparison.compare_runs(db, baseline, [run], measures, alpha=ALPHA,
-                                            policy=policy)
+                                          n_resamples=n_resamples)
+        comparison = run_comparison.compare_runs(db, controls.for_run(baseline), [run],
+                                                 alpha=ALPHA)
 
+    worst = _worst_queries(db, controls, values, queries, worst_measure, segment, n_worst,
+                           base_values)
+    return Scorecard(
+        workspace=Path(_db_path(db)).name, generated_at=store.utc_now(), run=run_meta,
+        baseline=base_meta, snapshot=labels.snapshot, measures=measures, segment=segment,
+        controls=controls, n_queries=len(values), n_labels=len(labels.qrels),
+        conventions=_conventions(controls, n_resamples), card=card, baseline_card=baseline_card,
+        comparison=comparison, worst_measure=worst_measure, worst=worst,
+        gate_example=_gate_example(db, controls),
+    )
+
+
+def _worst_queries(
+    db: sqlite_utils.Database, controls: Controls, values: pd.DataFrame, queries: pd.DataFrame,
+    worst_measure: str, segment: str, n_worst: int, base_values: pd.DataFrame | None,
+) -> list[dict[str, Any]]:
+    """The ``n_worst`` queries by ``worst_measure`` with the relevant chunks they missed."""
     # Ties on the sorting measure are broken by the other measures (lowest first), so that
     # among queries with equal recall the ones with the worst ranking come first.
-    others = [m for m in measures if m != worst_measure]
+    others = [m for m in values.columns if m != worst_measure]
     ordered = values.sort_values([worst_measure, *others], kind="stable")
     worst_rows = drilldown.worst_queries(ordered, queries, worst_measure, segment=segment,
                                          limit=n_worst)
-    depth = parse_measure(worst_measure).cutoff
+    sorting = parse_measure(worst_measure)
+    # Missed means relevant to the sorting measure: its own rel= when it has one (the controls'
+    # threshold is written into it), else the controls' threshold (nDCG).
+    missing = replace(controls.with_measures([worst_measure]),
+                      relevance=dict(sorting.params).get("rel", controls.relevance))
     scale = {g: name for g, name, _ in grading.get_scale(db)}
     worst = []
     for row in worst_rows.to_dict("records"):
         query_id = str(row["query_id"])
-        _, missed = drilldown.drill_down(db, run, query_id, depth=depth)
+        _, missed = drilldown.drill_down(db, missing, query_id, depth=sorting.cutoff)
         texts = _chunk_texts(db, list(missed["chunk_id"]))
         item = {"query_id": query_id, "text": row["text"], "segment": row["segment"],
                 "value": row["value"]}
@@ -233,19 +262,21 @@ def build_scorecard(
                                strict=True)
         ]
         worst.append(item)
+    return worst
 
-    gate = " ".join(
+
+def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
+    """The ``scorecard evaluate`` line that gates the first measure under the same controls."""
+    options = []
+    if controls.rule != "default":
+        options.append(f"--consensus {controls.rule}")
+    if controls.judged_only:
+        options.append("--judged-only")
+    return " ".join(
         ["scorecard evaluate --db", _shell_word(Path(_db_path(db)).name), "--run",
-         _shell_word(run)]
-        + [f"-m {_shell_word(m)}" for m in measures[:2]]
-        + [f"--fail-under {_shell_word(m + '=0.6')}" for m in measures[:1]]
-    )
-    return Scorecard(
-        workspace=Path(_db_path(db)).name, generated_at=store.utc_now(), run=run_meta,
-        baseline=base_meta, snapshot=labels.snapshot, measures=measures, segment=segment,
-        policy=policy, n_queries=len(values), n_labels=len(labels.qrels),
-        conventions=_conventions(policy, n_resamples), card=card, baseline_card=baseline_card,
-        comparison=comparison, worst_measure=worst_measure, worst=worst, gate_example=gate,
+         _shell_word(controls.run), *options]
+        + [f"-m {_shell_word(m)}" for m in controls.measures[:2]]
+        + [f"--fail-under {_shell_word(m + '=0.6')}" for m in controls.measures[:1]]
     )
 
 
@@ -419,7 +450,8 @@ def to_html(card: Scorecard) -> str:
         f"<h1>{_e(title)}</h1>",
         f"<p class='muted'>Workspace <b>{_e(card.workspace)}</b> · generated "
         f"{_e(card.generated_at[:19].replace('T', ' '))} UTC · label snapshot "
-        f"<code>{_e(card.snapshot)}</code> · {card.n_queries} queries evaluated · "
+        f"<code>{_e(card.snapshot)}</code> (consensus rule {_e(card.controls.rule)}) · "
+        f"{card.n_queries} queries evaluated · "
         f"{card.n_labels} labels</p>",
         f"<p>{_run_line(card.run)}" + (f"<br>Baseline {_run_line(card.baseline)}"
                                        if card.baseline else "") + "</p>",
@@ -494,7 +526,8 @@ def to_markdown(card: Scorecard) -> str:
         + (f" vs {_md(card.baseline['name'])}" if card.baseline else ""),
         "",
         f"Workspace {_md(card.workspace)} · {card.generated_at[:10]} · label snapshot "
-        f"`{card.snapshot}` · {card.n_queries} queries · {card.n_labels} labels",
+        f"`{card.snapshot}` (consensus rule {card.controls.rule}) · {card.n_queries} queries · "
+        f"{card.n_labels} labels",
         "",
         "Run: " + "; ".join(f"{_md(k)}: {_md(_fmt(v))}" for k, v in run.items()
                             if k != "name" and v not in (None, "")),

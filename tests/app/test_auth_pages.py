@@ -234,7 +234,7 @@ def walk_pages(at, workspace: Path):
             if page == "dashboard":
                 if view == "History locked":  # the owner locks it: Unlock shows
                     db = store.open_workspace(workspace)
-                    locked_splits.lock_split(db, "owner")
+                    locked_splits.lock_split(db, "owner", rule="default")
                     db.close()
                 at.session_state["dash_tab"] = view.removesuffix(" locked")
                 at.run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.evaluation import drilldown, result_cache, score_controls
+from labeling.evaluation.score_controls import Controls
 from labeling.workspace import store
 
 
@@ -83,7 +84,8 @@ def test_document_unit_drills_down_to_documents(open_app, workspace):
     at.selectbox(key="dash_drill_query").set_value("q01").run()
     assert not at.exception
     docs = next(d.value for d in at.dataframe if "best_chunk_id" in d.value.columns)
-    expected, _ = drilldown.drill_down_documents(store.open_workspace(workspace), "bm25", "q01")
+    expected, _ = drilldown.drill_down_documents(store.open_workspace(workspace),
+                                                 Controls("bm25", unit="document"), "q01")
     assert docs["doc_id"].tolist() == expected["doc_id"].tolist()
     assert docs["doc_id"].is_unique
     assert any("Relevant documents the run missed" in h.value for h in at.subheader)

@@ -15,7 +15,7 @@ EDITOR_KEY = f"queries_editor_0_{hashlib.sha1(b'').hexdigest()[:8]}"  # no searc
 
 def _lock_test_split(workspace: Path) -> None:
     db = store.open_workspace(workspace)
-    locked_splits.lock_split(db, "lead")
+    locked_splits.lock_split(db, "lead", rule="default")
     db.conn.close()
 
 

@@ -23,7 +23,8 @@ def card_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     folder = tmp_path_factory.mktemp("report")
     build_demo(folder / "demo.db")
     db = store.open_workspace(folder / "demo.db")
-    worst = report.build_scorecard(db, "fusion", n_worst=1, n_resamples=200).worst[0]
+    worst = report.build_scorecard(db, report.report_controls("fusion"), n_worst=1,
+                                   n_resamples=200).worst[0]
     chunks = folder / "evil.jsonl"
     chunks.write_text(
         '{"id": "evil-01", "doc_id": "evil", "text": "Before ' + PAYLOAD.replace('"', '\\"')
@@ -32,7 +33,7 @@ def card_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     imports.import_chunks(db, chunks)
     # A relevant label the run never retrieved: the chunk is a missed chunk of a worst query.
     judgments.add_judgment(db, worst["query_id"], "evil-01", 3, "alice")
-    card = report.build_scorecard(db, "fusion", baseline="bm25")
+    card = report.build_scorecard(db, report.report_controls("fusion"), baseline="bm25")
     path = folder / "card.html"
     report.write_scorecard(card, path)
     return path, worst["query_id"]

@@ -17,6 +17,7 @@ from labeling.workspace.migrations import (
     m004_dashboard,
     m005_access,
     m006_sessions,
+    m007_consensus_rule,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -26,4 +27,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m004_dashboard.migrate,
     m005_access.migrate,
     m006_sessions.migrate,
+    m007_consensus_rule.migrate,
 ]
