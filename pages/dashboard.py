@@ -245,6 +245,8 @@ def save_history(controls: Controls) -> None:
 
 # --- controls ---------------------------------------------------------------------------------
 
+GUIDE_DEFAULTS_KEY = "dashboard_default_measures"  # set by the Metric guide page
+
 
 def read_controls(
     db: sqlite_utils.Database, runs: list[str], scale: list[tuple]
@@ -283,7 +285,9 @@ def read_controls(
             "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
                                    key="dash_policy", format_func=score_controls.POLICIES.get),
         }
-    measures = (*score_controls.DEFAULT_MEASURES, *extra)
+    # The Metric guide's chooser may have set the lead measures for this session.
+    lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
+    measures = tuple(dict.fromkeys((*lead, *extra)))
     try:
         return Controls(measures=(*measures, custom) if custom.strip() else measures,
                         **settings), segment

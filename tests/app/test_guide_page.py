@@ -16,6 +16,10 @@ def test_chooser_sets_dashboard_defaults(open_app) -> None:
     at.button(key="guide_set_defaults").click().run()
     assert at.session_state["dashboard_default_measures"] == ["R@8", "Success@8", "RR@8"]
     assert "R@8" in shown(at.success[0].value)
+    at.switch_page("pages/dashboard.py").run()  # the Dashboard scores the chosen measures
+    assert not at.exception
+    card = at.dataframe[0].value
+    assert list(dict.fromkeys(card["measure"])) == ["R@8", "Success@8", "RR@8"]
 
 
 def test_order_without_graded_labels_leads_with_map(open_app) -> None:
