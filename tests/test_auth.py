@@ -35,7 +35,10 @@ from labeling.evaluation import (
 )
 from labeling.files import baseline, uploads
 from labeling.files import importers as imports
-from labeling.judging import agreement, pooling
+from labeling.judging import agreement, pooling, queue
+from labeling.synthetic import importers as synthetic_imports
+from labeling.synthetic import review
+from labeling.synthetic.candidate import Candidate
 from labeling.workspace import (
     accounts,
     contents,
@@ -487,11 +490,11 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
     calls = {
         "judgments.add_judgment": lambda: judgments.add_judgment(db, q, c, 1, "vic"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
-        "importers.import_chunks": lambda: imports.import_chunks(db, chunks),
-        "importers.import_queries": lambda: imports.import_queries(db, queries),
-        "importers.import_qrels": lambda: imports.import_qrels(db, qrels),
-        "importers.import_run": lambda: imports.import_run(db, run, "new-run"),
-        "importers.import_beir": lambda: imports.import_beir(db, beir),
+        "importers.records.import_chunks": lambda: imports.import_chunks(db, chunks),
+        "importers.records.import_queries": lambda: imports.import_queries(db, queries),
+        "importers.qrels.import_qrels": lambda: imports.import_qrels(db, qrels),
+        "importers.runs.import_run": lambda: imports.import_run(db, run, "new-run"),
+        "importers.beir.import_beir": lambda: imports.import_beir(db, beir),
         "query_store.add_query": lambda: query_store.add_query(db, "new query"),
         "query_store.update_queries": lambda: query_store.update_queries(db, table),
         "query_store.assign_split": lambda: query_store.assign_split(db, 0.5, 3),
@@ -509,26 +512,21 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
 
 
 def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
-    """The writes of the labeling queue, the dashboard and synthetic review, when present."""
+    """The writes of the labeling queue, the dashboard and synthetic review."""
     calls: dict[str, object] = {}
-    try:
-        from labeling.judging import queue
-    except ImportError:
-        queue = None
-    if queue is not None:
-        with roles.acting_as(None):  # the owner prepares a judgment to undo
-            judgment = queue.save_judgment(db, q, c, 1, "vic")
-        calls.update({
-            "queue.enqueue_pairs": lambda: queue.enqueue_pairs(db, [(q, c)], reason="t"),
-            "queue.set_overlap_share": lambda: queue.set_overlap_share(db, 0.3),
-            "queue.save_judgment": lambda: queue.save_judgment(db, q, c, 2, "vic"),
-            "queue.skip": lambda: queue.skip(db, q, c, "vic"),
-            "queue.undo": lambda: queue.undo(db, judgment, "vic"),
-            "queue.rejudge": lambda: queue.rejudge(db, query_id=q, requested_by="vic"),
-            "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
-            "pooling.build_pool": lambda: pooling.build_pool(db, contents.run_names(db)),
-            "agreement.adjudicate": lambda: agreement.adjudicate(db, q, c, 2, "vic"),
-        })
+    with roles.acting_as(None):  # the owner prepares a judgment to undo
+        judgment = queue.save_judgment(db, q, c, 1, "vic")
+    calls.update({
+        "queue.enqueue_pairs": lambda: queue.enqueue_pairs(db, [(q, c)], reason="t"),
+        "queue.set_overlap_share": lambda: queue.set_overlap_share(db, 0.3),
+        "queue.save_judgment": lambda: queue.save_judgment(db, q, c, 2, "vic"),
+        "queue.skip": lambda: queue.skip(db, q, c, "vic"),
+        "queue.undo": lambda: queue.undo(db, judgment, "vic"),
+        "queue.rejudge": lambda: queue.rejudge(db, query_id=q, requested_by="vic"),
+        "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
+        "pooling.build_pool": lambda: pooling.build_pool(db, contents.run_names(db)),
+        "agreement.adjudicate": lambda: agreement.adjudicate(db, q, c, 2, "vic"),
+    })
     run = contents.run_names(db)[0]
     with roles.acting_as(None):
         failure_tags.add_failure_tag(db, "prepared-tag")
@@ -545,9 +543,6 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
             db, [(q, c)]
         ),
     })
-    from labeling.synthetic import review
-    from labeling.synthetic.candidate import Candidate
-
     def candidate(text: str) -> Candidate:
         return Candidate(chunk_id=c, question=text, generator="offline")
 
@@ -565,24 +560,19 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         ),
         "synthetic.review.generate": lambda: review.generate(db, 2, seed=1),
     })
-    try:
-        from labeling.synthetic import importers
-    except ImportError:
-        importers = None
-    if importers is not None:
-        text = db.conn.execute("SELECT text FROM chunks WHERE id = ?", [c]).fetchone()[0]
-        folder = Path(tempfile.mkdtemp())
-        llama = folder / "llama.json"
-        llama.write_text(json.dumps({
-            "queries": {"n1": "What is new here?"}, "corpus": {"d1": text},
-            "relevant_docs": {"n1": ["d1"]},
-        }))
-        ragas = folder / "ragas.jsonl"
-        ragas.write_text(json.dumps({"user_input": "What is new?", "reference_contexts": [text]}))
-        calls["synthetic.importers.import_llamaindex"] = lambda: importers.import_llamaindex(
-            db, llama
-        )
-        calls["synthetic.importers.import_ragas"] = lambda: importers.import_ragas(db, ragas)
+    text = db.conn.execute("SELECT text FROM chunks WHERE id = ?", [c]).fetchone()[0]
+    folder = Path(tempfile.mkdtemp())
+    llama = folder / "llama.json"
+    llama.write_text(json.dumps({
+        "queries": {"n1": "What is new here?"}, "corpus": {"d1": text},
+        "relevant_docs": {"n1": ["d1"]},
+    }))
+    ragas = folder / "ragas.jsonl"
+    ragas.write_text(json.dumps({"user_input": "What is new?", "reference_contexts": [text]}))
+    calls["synthetic.importers.import_llamaindex"] = lambda: synthetic_imports.import_llamaindex(
+        db, llama
+    )
+    calls["synthetic.importers.import_ragas"] = lambda: synthetic_imports.import_ragas(db, ragas)
     return calls
 
 
@@ -600,7 +590,7 @@ def test_a_viewer_cannot_write_through_any_function(db, tmp_path):
 REFUSAL_PHRASES = {
     "judgments.add_judgment": "saving a judgment",
     "score_history.save_snapshot": "saving scores to the history",
-    "importers.import_qrels": "importing",
+    "importers.qrels.import_qrels": "importing",
     "uploads.import_bytes": "importing",
     "queue.skip": "skipping a pair",
     "queue.undo": "undoing a judgment",
@@ -655,10 +645,11 @@ def test_the_owner_can_do_every_write(db, tmp_path):
 
 # Write functions of `labeling` are found by what they call: anything reaching the database
 # through these names. A new one must be added to `_write_calls` above.
-WRITE_MARKERS = {"write_transaction", "add_judgment", "_import_transaction"}
+WRITE_MARKERS = {"write_transaction", "add_judgment", "import_transaction"}
 LAYER_PACKAGES = {"workspace", "files", "judging", "evaluation", "report", "teaching", "metrics"}
 NOT_PUBLIC_WRITES = {
-    "store.write_transaction", "grading.init_workspace", "demo.build_demo",
+    "store.write_transaction", "importers.transaction.import_transaction",
+    "grading.init_workspace", "demo.build_demo",
     "accounts.authenticate",  # re-hashes the signer's own password on sign-in, as the owner
     # Sign-in bookkeeping (attempt counts, session rows), done as the owner for whoever signs
     # in: anyone may try; the tests below check what each does.
