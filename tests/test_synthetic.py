@@ -15,6 +15,7 @@ from labeling.files.demo import DEMO_DATA
 from labeling.judging import queue
 from labeling.synthetic import importers, offline, quality, review, sampling
 from labeling.synthetic.candidate import Candidate
+from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import split_sentences
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
@@ -69,15 +70,15 @@ def test_question_kinds_on_known_sentences():
     ("Is the leave year (April?", "unbalanced"),
 ])
 def test_rubric_rejects(question, problem):
-    assert any(problem in p for p in offline.rubric(question)), offline.rubric(question)
+    assert any(problem in p for p in rubric(question)), rubric(question)
 
 
 def test_rubric_rejects_a_copy_of_the_sentence():
     sentence = "The leave year runs from 1 April to 31 March."
-    assert "copies the sentence" in offline.rubric(
+    assert "copies the sentence" in rubric(
         "The leave year runs from 1 April to 31 March?", sentence
     )
-    assert offline.rubric("When does the leave year run?", sentence) == []
+    assert rubric("When does the leave year run?", sentence) == []
 
 
 @settings(max_examples=50, deadline=None)

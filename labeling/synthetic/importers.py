@@ -27,8 +27,8 @@ from labeling.files.formats import tabular
 from labeling.files.formats.tabular import TOO_DEEP
 from labeling.files.formats.text import unreadable
 from labeling.synthetic.candidate import Candidate
-from labeling.synthetic.offline import rubric
 from labeling.synthetic.review import add_candidates
+from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import normalise
 
 

@@ -21,7 +21,7 @@ from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue
 from labeling.synthetic import quality, sampling
 from labeling.synthetic.candidate import Candidate
-from labeling.synthetic.offline import rubric
+from labeling.synthetic.rubric import rubric
 from labeling.workspace.grading import get_scale
 from labeling.workspace.judgments import add_judgment
 from labeling.workspace.store import utc_now, write_transaction
