@@ -695,6 +695,12 @@ def test_every_public_write_function_is_covered(db, tmp_path):
 # Command line
 
 
+def test_the_command_line_offers_the_roles_the_workspace_knows():
+    from labeling.commands.access import ROLE_NAMES
+
+    assert ROLE_NAMES == roles.ROLES
+
+
 @dataclass
 class Done:
     returncode: int
