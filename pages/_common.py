@@ -81,10 +81,7 @@ def sidebar(db: sqlite_utils.Database) -> None:
     with st.sidebar:
         st.caption("Workspace")
         st.code(str(workspace_path()), language=None, wrap_lines=True)
-        st.caption(
-            f"{counts['chunks']} chunks · {counts['queries']} queries · {counts['runs']} runs · "
-            f"{counts['judgments']} judgments"
-        )
+        st.caption(contents.describe_counts(counts, " · "))
         state = st.session_state
         if _auth.ANNOTATOR_KEY not in state:
             state[_auth.ANNOTATOR_KEY] = os.environ.get("SCORECARD_ANNOTATOR", "")

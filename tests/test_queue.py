@@ -223,13 +223,6 @@ def test_annotator_name_is_required(db):
         queue.next_card(db, "generator")
 
 
-def test_highlight_keeps_text_and_marks_terms():
-    text = "Holidays: carry over 5 days. The holiday year"
-    segments = queue.highlight_segments(text, "How many holiday days?")
-    assert "".join(s for s, _ in segments) == text
-    assert [s for s, hit in segments if hit] == ["Holidays", "days", "holiday"]
-
-
 def test_shortcut_registry_has_no_clash():
     for grades in ([0, 1], [0, 1, 2, 3], [-1, 0, 1, 2], list(range(12))):
         keys = list(shortcuts.all_bindings(grades).values())

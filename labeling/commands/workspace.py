@@ -35,7 +35,7 @@ def _meta(items: list[str]) -> dict[str, str]:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from labeling.workspace.contents import counts
+    from labeling.workspace.contents import counts, describe_counts
     from labeling.workspace.grading import init_workspace
     from labeling.workspace.store import open_workspace
 
@@ -50,11 +50,7 @@ def _init(args: argparse.Namespace) -> int:
         db = open_workspace(args.db, create=False)
     else:
         db = init_workspace(args.db, scale=args.scale)
-    sizes = counts(db)
-    _out(
-        f"workspace {args.db}: {sizes['chunks']} chunks, {sizes['queries']} queries, "
-        f"{sizes['judgments']} judgments, {sizes['runs']} runs"
-    )
+    _out(f"workspace {args.db}: {describe_counts(counts(db))}")
     return 0
 
 
