@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -87,7 +88,9 @@ def _check_attributes(attributes: Mapping[str, object]) -> dict[str, str | None]
     return clean
 
 
-def _next_query_id(conn, prefix: str = "u") -> str:
+def next_query_id(conn: sqlite3.Connection, prefix: str = "u") -> str:
+    """The first free id ``<prefix>001``, ``<prefix>002``... for a new query (``u`` typed in
+    the app, ``s`` accepted from synthetic review)."""
     taken = {r[0] for r in conn.execute(
         "SELECT id FROM queries WHERE id GLOB ?", [f"{prefix}[0-9]*"]
     )}
@@ -117,7 +120,7 @@ def add_query(
     split_value = _check_choice(split, SPLITS, "split")
     clean = _check_attributes(attributes or {})
     with write_transaction(db, action="add_query") as conn:
-        qid = (query_id or "").strip() or _next_query_id(conn)
+        qid = (query_id or "").strip() or next_query_id(conn)
         if (reason := id_problem("query id", qid)) is not None:
             raise InputError(reason, source="new query")
         if conn.execute("SELECT 1 FROM queries WHERE id = ?", [qid]).fetchone():
