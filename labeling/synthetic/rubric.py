@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from labeling.synthetic.text import words
 from labeling.synthetic.words import (
     AUXILIARIES,
     DANGLING,
@@ -61,8 +62,7 @@ def rubric(question: str, sentence: str = "") -> list[str]:
 
 
 def _is_copy(body: str, sentence: str) -> bool:
-    q = re.findall(r"\w+", body.lower())
-    s = re.findall(r"\w+", sentence.lower())
+    q, s = words(body), words(sentence)
     if not q or not s:
         return False
     if q[0] in QUESTION_WORDS or q[0] in AUXILIARIES:

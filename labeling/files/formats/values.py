@@ -1,4 +1,5 @@
-"""Cell values as plain Python, the one conversion the readers, importers and writers share."""
+"""Cell values as plain Python, and what a JSON value is: shared by the readers, the importers and
+the writers."""
 
 from __future__ import annotations
 
@@ -30,3 +31,20 @@ def plain_value(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def json_kind(value: object) -> str:
+    """What a JSON value is, for a message: ``an object``, ``a list``, ``a string``, ``null``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"

@@ -11,24 +11,9 @@ from typing import Any
 
 from labeling.errors import InputError
 from labeling.files.formats.tabular import TOO_DEEP
-from labeling.files.formats.values import plain_value
+from labeling.files.formats.values import json_kind, plain_value
 from labeling.files.importers.lines import RowLines
 from labeling.workspace.ids import problem as id_problem
-
-
-def json_kind(value: Any) -> str:
-    """What a JSON value is, for a message: ``a string``, ``a list``, ``a number``..."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return f"a {type(value).__name__}"
 
 
 def metadata(value: Any, source: str, lines: RowLines, row: int) -> dict:
