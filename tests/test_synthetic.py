@@ -19,6 +19,7 @@ from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import split_sentences
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
+from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
@@ -243,5 +244,5 @@ def test_accept_hands_outranking_chunks_to_the_real_labeling_queue(db):
     [cid] = review.add_candidates(db, [Candidate("leave-01", "How much leave do I get?", "x")])
     db.conn.execute("UPDATE synthetic_candidates SET outranking = '[\"leave-02\"]'")
     qid = review.accept(db, cid, "alice")
-    pairs = {(p["chunk_id"], p["reason"]) for p in queue.queued_pairs(db, qid)}
+    pairs = {(p["chunk_id"], p["reason"]) for p in queued_pairs(db, qid)}
     assert ("leave-02", "synthetic") in pairs

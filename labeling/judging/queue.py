@@ -178,16 +178,6 @@ def enqueue_pairs(
         return conn.total_changes - before
 
 
-def queued_pairs(db: sqlite_utils.Database, query_id: str | None = None) -> list[dict]:
-    """Queue rows (query_id, chunk_id, reason, needed, judged), in the shuffled order."""
-    sql = "SELECT query_id, chunk_id, reason, needed, judged FROM label_queue"
-    params: list[str] = []
-    if query_id is not None:
-        sql += " WHERE query_id = ?"
-        params.append(query_id)
-    return list(db.query(sql + " ORDER BY shuffle_key", params))
-
-
 # ---------------------------------------------------------------------------------------------
 # Serving cards
 

@@ -320,7 +320,7 @@ def _prepare_copy(backup: Path, copy: Path) -> dict[str, int]:
     try:
         conn.execute("PRAGMA journal_mode = DELETE")  # folds a copied -wal in: one file
         problems = [r[0] for r in conn.execute("PRAGMA integrity_check")]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        version = store.schema_version(conn)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as error:
         raise ScorecardError(f"{backup} is not a readable workspace ({error})") from error
