@@ -74,8 +74,10 @@ def can(db: sqlite_utils.Database, action: str) -> bool:
 
 
 def refusal_help(db: sqlite_utils.Database, action: str) -> str | None:
-    """Why this session may not do ``action``, as a widget tooltip; None when it may."""
-    return roles.refusal_help(db, roles.current_actor(db), action)
+    """Why this session may not do ``action``, as a widget tooltip (Markdown, so the sentence is
+    escaped: it can quote an account name); None when it may."""
+    sentence = roles.refusal(db, roles.current_actor(db), action)
+    return None if sentence is None else escape_markdown(sentence + ".")
 
 
 def sign_in(db: sqlite_utils.Database) -> None:

@@ -637,10 +637,10 @@ def test_a_refusal_names_the_action_refused(db, tmp_path):
             if name in REFUSAL_PHRASES:
                 assert said == REFUSAL_PHRASES[name], name
             assert (said == "changing the workspace") == (name in GENERIC), (name, said)
-    assert roles.refusal_help(db, "bob", "import") == (
-        "bob is an annotator\\: importing needs the role admin\\."
+    assert roles.refusal(db, "bob", "import") == (
+        "bob is an annotator: importing needs the role admin"
     )
-    assert roles.refusal_help(db, "bob", "judge") is None
+    assert roles.refusal(db, "bob", "judge") is None
 
 
 def test_the_owner_can_do_every_write(db, tmp_path):

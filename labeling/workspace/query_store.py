@@ -1,5 +1,8 @@
-"""Workspace administration for the app's Data and Queries pages: listing, adding and editing
-queries, seeded dev/test splits, and exports as in-memory files for download buttons.
+"""Queries and their splits and attributes: listing, adding and editing queries, seeded dev/test
+splits, and the workspace overviews of the Data and Queries pages.
+
+The owner of the split names (``SPLITS``), the query sources (``SOURCES``), the next query id
+(``next_query_id``) and the attribute listing (``attribute_names``).
 
 Segment attributes are the ``query_attributes`` rows (name -> text value); ``source`` and
 ``split`` are columns of ``queries``. Placeholder queries (ids a run or qrels file named
@@ -21,6 +24,7 @@ from labeling.workspace import frozen_split
 from labeling.workspace.ids import problem as id_problem
 from labeling.workspace.store import write_transaction
 
+# The one list of each: importers, pages and the dashboard's split control read these.
 SOURCES = ("real", "synthetic")
 SPLITS = ("dev", "test")
 BASE_COLUMNS = ("id", "text", "source", "split")
