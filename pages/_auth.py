@@ -34,7 +34,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import lockout, roles, sessions, store
+from pages._workspace import get_db, workspace_path
 
+# The annotator name labels are recorded under; a sign-in sets it to the account name.
+ANNOTATOR_KEY = "annotator"
 USER_KEY = "auth_user"
 SESSION_KEY = "auth_session"  # the id of this browser session's session row
 TICKET_KEY = "auth_ticket"  # the one-time ticket until the browser traded it for its cookie
@@ -71,16 +74,16 @@ def can(db: sqlite_utils.Database, action: str) -> bool:
 
 
 def refusal_help(db: sqlite_utils.Database, action: str) -> str | None:
-    """Why this session may not do ``action``, as a widget tooltip; None when it may."""
-    return roles.refusal_help(db, roles.current_actor(db), action)
+    """Why this session may not do ``action``, as a widget tooltip (Markdown, so the sentence is
+    escaped: it can quote an account name); None when it may."""
+    sentence = roles.refusal(db, roles.current_actor(db), action)
+    return None if sentence is None else escape_markdown(sentence + ".")
 
 
 def sign_in(db: sqlite_utils.Database) -> None:
     """Ask for a name and password (and stop the page) when the workspace has accounts and
     this session is not signed in; otherwise show who is signed in, in the sidebar. Without
     accounts, stop the page when the server listens beyond this machine."""
-    from pages._common import ANNOTATOR_KEY  # _common imports this module
-
     roles.set_actor_resolver(_session_actor)  # again: cheap, and nothing can have unset it
     state = st.session_state
     if not roles.accounts_enabled(db):
@@ -213,8 +216,6 @@ def _form() -> None:
 
 
 def _check() -> None:
-    from pages._common import get_db
-
     state = st.session_state
     name = str(state.get(NAME_KEY) or "").strip()
     password = str(state.get(PASSWORD_KEY) or "")
@@ -234,8 +235,6 @@ def _check() -> None:
 
 def _sign_out() -> None:
     """End every session of the account (all tabs and browsers) and drop this one's cookie."""
-    from pages._common import ANNOTATOR_KEY, get_db
-
     name = user()
     if name:
         sessions.end_sessions(get_db(), name)
@@ -270,8 +269,6 @@ def _session_endpoint(request):
     drops only a dead cookie.
     """
     from starlette.responses import Response
-
-    from pages._common import workspace_path
 
     path = workspace_path()
     if not path.is_file():

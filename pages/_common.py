@@ -1,25 +1,25 @@
-"""Streamlit-only helpers shared by the pages: the workspace handle, the sidebar, messages."""
+"""Streamlit-only helpers shared by the pages: page setup, the sidebar, the annotator, messages.
+
+The pages take the session's workspace connection from here (``get_db``); it lives in
+``pages._workspace``, which the sign-in module ``pages._auth`` uses too, so that neither of the
+two imports this module.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 
 import sqlite_utils
 import streamlit as st
 
 from labeling.errors import describe_failure
-from labeling.files import demo
 from labeling.judging import visibility
 from labeling.markdown import escape_markdown
-from labeling.workspace import contents, roles, store
+from labeling.workspace import contents, roles
 from pages import _auth
+from pages._workspace import get_db, workspace_path
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_WORKSPACE = ROOT / "workspace" / "scorecard.db"
-WORKSPACE_ENV = "SCORECARD_WORKSPACE"
-ANNOTATOR_KEY = "annotator"
 ANNOTATOR_INPUT_KEY = "annotator_input"
 FLASH_KEY = "_flash"
 THROUGH_APP_KEY = "_through_app"  # set by app.py on every run
@@ -31,40 +31,9 @@ PAGE_ICON = "📊"
 log = logging.getLogger("scorecard.app")
 
 
-def workspace_path() -> Path:
-    """``$SCORECARD_WORKSPACE``, else ``workspace/scorecard.db`` in the checkout."""
-    configured = os.environ.get(WORKSPACE_ENV, "").strip()
-    return Path(configured).expanduser().resolve() if configured else DEFAULT_WORKSPACE
-
-
-DB_KEY = "_workspace_connection"
-
-
-def get_db() -> sqlite_utils.Database:
-    """This browser session's own connection to the workspace (built as the demo if missing).
-
-    One connection per session, never shared: a transaction belongs to a connection, and a
-    handle shared by the whole server let one session's save become part of another's import
-    and vanish with its rollback. Streamlit runs a session's reruns one at a time, so the
-    session's connection is never used by two threads at once.
-    """
-    path = workspace_path()
-    held = st.session_state.get(DB_KEY)
-    if held is not None and held[0] == str(path):
-        return held[1]
-    if not path.exists():
-        with st.spinner(f"Building the demo workspace at {path} ..."):
-            demo.build_demo(path)
-    db = store.open_workspace(path, create=False)  # an empty file is an error, not a workspace
-    st.session_state[DB_KEY] = (str(path), db)
-    if held is not None:
-        held[1].close()
-    return db
-
-
 def annotator() -> str:
     """The annotator name typed in the sidebar ('' when none)."""
-    return str(st.session_state.get(ANNOTATOR_KEY) or "").strip()
+    return str(st.session_state.get(_auth.ANNOTATOR_KEY) or "").strip()
 
 
 def sight(db: sqlite_utils.Database, query_id: str | None = None) -> visibility.Sight:
@@ -112,16 +81,13 @@ def sidebar(db: sqlite_utils.Database) -> None:
     with st.sidebar:
         st.caption("Workspace")
         st.code(str(workspace_path()), language=None, wrap_lines=True)
-        st.caption(
-            f"{counts['chunks']} chunks · {counts['queries']} queries · {counts['runs']} runs · "
-            f"{counts['judgments']} judgments"
-        )
+        st.caption(contents.describe_counts(counts, " · "))
         state = st.session_state
-        if ANNOTATOR_KEY not in state:
-            state[ANNOTATOR_KEY] = os.environ.get("SCORECARD_ANNOTATOR", "")
+        if _auth.ANNOTATOR_KEY not in state:
+            state[_auth.ANNOTATOR_KEY] = os.environ.get("SCORECARD_ANNOTATOR", "")
         # Widget state does not survive a page switch (pages render the sidebar themselves),
         # so the name lives in a plain session key and the input is refilled from it.
-        state[ANNOTATOR_INPUT_KEY] = state[ANNOTATOR_KEY]
+        state[ANNOTATOR_INPUT_KEY] = state[_auth.ANNOTATOR_KEY]
         st.text_input(
             "Annotator", key=ANNOTATOR_INPUT_KEY, placeholder="your name",
             help="Labels you add are recorded under this name.", on_change=_keep_annotator,
@@ -130,7 +96,7 @@ def sidebar(db: sqlite_utils.Database) -> None:
 
 
 def _keep_annotator() -> None:
-    st.session_state[ANNOTATOR_KEY] = str(st.session_state[ANNOTATOR_INPUT_KEY]).strip()
+    st.session_state[_auth.ANNOTATOR_KEY] = str(st.session_state[ANNOTATOR_INPUT_KEY]).strip()
 
 
 def flash(kind: str, message: str, where: str) -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 from labeling.judging import pooling, queue
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import grading
-from pages import _auth, _common
+from pages import _auth, _common, _highlight
 
 WHERE = "judge_by_query"
 
@@ -59,7 +59,7 @@ for row in pairs.itertuples():
     current = None if pd.isna(row.my_grade) else int(row.my_grade)
     with st.container(border=True, key=f"jbq_card_{query_id}_{row.chunk_id}"):
         st.caption(escape_markdown(f"{row.chunk_id} · {row.title}"))
-        st.markdown(queue.highlighted_markdown(row.text, query_text))
+        st.markdown(_highlight.highlighted_markdown(row.text, query_text))
         st.segmented_control(
             "Grade", list(names), format_func=lambda g: escape_inline(f"{g} {names[g]}"),
             key=widget,

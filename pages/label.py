@@ -9,7 +9,7 @@ from labeling.files import exporters as exports
 from labeling.judging import pooling, queue, shortcuts, visibility
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents, grading, query_store
-from pages import _auth, _common
+from pages import _auth, _common, _highlight
 
 WHERE = "label"
 CURRENT, TRAIL, SAVED, NONCE = "label_current", "label_trail", "label_saved", "label_nonce"
@@ -226,7 +226,7 @@ with st.container(border=True, key="label_card"):
     st.caption(f"Chunk · {escape_markdown(card.chunk_id)}"
                + (f" · {escape_markdown(card.title)}" if card.title else ""))
     with st.container(key="label_chunk"):
-        st.markdown(queue.highlighted_markdown(card.chunk_text, card.query_text))
+        st.markdown(_highlight.highlighted_markdown(card.chunk_text, card.query_text))
     if mine is not None:
         st.info(f"Your current grade: {mine}. A new grade is appended as a correction.")
 

@@ -36,7 +36,10 @@ from labeling.evaluation import (
 from labeling.evaluation.score_controls import Controls
 from labeling.files import baseline, uploads
 from labeling.files import importers as imports
-from labeling.judging import agreement, pooling
+from labeling.judging import agreement, pooling, queue
+from labeling.synthetic import importers as synthetic_imports
+from labeling.synthetic import review
+from labeling.synthetic.candidate import Candidate
 from labeling.workspace import (
     accounts,
     contents,
@@ -162,6 +165,16 @@ def test_pauses_double_from_the_limit_up_to_the_cap():
     assert lockout.pause_after(10**6, limit) == lockout.MAX_PAUSE_SECONDS
 
 
+def sign_in_pause(db, name: str, address: str | None, *, now: float) -> float:
+    """Seconds until ``name`` may try to sign in from ``address`` again (0.0: now)."""
+    until = db.conn.execute(
+        "SELECT max(paused_until) FROM sign_in_failures"
+        " WHERE (scope = 'account' AND key = ?) OR (scope = 'address' AND key = ?)",
+        [name, address or lockout.LOCAL_ADDRESS],
+    ).fetchone()[0]
+    return max(0.0, (until or 0.0) - now)
+
+
 def test_failed_sign_ins_pause_the_name_and_survive_a_new_connection(db):
     for _ in range(lockout.ACCOUNT_LIMIT):
         assert attempt(db, "ada", "wrong-password") == "Wrong name or password."
@@ -173,13 +186,13 @@ def test_failed_sign_ins_pause_the_name_and_survive_a_new_connection(db):
     path = db.conn.execute("PRAGMA database_list").fetchone()[2]
     again = store.open_workspace(path)
     assert "try again in 50 s" in attempt(again, "ada", PASSWORDS["ada"], now=T0 + 10)
-    assert lockout.sign_in_pause(again, "ada", "10.0.0.8", now=T0 + 10) == 50.0
+    assert sign_in_pause(again, "ada", "10.0.0.8", now=T0 + 10) == 50.0
     # Another name from the same address is not paused (the address limit is higher).
     assert attempt(again, "bob", PASSWORDS["bob"], now=T0 + 10) == "annotator"
     # After the pause the right password works and the name's count starts again.
     assert attempt(again, "ada", PASSWORDS["ada"], now=T0 + 60) == "admin"
     assert attempt(again, "ada", "wrong-password", now=T0 + 61) == "Wrong name or password."
-    assert lockout.sign_in_pause(again, "ada", None, now=T0 + 61) == 0.0
+    assert sign_in_pause(again, "ada", None, now=T0 + 61) == 0.0
 
 
 def test_each_further_failure_doubles_the_pause(db):
@@ -188,12 +201,12 @@ def test_each_further_failure_doubles_the_pause(db):
         attempt(db, "ada", "wrong-password", now=now)
     pauses = []
     for _ in range(6):
-        pause = lockout.sign_in_pause(db, "ada", None, now=now)
+        pause = sign_in_pause(db, "ada", None, now=now)
         pauses.append(pause)
         now += pause
         assert attempt(db, "ada", "wrong-password", now=now) == "Wrong name or password."
     assert pauses == [60.0, 120.0, 240.0, 480.0, 900.0, 900.0]
-    assert lockout.sign_in_pause(db, "ada", None, now=now) == lockout.MAX_PAUSE_SECONDS
+    assert sign_in_pause(db, "ada", None, now=now) == lockout.MAX_PAUSE_SECONDS
 
 
 def test_unknown_names_are_paused_alike(db):
@@ -221,7 +234,7 @@ def test_a_quiet_hour_forgets_the_count(db):
     later = T0 + lockout.FORGET_SECONDS
     for _ in range(lockout.ACCOUNT_LIMIT - 1):
         assert attempt(db, "ada", "wrong-password", now=later) == "Wrong name or password."
-    assert lockout.sign_in_pause(db, "ada", None, now=later) == 0.0
+    assert sign_in_pause(db, "ada", None, now=later) == 0.0
     rows = db.conn.execute("SELECT count(*) FROM sign_in_failures").fetchone()[0]
     assert rows == 2  # this name and this address; nothing else accumulates
 
@@ -488,11 +501,11 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
     calls = {
         "judgments.add_judgment": lambda: judgments.add_judgment(db, q, c, 1, "vic"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
-        "importers.import_chunks": lambda: imports.import_chunks(db, chunks),
-        "importers.import_queries": lambda: imports.import_queries(db, queries),
-        "importers.import_qrels": lambda: imports.import_qrels(db, qrels),
-        "importers.import_run": lambda: imports.import_run(db, run, "new-run"),
-        "importers.import_beir": lambda: imports.import_beir(db, beir),
+        "importers.records.import_chunks": lambda: imports.import_chunks(db, chunks),
+        "importers.records.import_queries": lambda: imports.import_queries(db, queries),
+        "importers.qrels.import_qrels": lambda: imports.import_qrels(db, qrels),
+        "importers.runs.import_run": lambda: imports.import_run(db, run, "new-run"),
+        "importers.beir.import_beir": lambda: imports.import_beir(db, beir),
         "query_store.add_query": lambda: query_store.add_query(db, "new query"),
         "query_store.update_queries": lambda: query_store.update_queries(db, table),
         "query_store.assign_split": lambda: query_store.assign_split(db, 0.5, 3),
@@ -510,26 +523,21 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
 
 
 def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
-    """The writes of the labeling queue, the dashboard and synthetic review, when present."""
+    """The writes of the labeling queue, the dashboard and synthetic review."""
     calls: dict[str, object] = {}
-    try:
-        from labeling.judging import queue
-    except ImportError:
-        queue = None
-    if queue is not None:
-        with roles.acting_as(None):  # the owner prepares a judgment to undo
-            judgment = queue.save_judgment(db, q, c, 1, "vic")
-        calls.update({
-            "queue.enqueue_pairs": lambda: queue.enqueue_pairs(db, [(q, c)], reason="t"),
-            "queue.set_overlap_share": lambda: queue.set_overlap_share(db, 0.3),
-            "queue.save_judgment": lambda: queue.save_judgment(db, q, c, 2, "vic"),
-            "queue.skip": lambda: queue.skip(db, q, c, "vic"),
-            "queue.undo": lambda: queue.undo(db, judgment, "vic"),
-            "queue.rejudge": lambda: queue.rejudge(db, query_id=q, requested_by="vic"),
-            "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
-            "pooling.build_pool": lambda: pooling.build_pool(db, contents.run_names(db)),
-            "agreement.adjudicate": lambda: agreement.adjudicate(db, q, c, 2, "vic"),
-        })
+    with roles.acting_as(None):  # the owner prepares a judgment to undo
+        judgment = queue.save_judgment(db, q, c, 1, "vic")
+    calls.update({
+        "queue.enqueue_pairs": lambda: queue.enqueue_pairs(db, [(q, c)], reason="t"),
+        "queue.set_overlap_share": lambda: queue.set_overlap_share(db, 0.3),
+        "queue.save_judgment": lambda: queue.save_judgment(db, q, c, 2, "vic"),
+        "queue.skip": lambda: queue.skip(db, q, c, "vic"),
+        "queue.undo": lambda: queue.undo(db, judgment, "vic"),
+        "queue.rejudge": lambda: queue.rejudge(db, query_id=q, requested_by="vic"),
+        "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
+        "pooling.build_pool": lambda: pooling.build_pool(db, contents.run_names(db)),
+        "agreement.adjudicate": lambda: agreement.adjudicate(db, q, c, 2, "vic"),
+    })
     run = contents.run_names(db)[0]
     with roles.acting_as(None):
         failure_tags.add_failure_tag(db, "prepared-tag")
@@ -547,9 +555,6 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
             db, [(q, c)]
         ),
     })
-    from labeling.synthetic import review
-    from labeling.synthetic.candidate import Candidate
-
     def candidate(text: str) -> Candidate:
         return Candidate(chunk_id=c, question=text, generator="offline")
 
@@ -567,24 +572,19 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         ),
         "synthetic.review.generate": lambda: review.generate(db, 2, seed=1),
     })
-    try:
-        from labeling.synthetic import importers
-    except ImportError:
-        importers = None
-    if importers is not None:
-        text = db.conn.execute("SELECT text FROM chunks WHERE id = ?", [c]).fetchone()[0]
-        folder = Path(tempfile.mkdtemp())
-        llama = folder / "llama.json"
-        llama.write_text(json.dumps({
-            "queries": {"n1": "What is new here?"}, "corpus": {"d1": text},
-            "relevant_docs": {"n1": ["d1"]},
-        }))
-        ragas = folder / "ragas.jsonl"
-        ragas.write_text(json.dumps({"user_input": "What is new?", "reference_contexts": [text]}))
-        calls["synthetic.importers.import_llamaindex"] = lambda: importers.import_llamaindex(
-            db, llama
-        )
-        calls["synthetic.importers.import_ragas"] = lambda: importers.import_ragas(db, ragas)
+    text = db.conn.execute("SELECT text FROM chunks WHERE id = ?", [c]).fetchone()[0]
+    folder = Path(tempfile.mkdtemp())
+    llama = folder / "llama.json"
+    llama.write_text(json.dumps({
+        "queries": {"n1": "What is new here?"}, "corpus": {"d1": text},
+        "relevant_docs": {"n1": ["d1"]},
+    }))
+    ragas = folder / "ragas.jsonl"
+    ragas.write_text(json.dumps({"user_input": "What is new?", "reference_contexts": [text]}))
+    calls["synthetic.importers.import_llamaindex"] = lambda: synthetic_imports.import_llamaindex(
+        db, llama
+    )
+    calls["synthetic.importers.import_ragas"] = lambda: synthetic_imports.import_ragas(db, ragas)
     return calls
 
 
@@ -602,7 +602,7 @@ def test_a_viewer_cannot_write_through_any_function(db, tmp_path):
 REFUSAL_PHRASES = {
     "judgments.add_judgment": "saving a judgment",
     "score_history.save_snapshot": "saving scores to the history",
-    "importers.import_qrels": "importing",
+    "importers.qrels.import_qrels": "importing",
     "uploads.import_bytes": "importing",
     "queue.skip": "skipping a pair",
     "queue.undo": "undoing a judgment",
@@ -639,10 +639,10 @@ def test_a_refusal_names_the_action_refused(db, tmp_path):
             if name in REFUSAL_PHRASES:
                 assert said == REFUSAL_PHRASES[name], name
             assert (said == "changing the workspace") == (name in GENERIC), (name, said)
-    assert roles.refusal_help(db, "bob", "import") == (
-        "bob is an annotator\\: importing needs the role admin\\."
+    assert roles.refusal(db, "bob", "import") == (
+        "bob is an annotator: importing needs the role admin"
     )
-    assert roles.refusal_help(db, "bob", "judge") is None
+    assert roles.refusal(db, "bob", "judge") is None
 
 
 def test_the_owner_can_do_every_write(db, tmp_path):
@@ -657,10 +657,11 @@ def test_the_owner_can_do_every_write(db, tmp_path):
 
 # Write functions of `labeling` are found by what they call: anything reaching the database
 # through these names. A new one must be added to `_write_calls` above.
-WRITE_MARKERS = {"write_transaction", "add_judgment", "_import_transaction"}
+WRITE_MARKERS = {"write_transaction", "add_judgment", "import_transaction"}
 LAYER_PACKAGES = {"workspace", "files", "judging", "evaluation", "report", "teaching", "metrics"}
 NOT_PUBLIC_WRITES = {
-    "store.write_transaction", "grading.init_workspace", "demo.build_demo",
+    "store.write_transaction", "importers.transaction.import_transaction",
+    "grading.init_workspace", "demo.build_demo",
     "accounts.authenticate",  # re-hashes the signer's own password on sign-in, as the owner
     # Sign-in bookkeeping (attempt counts, session rows), done as the owner for whoever signs
     # in: anyone may try; the tests below check what each does.
@@ -704,6 +705,12 @@ def test_every_public_write_function_is_covered(db, tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # Command line
+
+
+def test_the_command_line_offers_the_roles_the_workspace_knows():
+    from labeling.commands.access import ROLE_NAMES
+
+    assert ROLE_NAMES == roles.ROLES
 
 
 @dataclass

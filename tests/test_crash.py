@@ -30,10 +30,11 @@ CHILD = r"""
 import sys, time
 from labeling.files import formats
 from labeling.files import importers as imports
+from labeling.files.importers import runs
 from labeling.workspace import store
 
 db_path, file_path, kind, mode = sys.argv[1:5]
-imports.IMPORT_CACHE_KIB = 64  # spill uncommitted pages into the WAL
+runs.IMPORT_CACHE_KIB = 64  # spill uncommitted pages into the WAL
 
 def reporting(reader):
     def read(*args, **kwargs):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeling.errors import InputError
+from labeling.errors import InputError, ScorecardError
 from labeling.metrics.engine import evaluate, ranked_list
 
 MEASURES = ["P@3", "R@3", "Success@3", "RR", "RR@2", "AP", "AP@3", "nDCG", "nDCG@3", "Rprec",
@@ -134,7 +134,7 @@ def test_labeled_query_without_results_scores_zero_and_counts():
 
 
 def test_missing_must_be_zero_or_skip():
-    with pytest.raises(ValueError, match="missing"):
+    with pytest.raises(ScorecardError, match="missing"):
         evaluate(QRELS, RUN, ["P@3"], missing="drop")
 
 

@@ -7,6 +7,7 @@ import pytest
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import consensus, pooling, queue
 from labeling.workspace import grading, store
+from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
@@ -63,7 +64,7 @@ def test_build_pool_queues_blind(db):
     result = pooling.build_pool(db, ["a", "b"], k=2)
     assert (result.pooled, result.new) == (6, 6)
     assert pooling.build_pool(db, ["a", "b"], k=3).new == 1
-    rows = queue.queued_pairs(db)
+    rows = queued_pairs(db)
     assert {r["reason"] for r in rows} == {"pool"}
     assert set(rows[0]) == {"query_id", "chunk_id", "reason", "needed", "judged"}
     listed = pooling.queued_queries(db)

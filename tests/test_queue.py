@@ -10,6 +10,7 @@ import pytest
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue, shortcuts
 from labeling.workspace import judgments, store
+from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
@@ -43,13 +44,13 @@ def test_enqueue_counts_new_pairs_only(db):
     assert queue.enqueue_pairs(db, pairs, reason="coverage") == 5
     assert queue.enqueue_pairs(db, pairs + pairs[:1], reason="coverage") == 0
     assert queue.enqueue_pairs(db, [], reason="coverage") == 0
-    assert len(queue.queued_pairs(db)) == 5
+    assert len(queued_pairs(db)) == 5
 
 
 def test_enqueue_unknown_id_changes_nothing(db):
     with pytest.raises(InputError):
         queue.enqueue_pairs(db, [unjudged_pairs(db, 1)[0], ("nope", "nada")], reason="x")
-    assert queue.queued_pairs(db) == []
+    assert queued_pairs(db) == []
 
 
 def test_each_pair_served_once_then_empty(db):
@@ -98,9 +99,9 @@ def test_overlap_share_marks_a_stable_share(db):
     queue.enqueue_pairs(db, pairs, reason="pool")
     at_30 = queue.set_overlap_share(db, 0.3)
     assert 80 <= at_30 <= 160
-    marked = {(r["query_id"], r["chunk_id"]) for r in queue.queued_pairs(db) if r["needed"] == 2}
+    marked = {(r["query_id"], r["chunk_id"]) for r in queued_pairs(db) if r["needed"] == 2}
     queue.set_overlap_share(db, 0.5)
-    again = {(r["query_id"], r["chunk_id"]) for r in queue.queued_pairs(db) if r["needed"] == 2}
+    again = {(r["query_id"], r["chunk_id"]) for r in queued_pairs(db) if r["needed"] == 2}
     assert marked <= again
     assert queue.overlap_share(db) == 0.5
     with pytest.raises(InputError):
@@ -223,16 +224,9 @@ def test_annotator_name_is_required(db):
         queue.next_card(db, "generator")
 
 
-def test_highlight_keeps_text_and_marks_terms():
-    text = "Holidays: carry over 5 days. The holiday year"
-    segments = queue.highlight_segments(text, "How many holiday days?")
-    assert "".join(s for s, _ in segments) == text
-    assert [s for s, hit in segments if hit] == ["Holidays", "days", "holiday"]
-
-
 def test_shortcut_registry_has_no_clash():
     for grades in ([0, 1], [0, 1, 2, 3], [-1, 0, 1, 2], list(range(12))):
-        keys = list(shortcuts.all_bindings(grades).values())
+        keys = [*shortcuts.grade_keys(grades).values(), *shortcuts.ACTIONS.values()]
         assert len(keys) == len(set(keys))
         assert not {k.upper() for k in keys} & shortcuts.RESERVED
     assert shortcuts.grade_keys([0, 1, 2, 3]) == {0: "0", 1: "1", 2: "2", 3: "3"}

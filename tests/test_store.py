@@ -27,13 +27,13 @@ def test_open_sets_wal_foreign_keys_busy_timeout_and_version(tmp_path):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
-    assert schema_version(db) == len(MIGRATIONS)
+    assert schema_version(db.conn) == len(MIGRATIONS)
     assert {"chunks", "queries", "runs", "run_results", "judgments", "scale"} <= set(
         db.table_names()
     )
     assert "current_judgments" in db.view_names()
     db.close()
-    assert schema_version(open_workspace(tmp_path / "w.db")) == len(MIGRATIONS)
+    assert schema_version(open_workspace(tmp_path / "w.db").conn) == len(MIGRATIONS)
 
 
 def test_open_missing_without_create_is_an_error(tmp_path):

@@ -15,9 +15,11 @@ from labeling.files.demo import DEMO_DATA
 from labeling.judging import queue
 from labeling.synthetic import importers, offline, quality, review, sampling
 from labeling.synthetic.candidate import Candidate
+from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import split_sentences
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
+from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
@@ -69,15 +71,15 @@ def test_question_kinds_on_known_sentences():
     ("Is the leave year (April?", "unbalanced"),
 ])
 def test_rubric_rejects(question, problem):
-    assert any(problem in p for p in offline.rubric(question)), offline.rubric(question)
+    assert any(problem in p for p in rubric(question)), rubric(question)
 
 
 def test_rubric_rejects_a_copy_of_the_sentence():
     sentence = "The leave year runs from 1 April to 31 March."
-    assert "copies the sentence" in offline.rubric(
+    assert "copies the sentence" in rubric(
         "The leave year runs from 1 April to 31 March?", sentence
     )
-    assert offline.rubric("When does the leave year run?", sentence) == []
+    assert rubric("When does the leave year run?", sentence) == []
 
 
 @settings(max_examples=50, deadline=None)
@@ -242,5 +244,5 @@ def test_accept_hands_outranking_chunks_to_the_real_labeling_queue(db):
     [cid] = review.add_candidates(db, [Candidate("leave-01", "How much leave do I get?", "x")])
     db.conn.execute("UPDATE synthetic_candidates SET outranking = '[\"leave-02\"]'")
     qid = review.accept(db, cid, "alice")
-    pairs = {(p["chunk_id"], p["reason"]) for p in queue.queued_pairs(db, qid)}
+    pairs = {(p["chunk_id"], p["reason"]) for p in queued_pairs(db, qid)}
     assert ("leave-02", "synthetic") in pairs

@@ -3,14 +3,43 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from pathlib import Path
 
 # The names of ``labeling.judging.consensus.RULES``, listed here so that building the parser does
-# not
-# import the store (a test keeps the two in step).
+# not import the store (a test keeps the two in step).
 CONSENSUS_RULES = ("default", "strict", "lenient")
+DB_HELP = "workspace file (SQLite)"
+
+# What a sub-command runs: parsed arguments in, exit status out.
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    help: str,
+    description: str,
+    handler: Handler | None = None,
+    *,
+    db: bool = True,
+) -> argparse.ArgumentParser:
+    """Add sub-command ``name``; with ``db`` its first argument is the workspace file (``DB``)."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    if db:
+        add_db_argument(parser)
+    if handler is not None:
+        parser.set_defaults(handler=handler)
+    return parser
+
+
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    """The workspace file as the positional argument ``DB``."""
+    parser.add_argument("db", metavar="DB", type=Path, help=DB_HELP)
 
 
 def add_consensus_option(parser: argparse.ArgumentParser) -> None:
+    """``--consensus RULE``: how several annotators' grades become one."""
     parser.add_argument(
         "--consensus",
         choices=CONSENSUS_RULES,

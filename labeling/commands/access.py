@@ -12,6 +12,7 @@ import getpass
 import sys
 from pathlib import Path
 
+from labeling.commands import add_command
 from labeling.errors import ScorecardError
 
 
@@ -62,49 +63,47 @@ def _backup(args: argparse.Namespace) -> int:
     return 0
 
 
+# ``labeling.workspace.roles.ROLES``, listed here so that building the parser does not import the
+# store (a test keeps the two in step).
+ROLE_NAMES = ("admin", "annotator", "viewer")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    db_help = "workspace file (SQLite)"
-    user = subparsers.add_parser(
-        "user",
-        help="manage sign-in accounts and roles",
-        description="Accounts of the app. With none, sign-in is off; roles: admin (import, "
-        "lock the test split, manage accounts), annotator (judge, review), viewer (read only).",
+    """Add the user and backup commands."""
+    _register_user(subparsers)
+    backup = add_command(
+        subparsers, "backup", "copy a workspace safely while the app runs",
+        "Copy a workspace with SQLite's online backup API (safe while the app writes); the copy "
+        "is checked before it is renamed to OUT.",
+        _backup,
+    )
+    backup.add_argument("out", metavar="OUT", type=Path, help="the backup file to write")
+    backup.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+
+
+def _register_user(subparsers: argparse._SubParsersAction) -> None:
+    user = add_command(
+        subparsers, "user", "manage sign-in accounts and roles",
+        "Accounts of the app. With none, sign-in is off; roles: admin (import, lock the test "
+        "split, manage accounts), annotator (judge, review), viewer (read only).",
+        _user,
+        db=False,
     )
     actions = user.add_subparsers(dest="action", metavar="ACTION", required=True)
-    add = actions.add_parser("add", help="add an account", description="Add an account.")
-    remove = actions.add_parser(
-        "remove", help="remove an account", description="Remove an account."
+    add = add_command(actions, "add", "add an account", "Add an account.")
+    remove = add_command(actions, "remove", "remove an account", "Remove an account.")
+    role = add_command(actions, "role", "change an account's role", "Change an account's role.")
+    password = add_command(
+        actions, "password", "change an account's password", "Set a new password."
     )
-    role = actions.add_parser(
-        "role", help="change an account's role", description="Change an account's role."
-    )
-    password = actions.add_parser(
-        "password", help="change an account's password", description="Set a new password."
-    )
-    listing = actions.add_parser("list", help="list accounts", description="List accounts.")
-    for sub in (add, remove, role, password, listing):
-        sub.add_argument("db", metavar="DB", type=Path, help=db_help)
+    add_command(actions, "list", "list accounts", "List accounts.")
     for sub in (add, remove, role, password):
         sub.add_argument("name", metavar="NAME", help="account name")
-    role.add_argument("role", metavar="ROLE", choices=("admin", "annotator", "viewer"))
-    add.add_argument(
-        "--role", required=True, choices=("admin", "annotator", "viewer"), help="the role"
-    )
+    role.add_argument("role", metavar="ROLE", choices=ROLE_NAMES)
+    add.add_argument("--role", required=True, choices=ROLE_NAMES, help="the role")
     for sub in (add, password):
         sub.add_argument(
             "--password-stdin",
             action="store_true",
             help="read the password from the first line of stdin instead of a prompt",
         )
-    user.set_defaults(handler=_user)
-
-    back = subparsers.add_parser(
-        "backup",
-        help="copy a workspace safely while the app runs",
-        description="Copy a workspace with SQLite's online backup API (safe while the app "
-        "writes); the copy is checked before it is renamed to OUT.",
-    )
-    back.add_argument("db", metavar="DB", type=Path, help=db_help)
-    back.add_argument("out", metavar="OUT", type=Path, help="the backup file to write")
-    back.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
-    back.set_defaults(handler=_backup)

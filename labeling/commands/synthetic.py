@@ -5,23 +5,23 @@ from __future__ import annotations
 import argparse
 import sys
 
+from labeling.commands import add_command
 from labeling.synthetic import STRATEGIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "generate",
-        help="generate synthetic questions from sampled passages into the review queue",
-        description=(
-            "Sample passages (seeded), write questions they answer and queue them for review on "
-            "the Review page with their quality signals (word overlap, near-duplicates, length, "
-            "BM25 round trip). The offline generator needs no network; --generator llm calls "
-            "the OpenAI-compatible server named by SCORECARD_LLM_BASE_URL and "
-            "SCORECARD_LLM_MODEL (key: SCORECARD_LLM_API_KEY). --import-llamaindex FILE or "
-            "--import-ragas FILE queues an existing test set instead."
-        ),
+    """Add the generate command."""
+    parser = add_command(
+        subparsers, "generate",
+        "generate synthetic questions from sampled passages into the review queue",
+        "Sample passages (seeded), write questions they answer and queue them for review on "
+        "the Review page with their quality signals (word overlap, near-duplicates, length, "
+        "BM25 round trip). The offline generator needs no network; --generator llm calls "
+        "the OpenAI-compatible server named by SCORECARD_LLM_BASE_URL and "
+        "SCORECARD_LLM_MODEL (key: SCORECARD_LLM_API_KEY). --import-llamaindex FILE or "
+        "--import-ragas FILE queues an existing test set instead.",
+        run_generate,
     )
-    parser.add_argument("db", help="the workspace file")
     parser.add_argument("--sample", type=int, default=20, metavar="N",
                         help="passages to sample (default 20)")
     parser.add_argument("--generator", choices=("offline", "llm"), default="offline")
@@ -35,7 +35,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--import-llamaindex", metavar="FILE",
                         help="queue a LlamaIndex question/corpus/relevant_docs JSON file")
     parser.add_argument("--import-ragas", metavar="FILE", help="queue a RAGAS test set")
-    parser.set_defaults(handler=run_generate)
 
 
 def run_generate(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from labeling.commands import add_consensus_option
+from labeling.commands import add_command, add_consensus_option, add_db_argument
 from labeling.errors import ScorecardError
 
 
@@ -35,7 +35,7 @@ def _meta(items: list[str]) -> dict[str, str]:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from labeling.workspace.contents import counts
+    from labeling.workspace.contents import counts, describe_counts
     from labeling.workspace.grading import init_workspace
     from labeling.workspace.store import open_workspace
 
@@ -50,11 +50,7 @@ def _init(args: argparse.Namespace) -> int:
         db = open_workspace(args.db, create=False)
     else:
         db = init_workspace(args.db, scale=args.scale)
-    sizes = counts(db)
-    _out(
-        f"workspace {args.db}: {sizes['chunks']} chunks, {sizes['queries']} queries, "
-        f"{sizes['judgments']} judgments, {sizes['runs']} runs"
-    )
+    _out(f"workspace {args.db}: {describe_counts(counts(db))}")
     return 0
 
 
@@ -135,46 +131,43 @@ def _restore(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the init, import, export, baseline and restore commands."""
-    db_help = "workspace file (SQLite)"
+    _register_init(subparsers)
+    _register_import(subparsers)
+    _register_export(subparsers)
+    _register_baseline(subparsers)
+    _register_restore(subparsers)
 
-    init = subparsers.add_parser(
-        "init", help="create a workspace", description="Create a workspace."
-    )
-    init.add_argument("db", metavar="DB", type=Path, help=db_help)
+
+def _register_init(subparsers: argparse._SubParsersAction) -> None:
+    init = add_command(subparsers, "init", "create a workspace", "Create a workspace.", _init)
     init.add_argument("--demo", action="store_true", help="fill it with the demo data set")
     init.add_argument(
         "--scale",
         default="graded",
         help="graded (0-3, default), binary (0/1) or '0:not relevant,1:relevant'",
     )
-    init.set_defaults(handler=_init)
 
-    imp = subparsers.add_parser(
-        "import",
-        help="import chunks, queries, qrels, a run or BEIR",
-        description="Import a file into a workspace (all or nothing).",
+
+def _register_import(subparsers: argparse._SubParsersAction) -> None:
+    imp = add_command(
+        subparsers, "import", "import chunks, queries, qrels, a run or BEIR",
+        "Import a file into a workspace (all or nothing).", _import,
     )
-    imp.add_argument("db", metavar="DB", type=Path, help=db_help)
     kinds = imp.add_subparsers(dest="kind", metavar="KIND", required=True)
     for kind, text in (
         ("chunks", "chunks records (JSONL/CSV/Parquet)"),
         ("queries", "queries records (JSONL/CSV/Parquet)"),
     ):
-        sub = kinds.add_parser(kind, help=text, description=f"Import {text}.")
-        sub.add_argument("file", metavar="FILE", type=Path)
-    qrels = kinds.add_parser(
-        "qrels",
-        help="relevance labels (TREC qrels, CSV, JSONL...)",
-        description="Append relevance labels as judgments.",
+        _file_kind(kinds, kind, text, f"Import {text}.")
+    qrels = _file_kind(
+        kinds, "qrels", "relevance labels (TREC qrels, CSV, JSONL...)",
+        "Append relevance labels as judgments.",
     )
-    qrels.add_argument("file", metavar="FILE", type=Path)
     qrels.add_argument("--annotator", default="import", help="annotator name (default: import)")
-    run = kinds.add_parser(
-        "run",
-        help="a retriever's run (TREC run, CSV, JSONL...)",
-        description="Store a retriever's ranked results under a name.",
+    run = _file_kind(
+        kinds, "run", "a retriever's run (TREC run, CSV, JSONL...)",
+        "Store a retriever's ranked results under a name.",
     )
-    run.add_argument("file", metavar="FILE", type=Path)
     run.add_argument("--run-name", required=True, help="name of the run in the workspace")
     run.add_argument(
         "--meta",
@@ -195,54 +188,62 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--format", default=None, help="file format (default: detected)")
     beir = kinds.add_parser("beir", help="a BEIR folder", description="Import a BEIR folder.")
     beir.add_argument("folder", metavar="FOLDER", type=Path)
-    imp.set_defaults(handler=_import)
 
-    exp = subparsers.add_parser(
-        "export",
-        help="export qrels, a run, judgments or BEIR",
-        description="Export from a workspace.",
+
+def _file_kind(
+    kinds: argparse._SubParsersAction, kind: str, help: str, description: str
+) -> argparse.ArgumentParser:
+    """An ``import`` kind that reads one FILE."""
+    sub = kinds.add_parser(kind, help=help, description=description)
+    sub.add_argument("file", metavar="FILE", type=Path)
+    return sub
+
+
+def _register_export(subparsers: argparse._SubParsersAction) -> None:
+    exp = add_command(
+        subparsers, "export", "export qrels, a run, judgments or BEIR",
+        "Export from a workspace.", _export,
     )
-    exp.add_argument("db", metavar="DB", type=Path, help=db_help)
     out = exp.add_subparsers(dest="kind", metavar="KIND", required=True)
-    sub = out.add_parser(
+    qrels = out.add_parser(
         "qrels",
         help="consensus qrels, TREC format",
         description="Write one grade per pair (consensus) as TREC qrels.",
     )
-    sub.add_argument("out", metavar="OUT", type=Path)
-    add_consensus_option(sub)
-    sub = out.add_parser("run", help="a run, TREC format", description="Write a run as TREC.")
-    sub.add_argument("name", metavar="NAME")
-    sub.add_argument("out", metavar="OUT", type=Path)
-    sub = out.add_parser(
+    qrels.add_argument("out", metavar="OUT", type=Path)
+    add_consensus_option(qrels)
+    run = out.add_parser("run", help="a run, TREC format", description="Write a run as TREC.")
+    run.add_argument("name", metavar="NAME")
+    run.add_argument("out", metavar="OUT", type=Path)
+    judgments = out.add_parser(
         "judgments",
         help="the judgment history, CSV",
         description="Write every judgment ever made as CSV.",
     )
-    sub.add_argument("out", metavar="OUT", type=Path)
-    sub = out.add_parser("beir", help="a BEIR folder", description="Write a BEIR folder.")
-    sub.add_argument("folder", metavar="FOLDER", type=Path)
-    exp.set_defaults(handler=_export)
+    judgments.add_argument("out", metavar="OUT", type=Path)
+    beir = out.add_parser("beir", help="a BEIR folder", description="Write a BEIR folder.")
+    beir.add_argument("folder", metavar="FOLDER", type=Path)
 
-    base = subparsers.add_parser(
-        "baseline",
-        help="store a BM25 baseline run",
-        description="Compute a BM25 run (bm25s) for every query.",
+
+def _register_baseline(subparsers: argparse._SubParsersAction) -> None:
+    base = add_command(
+        subparsers, "baseline", "store a BM25 baseline run",
+        "Compute a BM25 run (bm25s) for every query.", _baseline,
     )
-    base.add_argument("db", metavar="DB", type=Path, help=db_help)
     base.add_argument("--run-name", default="bm25", help="run name (default: bm25)")
     base.add_argument("--k", type=int, default=100, help="results per query (default: 100)")
     base.add_argument("--fields", default="text", help="chunk fields to index: title,text")
-    base.set_defaults(handler=_baseline)
 
-    rest = subparsers.add_parser(
-        "restore",
-        help="replace a workspace by a backup",
-        description="Replace the workspace DB by BACKUP (made with `scorecard backup`). Refused "
-        "while any process has DB open. The backup's integrity and schema version are checked "
-        "first; a -wal file a crash left beside DB is checkpointed into the old file, which is "
-        "kept as DB.replaced-<UTC time>.",
+
+def _register_restore(subparsers: argparse._SubParsersAction) -> None:
+    rest = add_command(
+        subparsers, "restore", "replace a workspace by a backup",
+        "Replace the workspace DB by BACKUP (made with `scorecard backup`). Refused while any "
+        "process has DB open. The backup's integrity and schema version are checked first; a "
+        "-wal file a crash left beside DB is checkpointed into the old file, which is kept as "
+        "DB.replaced-<UTC time>.",
+        _restore,
+        db=False,
     )
     rest.add_argument("backup", metavar="BACKUP", type=Path, help="the backup file")
-    rest.add_argument("db", metavar="DB", type=Path, help=db_help)
-    rest.set_defaults(handler=_restore)
+    add_db_argument(rest)

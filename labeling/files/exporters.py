@@ -128,40 +128,44 @@ def export_judgments(
 
 
 def corpus_frame(db: sqlite_utils.Database) -> pd.DataFrame:
-    """Non-placeholder chunks as a BEIR corpus: _id, title, text, metadata (dict)."""
-    frame = pd.read_sql_query(
-        "SELECT id AS _id, coalesce(title, '') AS title, coalesce(text, '') AS text, doc_id,"
-        " metadata FROM chunks WHERE placeholder = 0 ORDER BY rowid",
-        db.conn,
+    """Non-placeholder chunks as a BEIR corpus: _id, title, text, metadata (dict; a chunk's
+    doc_id goes there, as BEIR has no column for it)."""
+    frame, metadata = _rows_and_metadata(
+        db, "chunks", "id AS _id, coalesce(title, '') AS title, coalesce(text, '') AS text, doc_id"
     )
-    meta = [json.loads(m) for m in frame.pop("metadata")]
-    doc_ids = frame.pop("doc_id").tolist()
     frame["metadata"] = [
-        ({"doc_id": d} if isinstance(d, str) else {}) | m
-        for d, m in zip(doc_ids, meta, strict=True)
+        ({"doc_id": doc_id} if isinstance(doc_id, str) else {}) | meta
+        for doc_id, meta in zip(frame.pop("doc_id"), metadata, strict=True)
     ]
     return frame
 
 
 def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Non-placeholder queries as BEIR queries: _id, text, metadata (attributes, source, split)."""
-    frame = pd.read_sql_query(
-        "SELECT id AS _id, coalesce(text, '') AS text, source, split, metadata FROM queries"
-        " WHERE placeholder = 0 ORDER BY rowid",
-        db.conn,
+    frame, metadata = _rows_and_metadata(
+        db, "queries", "id AS _id, coalesce(text, '') AS text, source, split"
     )
     attributes: dict[str, dict[str, str]] = {}
     for qid, name, value in db.conn.execute("SELECT query_id, name, value FROM query_attributes"):
         attributes.setdefault(qid, {})[name] = value
-    metadata = []
-    for qid, source, split, meta in zip(
-        frame["_id"], frame.pop("source"), frame.pop("split"), frame.pop("metadata"), strict=True
-    ):
-        entry = json.loads(meta) | attributes.get(qid, {})
-        entry |= {k: v for k, v in (("source", source), ("split", split)) if isinstance(v, str)}
-        metadata.append(entry)
-    frame["metadata"] = metadata
+    columns = zip(frame["_id"], frame.pop("source"), frame.pop("split"), metadata, strict=True)
+    frame["metadata"] = [
+        meta | attributes.get(qid, {})
+        | {k: v for k, v in (("source", source), ("split", split)) if isinstance(v, str)}
+        for qid, source, split, meta in columns
+    ]
     return frame
+
+
+def _rows_and_metadata(
+    db: sqlite_utils.Database, table: str, columns: str
+) -> tuple[pd.DataFrame, list[dict]]:
+    """``columns`` of the non-placeholder rows of ``table`` in the order they were added, and
+    each row's ``metadata`` decoded."""
+    frame = pd.read_sql_query(
+        f"SELECT {columns}, metadata FROM {table} WHERE placeholder = 0 ORDER BY rowid", db.conn
+    )
+    return frame, [json.loads(m) for m in frame.pop("metadata")]
 
 
 def export_beir(

@@ -3,8 +3,8 @@
 Conventions
 - The queue holds (query, chunk) pairs, never run names, ranks or scores: judging is blind.
   Pairs come from pooling (``labeling.judging.pooling``), the dashboard (unjudged pairs), the
-  synthetic
-  review (``generator`` judgments awaiting confirmation queue themselves) and re-judge requests.
+  synthetic review (``generator`` judgments awaiting confirmation queue themselves) and
+  re-judge requests.
 - A pair is *complete* once ``needed`` people have a vote on it since it was (re-)queued;
   ``needed`` is 2 for the overlap share of pairs (``set_overlap_share``), else 1. "Can't judge"
   (grade NULL) marks the pair handled by that person without a vote, so it goes to someone else.
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +28,6 @@ from datetime import UTC, datetime, timedelta
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
-from labeling.markdown import escape_markdown
 from labeling.workspace import judgments, roles, store
 
 OVERLAP_SETTING = "overlap_share"
@@ -180,16 +178,6 @@ def enqueue_pairs(
         return conn.total_changes - before
 
 
-def queued_pairs(db: sqlite_utils.Database, query_id: str | None = None) -> list[dict]:
-    """Queue rows (query_id, chunk_id, reason, needed, judged), in the shuffled order."""
-    sql = "SELECT query_id, chunk_id, reason, needed, judged FROM label_queue"
-    params: list[str] = []
-    if query_id is not None:
-        sql += " WHERE query_id = ?"
-        params.append(query_id)
-    return list(db.query(sql + " ORDER BY shuffle_key", params))
-
-
 # ---------------------------------------------------------------------------------------------
 # Serving cards
 
@@ -326,15 +314,19 @@ def save_judgment(
         judgment_id = judgments.add_judgment(
             db, query_id, chunk_id, grade, name, note=note, flags=flags
         )
-        conn.execute(
-            "DELETE FROM queue_skips WHERE annotator = ? AND query_id = ? AND chunk_id = ?",
-            [name, query_id, chunk_id],
-        )
-        conn.execute(
-            "DELETE FROM queue_leases WHERE annotator = ? AND query_id = ? AND chunk_id = ?",
-            [name, query_id, chunk_id],
-        )
+        for table in ("queue_skips", "queue_leases"):
+            _forget_pair(conn, table, name, query_id, chunk_id)
     return judgment_id
+
+
+def _forget_pair(
+    conn: sqlite3.Connection, table: str, annotator: str, query_id: str, chunk_id: str
+) -> None:
+    """Delete ``annotator``'s row of a pair from ``table`` (queue_skips, _leases or _done)."""
+    conn.execute(
+        f"DELETE FROM {table} WHERE annotator = ? AND query_id = ? AND chunk_id = ?",
+        [annotator, query_id, chunk_id],
+    )
 
 
 def cant_judge(
@@ -387,14 +379,8 @@ def undo(db: sqlite_utils.Database, judgment_id: int, annotator: str) -> int:
                 note=previous[0]["note"], flags=flags,
             )
         new_id = judgments.add_judgment(db, query_id, chunk_id, None, name, note=UNDO_NOTE)
-        conn.execute(
-            "DELETE FROM queue_done WHERE query_id = ? AND chunk_id = ? AND annotator = ?",
-            [query_id, chunk_id, name],
-        )
-        conn.execute(
-            "DELETE FROM queue_skips WHERE annotator = ? AND query_id = ? AND chunk_id = ?",
-            [name, query_id, chunk_id],
-        )
+        for table in ("queue_done", "queue_skips"):
+            _forget_pair(conn, table, name, query_id, chunk_id)
         return new_id
 
 
@@ -528,53 +514,3 @@ def rejudge(
             [scope, target, len(pairs), requested_by, store.utc_now()],
         )
     return len(pairs)
-
-
-# ---------------------------------------------------------------------------------------------
-# Showing a chunk safely, with the query's terms highlighted
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from get got how i in is it its many much my of "
-    "on or our the "
-    "their this to was we what when where which who why will with you your".split()
-)
-
-
-def query_terms(query: str) -> list[str]:
-    """The query's words worth highlighting: lowercased, no stopwords, no 1-letter words."""
-    words = [w.lower() for w in _WORD.findall(query or "")]
-    return list(dict.fromkeys(w for w in words if w not in _STOPWORDS and len(w) > 1))
-
-
-def highlight_segments(text: str, query: str) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, is_query_term) segments; joined, the pieces are ``text``.
-
-    A word matches a term when equal to it ignoring case, or when it extends the term by at
-    most three letters (``holiday`` marks ``holidays``)."""
-    terms = query_terms(query)
-    segments: list[tuple[str, bool]] = []
-    position = 0
-    for match in _WORD.finditer(text or ""):
-        word = match.group().lower()
-        hit = any(word == t or (word.startswith(t) and len(word) - len(t) <= 3 and len(t) > 2)
-                  for t in terms)
-        if not hit:
-            continue
-        if match.start() > position:
-            segments.append((text[position:match.start()], False))
-        segments.append((match.group(), True))
-        position = match.end()
-    if position < len(text or ""):
-        segments.append((text[position:], False))
-    return segments
-
-
-def highlighted_markdown(text: str, query: str, color: str = "orange") -> str:
-    """``text`` as safe markdown (``escape_markdown``) with the query's terms on a ``color``
-    background (Streamlit's ``:color-background[...]`` directive)."""
-    parts = []
-    for piece, hit in highlight_segments(text, query):
-        escaped = escape_markdown(piece)
-        parts.append(f":{color}-background[{escaped}]" if hit else escaped)
-    return "".join(parts)

@@ -44,13 +44,6 @@ def key(action: str) -> str:
     return ACTIONS[action]
 
 
-def all_bindings(grades: Sequence[int]) -> dict[str, str]:
-    """Every binding of the judging card: ``grade_<g>`` and the actions -> key."""
-    bindings = {f"grade_{g}": k for g, k in grade_keys(grades).items()}
-    bindings.update(ACTIONS)
-    return bindings
-
-
 def legend(grades: Sequence[int], names: Sequence[str]) -> str:
     """A one-line key legend, e.g. ``0 not relevant · 1 partially … · S skip · B back``."""
     parts = [f"{k} {n}" for (g, k), n in zip(grade_keys(grades).items(), names, strict=False)]

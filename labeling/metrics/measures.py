@@ -1,4 +1,6 @@
-"""Measure names: one parser and one registry, shared by the CLI, the pages and the exports.
+"""Measures: one registry, ``KINDS``, whose entry per family holds its parameters and its compute
+function, and one parser of measure names; shared by the engine, the CLI, the pages and the
+exports.
 
 A measure is written as ir_measures writes it: a name, optional parameters in parentheses and an
 optional cutoff after ``@`` -- ``nDCG@10``, ``P(rel=2)@5``, ``AP(denom=retrieved)@10``.
@@ -17,64 +19,21 @@ Parameters (defaults follow trec_eval):
 ``denom=relevant|retrieved``
     AP's denominator: every relevant item of the query (trec_eval, default), or the relevant
     items found in the evaluated list.
+
+A compute function takes the evaluation's ``RankedArrays`` and the parsed measure and returns the
+value of every query and the parts it is made of (``AP.sum_precision``, ``nDCG@10.idcg`` ...).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from labeling.errors import MeasureError
-
-
-@dataclass(frozen=True)
-class MeasureKind:
-    """What a family of measures accepts."""
-
-    name: str
-    description: str
-    params: tuple[str, ...] = ()
-    cutoff: str = "optional"  # "required", "optional" or "none"
-    order_sensitive: bool = True
-
-
-KINDS: dict[str, MeasureKind] = {
-    kind.name: kind
-    for kind in (
-        MeasureKind("P", "Precision: relevant items in the top k, divided by k.",
-                    ("rel",), "required", order_sensitive=False),
-        MeasureKind("R", "Recall: relevant items in the top k, divided by all relevant items.",
-                    ("rel",), "required", order_sensitive=False),
-        MeasureKind("Success", "Hit rate: 1 if any relevant item is in the top k, else 0.",
-                    ("rel",), "required", order_sensitive=False),
-        MeasureKind("RR", "Reciprocal rank of the first relevant item (0 if none); its mean "
-                    "is MRR.", ("rel",), "optional"),
-        MeasureKind("AP", "Average precision: the precision at each relevant rank, summed and "
-                    "divided by the number of relevant items; its mean is MAP.",
-                    ("rel", "denom"), "optional"),
-        MeasureKind("nDCG", "Normalised discounted cumulative gain: DCG divided by the DCG of "
-                    "the ideal ordering.", ("gain", "ideal"), "optional"),
-        MeasureKind("Rprec", "R-precision: precision at rank R, R being the number of relevant "
-                    "items.", ("rel",), "none"),
-        MeasureKind("CG", "Cumulative gain: the sum of the gains in the top k.",
-                    ("gain",), "required", order_sensitive=False),
-        MeasureKind("DCG", "Discounted cumulative gain: sum of gain / log2(rank + 1) over the "
-                    "top k.", ("gain",), "required"),
-        MeasureKind("Judged", "Share of the top k that has any label.", (), "required",
-                    order_sensitive=False),
-    )
-}
-
-ALIASES: dict[str, str] = {
-    "recall": "R",
-    "hit": "Success",
-    "hitrate": "Success",
-    "mrr": "RR",
-    "map": "AP",
-    "r-prec": "Rprec",
-    "rprec": "Rprec",
-}
-ALIASES.update({name.lower(): name for name in KINDS})
+from labeling.metrics.ranked_arrays import RankedArrays, divide, gain_of
 
 PARAM_VALUES: dict[str, tuple[str, ...] | None] = {
     "rel": None,  # an integer
@@ -85,10 +44,6 @@ PARAM_VALUES: dict[str, tuple[str, ...] | None] = {
 PARAM_DEFAULTS: dict[str, object] = {
     "rel": 1, "gain": "linear", "ideal": "judged", "denom": "relevant",
 }
-
-_PATTERN = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z\-]*)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
-)
 
 
 @dataclass(frozen=True)
@@ -113,6 +68,166 @@ class Measure:
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
         return text
+
+
+# --- compute functions ---------------------------------------------------------------------------
+
+# What a compute function returns: per-query values and {part name: per-query values}.
+Computed = tuple[np.ndarray, dict[str, np.ndarray]]
+
+
+def _precision(ctx: RankedArrays, m: Measure) -> Computed:
+    found = ctx.count(ctx.rows_where(ctx.relevant(m.rel), ctx.within(m.cutoff)))
+    return found / m.cutoff, {"relevant_retrieved": found}
+
+
+def _recall(ctx: RankedArrays, m: Measure) -> Computed:
+    found = ctx.count(ctx.rows_where(ctx.relevant(m.rel), ctx.within(m.cutoff)))
+    total = ctx.num_relevant(m.rel)
+    return divide(found, total), {"relevant_retrieved": found, "relevant": total}
+
+
+def _success(ctx: RankedArrays, m: Measure) -> Computed:
+    found = ctx.count(ctx.rows_where(ctx.relevant(m.rel), ctx.within(m.cutoff)))
+    return (found > 0).astype(np.float64), {"relevant_retrieved": found}
+
+
+def _first_relevant_rank(ctx: RankedArrays, rel: int) -> np.ndarray:
+    at = np.flatnonzero(ctx.relevant(rel))
+    first = np.zeros(ctx.n, dtype=np.float64)
+    if len(at):
+        query = ctx.rows.query[at]
+        lead = np.ones(len(at), dtype=bool)
+        lead[1:] = query[1:] != query[:-1]
+        first[query[lead]] = ctx.rows.rank[at[lead]]
+    return first
+
+
+def _reciprocal_rank(ctx: RankedArrays, m: Measure) -> Computed:
+    first = _first_relevant_rank(ctx, m.rel)
+    if m.cutoff is not None:
+        first = np.where(first <= m.cutoff, first, 0.0)
+    return divide(np.ones(ctx.n), first), {"first_relevant_rank": first}
+
+
+def _average_precision(ctx: RankedArrays, m: Measure) -> Computed:
+    hits = ctx.rows_where(ctx.relevant(m.rel), ctx.within(m.cutoff))
+    precision = ctx.cumulative_relevant(m.rel) / ctx.rows.rank
+    summed = ctx.count(hits, precision)
+    if m.param("denom") == "retrieved":
+        denominator = ctx.count(hits)
+    else:
+        denominator = ctx.num_relevant(m.rel)
+    return divide(summed, denominator), {"sum_precision": summed, "denominator": denominator}
+
+
+def _ideal_dcg(ctx: RankedArrays, m: Measure, gain_kind: object) -> np.ndarray:
+    rows = ctx.rows
+    if m.param("ideal") == "retrieved":
+        keep = ctx.rows_where(ctx.within(m.cutoff))
+        query, gains = rows.query[keep], gain_of(rows.grade[keep], gain_kind)
+    else:
+        query = rows.qrels_query
+        gains = gain_of(rows.qrels_grade.astype(np.float64), gain_kind)
+    order = np.lexsort((-gains, query))
+    query, gains = query[order], gains[order]
+    counts = np.bincount(query, minlength=ctx.n)
+    starts = np.zeros(ctx.n, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    rank = np.arange(1, len(query) + 1) - starts[query]
+    keep = slice(None) if m.cutoff is None else rank <= m.cutoff
+    return np.bincount(
+        query[keep], weights=gains[keep] * ctx.discount[rank[keep] - 1], minlength=ctx.n
+    ).astype(np.float64)
+
+
+def _dcg_parts(ctx: RankedArrays, m: Measure) -> np.ndarray:
+    gains = gain_of(ctx.rows.grade, m.param("gain"))
+    return ctx.count(ctx.rows_where(ctx.within(m.cutoff)), gains * ctx.discount[ctx.rows.rank - 1])
+
+
+def _ndcg(ctx: RankedArrays, m: Measure) -> Computed:
+    dcg = _dcg_parts(ctx, m)
+    idcg = _ideal_dcg(ctx, m, m.param("gain"))
+    return divide(dcg, idcg), {"dcg": dcg, "idcg": idcg}
+
+
+def _dcg(ctx: RankedArrays, m: Measure) -> Computed:
+    return _dcg_parts(ctx, m), {}
+
+
+def _cg(ctx: RankedArrays, m: Measure) -> Computed:
+    gains = gain_of(ctx.rows.grade, m.param("gain"))
+    return ctx.count(ctx.rows_where(ctx.within(m.cutoff)), gains), {}
+
+
+def _r_precision(ctx: RankedArrays, m: Measure) -> Computed:
+    total = ctx.num_relevant(m.rel)
+    found = ctx.count(ctx.relevant(m.rel) & (ctx.rows.rank <= total[ctx.rows.query]))
+    return divide(found, total), {"relevant_retrieved": found, "relevant": total}
+
+
+def _judged(ctx: RankedArrays, m: Measure) -> Computed:
+    found = ctx.count(ctx.rows_where(~np.isnan(ctx.rows.grade), ctx.within(m.cutoff)))
+    return found / m.cutoff, {"judged": found}
+
+
+# --- the registry --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MeasureKind:
+    """A family of measures: what it accepts and the function that computes it."""
+
+    name: str
+    description: str
+    compute: Callable[[RankedArrays, Measure], Computed] = field(compare=False, repr=False)
+    params: tuple[str, ...] = ()
+    cutoff: str = "optional"  # "required", "optional" or "none"
+    order_sensitive: bool = True
+
+
+KINDS: dict[str, MeasureKind] = {
+    kind.name: kind
+    for kind in (
+        MeasureKind("P", "Precision: relevant items in the top k, divided by k.",
+                    _precision, ("rel",), "required", order_sensitive=False),
+        MeasureKind("R", "Recall: relevant items in the top k, divided by all relevant items.",
+                    _recall, ("rel",), "required", order_sensitive=False),
+        MeasureKind("Success", "Hit rate: 1 if any relevant item is in the top k, else 0.",
+                    _success, ("rel",), "required", order_sensitive=False),
+        MeasureKind("RR", "Reciprocal rank of the first relevant item (0 if none); its mean "
+                    "is MRR.", _reciprocal_rank, ("rel",), "optional"),
+        MeasureKind("AP", "Average precision: the precision at each relevant rank, summed and "
+                    "divided by the number of relevant items; its mean is MAP.",
+                    _average_precision, ("rel", "denom"), "optional"),
+        MeasureKind("nDCG", "Normalised discounted cumulative gain: DCG divided by the DCG of "
+                    "the ideal ordering.", _ndcg, ("gain", "ideal"), "optional"),
+        MeasureKind("Rprec", "R-precision: precision at rank R, R being the number of relevant "
+                    "items.", _r_precision, ("rel",), "none"),
+        MeasureKind("CG", "Cumulative gain: the sum of the gains in the top k.",
+                    _cg, ("gain",), "required", order_sensitive=False),
+        MeasureKind("DCG", "Discounted cumulative gain: sum of gain / log2(rank + 1) over the "
+                    "top k.", _dcg, ("gain",), "required"),
+        MeasureKind("Judged", "Share of the top k that has any label.", _judged, (), "required",
+                    order_sensitive=False),
+    )
+}
+
+ALIASES: dict[str, str] = {
+    "recall": "R",
+    "hit": "Success",
+    "hitrate": "Success",
+    "mrr": "RR",
+    "map": "AP",
+    "r-prec": "Rprec",
+    "rprec": "Rprec",
+}
+ALIASES.update({name.lower(): name for name in KINDS})
+
+_PATTERN = re.compile(
+    r"^\s*(?P<name>[A-Za-z][A-Za-z\-]*)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
+)
 
 
 def parse_measure(text: str | Measure) -> Measure:

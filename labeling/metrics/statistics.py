@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from labeling.errors import InputError, ScorecardError
+
 __all__ = [
     "BootstrapInterval", "PairedTest", "bootstrap_ci", "compare_paired", "holm",
     "minimal_detectable_difference", "paired_randomization_test", "paired_t_test",
@@ -57,7 +59,7 @@ class PairedTest:
 def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
     array = np.asarray(values, dtype=np.float64).ravel()
     if np.isnan(array).any():
-        raise ValueError("values contain NaN")
+        raise InputError("values contain NaN", source="scores")
     return array
 
 
@@ -114,7 +116,7 @@ def bootstrap_ci(
 def _paired(baseline: Sequence[float], candidate: Sequence[float]) -> np.ndarray:
     a, b = _as_array(baseline), _as_array(candidate)
     if a.shape != b.shape:
-        raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
+        raise InputError(f"paired samples differ in length: {len(a)} and {len(b)}", source="scores")
     return b - a
 
 
@@ -248,7 +250,7 @@ def queries_needed(
     Starts from the normal approximation and steps up until the t-based bound holds.
     """
     if difference <= 0:
-        raise ValueError("difference must be positive")
+        raise ScorecardError(f"the difference to detect must be positive, not {difference}")
     if sd_difference <= 0:
         return 2
     z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)

@@ -25,10 +25,11 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.files.formats import tabular
 from labeling.files.formats.tabular import TOO_DEEP
-from labeling.files.formats.text import unreadable
+from labeling.files.formats.text import read_checked
+from labeling.files.formats.values import json_kind
 from labeling.synthetic.candidate import Candidate
-from labeling.synthetic.offline import rubric
 from labeling.synthetic.review import add_candidates
+from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import normalise
 
 
@@ -65,16 +66,9 @@ class _Matcher:
 
 
 def _read_text(path: Path) -> str:
-    """The file as UTF-8 text; a missing file, a folder or bad bytes is an InputError."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"invalid UTF-8 (byte 0x{error.object[error.start]:02x}); save the file as UTF-8",
-            source=str(path),
-        ) from None
-    except OSError as error:
-        raise InputError(unreadable(error), source=str(path)) from None
+    """The file as UTF-8 text (``read_checked``: a missing file, a folder, bad bytes or a NUL
+    is an InputError naming the line); a file of only blanks is empty."""
+    text = read_checked(path).decode("utf-8")
     if not text.strip():
         raise InputError("file is empty", source=str(path))
     return text
@@ -94,27 +88,12 @@ def _parse_json(text: str, source: str, first_line: int = 1) -> Any:
         raise InputError(TOO_DEEP, source=source, line=first_line) from None
 
 
-def _kind(value: Any) -> str:
-    """What a JSON value is, for a message."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"
-
-
 def _llamaindex_parts(data: Any, source: str) -> tuple[dict, dict, dict]:
     """``queries``, ``corpus`` and ``relevant_docs`` of a LlamaIndex file, shape-checked."""
     if not isinstance(data, dict):
         raise InputError(
             "expected a JSON object with queries, corpus and relevant_docs (a LlamaIndex "
-            f"EmbeddingQAFinetuneDataset), found {_kind(data)}",
+            f"EmbeddingQAFinetuneDataset), found {json_kind(data)}",
             source=source,
         )
     missing = [key for key in ("queries", "relevant_docs") if key not in data]
@@ -129,20 +108,20 @@ def _llamaindex_parts(data: Any, source: str) -> tuple[dict, dict, dict]:
         if not isinstance(value, dict):
             raise InputError(
                 f"{key} must be an object mapping ids to "
-                f"{'node ids' if key == 'relevant_docs' else 'text'}, found {_kind(value)}",
+                f"{'node ids' if key == 'relevant_docs' else 'text'}, found {json_kind(value)}",
                 source=source,
             )
     for key in ("queries", "corpus"):
         for item_id, text in parts[key].items():
             if not isinstance(text, str):
                 raise InputError(
-                    f"{key} entry {item_id!r} must be text, found {_kind(text)}", source=source
+                    f"{key} entry {item_id!r} must be text, found {json_kind(text)}", source=source
                 )
     for qid, nodes in parts["relevant_docs"].items():
         if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+            found = "a list holding other values" if isinstance(nodes, list) else json_kind(nodes)
             raise InputError(
-                f"relevant_docs of query {qid!r} must be a list of node ids, found "
-                f"{_kind(nodes) if not isinstance(nodes, list) else 'a list holding other values'}",
+                f"relevant_docs of query {qid!r} must be a list of node ids, found {found}",
                 source=source,
             )
     return parts["queries"], parts["corpus"], parts["relevant_docs"]
@@ -231,7 +210,7 @@ def _whole_json(text: str) -> Any:
 def _text_field(record: dict, names: tuple[str, ...], source: str, line: int | None) -> str:
     value = next((record[n] for n in names if record.get(n) not in (None, "")), "")
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise InputError(f"{names[0]} must be text, found {_kind(value)}", source=source,
+        raise InputError(f"{names[0]} must be text, found {json_kind(value)}", source=source,
                          line=line)
     return str(value).strip()
 
@@ -252,8 +231,10 @@ def _contexts(value, source: str, line: int | None) -> list[str]:
         return []
     if isinstance(value, str):
         return [value]
-    raise InputError(f"reference_contexts must be a list of text passages, found {_kind(value)}",
-                     source=source, line=line)
+    raise InputError(
+        f"reference_contexts must be a list of text passages, found {json_kind(value)}",
+        source=source, line=line,
+    )
 
 
 QUESTION_FIELDS = ("user_input", "question")
@@ -267,7 +248,7 @@ def import_ragas(db: sqlite_utils.Database, path: str | Path) -> ImportSummary:
     records = _records(path)
     for line, record in records:
         if not isinstance(record, dict):
-            raise InputError(f"each test-set entry must be an object, found {_kind(record)}",
+            raise InputError(f"each test-set entry must be an object, found {json_kind(record)}",
                              source=source, line=line)
     for fields in (QUESTION_FIELDS, CONTEXT_FIELDS):
         if records and not any(f in record for _, record in records for f in fields):

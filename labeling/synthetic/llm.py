@@ -23,7 +23,7 @@ from pathlib import Path
 
 from labeling.errors import ScorecardError
 from labeling.synthetic.candidate import Candidate
-from labeling.synthetic.offline import rubric
+from labeling.synthetic.rubric import rubric
 from labeling.synthetic.sampling import Chunk
 from labeling.synthetic.text import split_sentences
 

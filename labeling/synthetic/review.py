@@ -19,11 +19,12 @@ import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue
-from labeling.synthetic import quality, sampling
+from labeling.synthetic import llm, offline, quality, sampling
 from labeling.synthetic.candidate import Candidate
-from labeling.synthetic.offline import rubric
+from labeling.synthetic.rubric import rubric
 from labeling.workspace.grading import get_scale
 from labeling.workspace.judgments import add_judgment
+from labeling.workspace.query_store import next_query_id
 from labeling.workspace.store import utc_now, write_transaction
 
 GENERATOR_ANNOTATOR = "generator"
@@ -119,8 +120,6 @@ def generate(
     client, default from the environment): questions from the chunks that succeeded are
     stored even when later calls fail. Returns (candidate ids, error messages).
     """
-    from labeling.synthetic import llm, offline  # llm is only needed for its path
-
     chunks = sampling.sample_chunks(db, n, strategy=strategy, seed=seed, segment=segment)
     candidates: list[Candidate] = []
     errors: list[str] = []
@@ -200,16 +199,6 @@ def _pending(conn, candidate_id: int) -> dict:
     return {"chunk_id": chunk_id, "question": question, "outranking": json.loads(outranking)}
 
 
-def _next_query_id(conn) -> str:
-    taken = {r[0] for r in conn.execute(
-        "SELECT id FROM queries WHERE id GLOB ?", [f"{QUERY_PREFIX}[0-9]*"]
-    )}
-    number = len(taken) + 1
-    while f"{QUERY_PREFIX}{number:03d}" in taken:
-        number += 1
-    return f"{QUERY_PREFIX}{number:03d}"
-
-
 def accept(
     db: sqlite_utils.Database, candidate_id: int, reviewer: str, *, question: str | None = None
 ) -> str:
@@ -232,7 +221,7 @@ def accept(
         problems = rubric(text) if question is not None else []
         if "does not end with a single '?'" in problems:
             text = text.rstrip("?. ") + "?"
-        qid = _next_query_id(conn)
+        qid = next_query_id(conn, QUERY_PREFIX)
         conn.execute(
             "INSERT INTO queries (id, text, source) VALUES (?, ?, 'synthetic')", [qid, text]
         )

@@ -128,11 +128,9 @@ class BackupResult:
 
     def summary(self) -> str:
         """One line for the command line."""
-        c = self.counts
         text = (
-            f"backed up to {self.path} ({self.bytes / 1024 / 1024:.1f} MB: {c['chunks']} chunks, "
-            f"{c['queries']} queries, {c['runs']} runs, {c['judgments']} judgments) "
-            f"in {self.seconds:.2f} s"
+            f"backed up to {self.path} ({self.bytes / 1024 / 1024:.1f} MB: "
+            f"{contents.describe_counts(self.counts)}) in {self.seconds:.2f} s"
         )
         if self.removed:
             text += f"; removed {len(self.removed)} partial files of killed backups"
@@ -275,10 +273,9 @@ class RestoreResult:
 
     def summary(self) -> str:
         """One line for the command line."""
-        c = self.counts
         text = (
-            f"restored {self.backup} to {self.path} ({c['chunks']} chunks, {c['queries']} "
-            f"queries, {c['runs']} runs, {c['judgments']} judgments) in {self.seconds:.2f} s"
+            f"restored {self.backup} to {self.path} ({contents.describe_counts(self.counts)}) "
+            f"in {self.seconds:.2f} s"
         )
         if self.replaced is not None:
             text += f"; the replaced workspace is kept as {self.replaced}"
@@ -323,7 +320,7 @@ def _prepare_copy(backup: Path, copy: Path) -> dict[str, int]:
     try:
         conn.execute("PRAGMA journal_mode = DELETE")  # folds a copied -wal in: one file
         problems = [r[0] for r in conn.execute("PRAGMA integrity_check")]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        version = store.schema_version(conn)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as error:
         raise ScorecardError(f"{backup} is not a readable workspace ({error})") from error

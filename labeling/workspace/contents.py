@@ -19,6 +19,13 @@ def counts(db: sqlite_utils.Database) -> dict[str, int]:
     return {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
 
+def describe_counts(counts: dict[str, int], separator: str = ", ") -> str:
+    """The main counts of ``counts(db)`` as words: "12 chunks, 5 queries, 2 runs, 40 judgments"."""
+    return separator.join(
+        f"{counts[table]} {table}" for table in ("chunks", "queries", "runs", "judgments")
+    )
+
+
 def run_names(db: sqlite_utils.Database) -> list[str]:
     """Names of the stored runs, oldest first."""
     return [r[0] for r in db.conn.execute("SELECT name FROM runs ORDER BY id")]

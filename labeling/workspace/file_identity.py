@@ -12,6 +12,8 @@ While a connection is open SQLite never deletes or recreates the ``-wal`` and ``
 different identity always means someone else removed or replaced them. A file overwritten in
 place (``cp backup.db scorecard.db``) keeps its inode and is not noticed here; use ``scorecard
 restore``, which refuses while any process has the workspace open.
+
+``database_file(db)`` is the one answer to "which file did this connection open".
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def _file_id(path: Path) -> FileId | None:
     return info.st_dev, info.st_ino
 
 
-def _main_file(db: sqlite_utils.Database) -> Path | None:
+def database_file(db: sqlite_utils.Database) -> Path | None:
     """The file of the connection's main database as SQLite resolved it (absolute), or None
     for an in-memory or temporary database."""
     row = db.conn.execute("PRAGMA database_list").fetchone()
@@ -67,7 +69,7 @@ def remember(db: sqlite_utils.Database) -> sqlite_utils.Database:
     The connection must already have read the database, so that in WAL mode it holds its
     ``-wal`` and ``-shm`` files open (``open_workspace`` reads the journal mode first).
     """
-    path = _main_file(db)
+    path = database_file(db)
     main = _file_id(path) if path else None
     if path is not None and main is not None:
         sides = {suffix: _file_id(Path(f"{path}{suffix}")) for suffix in SIDE_FILES}

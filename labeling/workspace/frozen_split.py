@@ -33,7 +33,8 @@ ChunkRow = Sequence[object]  # (id, title, text)
 
 
 class LineNumbers(Protocol):
-    """Maps a row's position in a batch to its 1-based line in the file (``imports._RowLines``)."""
+    """Maps a row's position in a batch to its 1-based line in the file
+    (``labeling.files.importers.lines.RowLines``)."""
 
     def __getitem__(self, position: int) -> int: ...
 

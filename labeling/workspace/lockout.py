@@ -131,16 +131,3 @@ def _count_attempt(
             [now - FORGET_SECONDS, now],
         )
     return None
-
-
-def sign_in_pause(
-    db: sqlite_utils.Database, name: str, address: str | None, *, now: float | None = None
-) -> float:
-    """Seconds until ``name`` may try to sign in from ``address`` again (0.0: now)."""
-    now = time.time() if now is None else now
-    until = db.conn.execute(
-        "SELECT max(paused_until) FROM sign_in_failures"
-        " WHERE (scope = 'account' AND key = ?) OR (scope = 'address' AND key = ?)",
-        [(name or "").strip(), address or LOCAL_ADDRESS],
-    ).fetchone()[0]
-    return max(0.0, (until or 0.0) - now)

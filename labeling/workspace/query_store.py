@@ -1,5 +1,8 @@
-"""Workspace administration for the app's Data and Queries pages: listing, adding and editing
-queries, seeded dev/test splits, and exports as in-memory files for download buttons.
+"""Queries and their splits and attributes: listing, adding and editing queries, seeded dev/test
+splits, and the workspace overviews of the Data and Queries pages.
+
+The owner of the split names (``SPLITS``), the query sources (``SOURCES``), the next query id
+(``next_query_id``) and the attribute listing (``attribute_names``).
 
 Segment attributes are the ``query_attributes`` rows (name -> text value); ``source`` and
 ``split`` are columns of ``queries``. Placeholder queries (ids a run or qrels file named
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -20,6 +24,7 @@ from labeling.workspace import frozen_split
 from labeling.workspace.ids import problem as id_problem
 from labeling.workspace.store import write_transaction
 
+# The one list of each: importers, pages and the dashboard's split control read these.
 SOURCES = ("real", "synthetic")
 SPLITS = ("dev", "test")
 BASE_COLUMNS = ("id", "text", "source", "split")
@@ -87,7 +92,9 @@ def _check_attributes(attributes: Mapping[str, object]) -> dict[str, str | None]
     return clean
 
 
-def _next_query_id(conn, prefix: str = "u") -> str:
+def next_query_id(conn: sqlite3.Connection, prefix: str = "u") -> str:
+    """The first free id ``<prefix>001``, ``<prefix>002``... for a new query (``u`` typed in
+    the app, ``s`` accepted from synthetic review)."""
     taken = {r[0] for r in conn.execute(
         "SELECT id FROM queries WHERE id GLOB ?", [f"{prefix}[0-9]*"]
     )}
@@ -117,7 +124,7 @@ def add_query(
     split_value = _check_choice(split, SPLITS, "split")
     clean = _check_attributes(attributes or {})
     with write_transaction(db, action="add_query") as conn:
-        qid = (query_id or "").strip() or _next_query_id(conn)
+        qid = (query_id or "").strip() or next_query_id(conn)
         if (reason := id_problem("query id", qid)) is not None:
             raise InputError(reason, source="new query")
         if conn.execute("SELECT 1 FROM queries WHERE id = ?", [qid]).fetchone():

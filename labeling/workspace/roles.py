@@ -29,7 +29,6 @@ from collections.abc import Callable, Iterator
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.markdown import escape_markdown
 
 ROLES = ("admin", "annotator", "viewer")
 _TEAM = frozenset({"admin", "annotator"})
@@ -169,9 +168,3 @@ def action_phrase(action: str) -> str:
     """What doing ``action`` is called in a sentence ("saving scores to the history")."""
     phrase = ACTIONS.get(action)
     return phrase[0] if phrase else action.replace("_", " ")
-
-
-def refusal_help(db: sqlite_utils.Database, actor: str | None, action: str) -> str | None:
-    """``refusal`` as Markdown-safe text for a widget's tooltip (None when allowed)."""
-    sentence = refusal(db, actor, action)
-    return None if sentence is None else escape_markdown(sentence + ".")

@@ -46,22 +46,23 @@ def utc_now() -> str:
 # Each later feature owns the migration of its tables, in its own module.
 
 
-def schema_version(db: sqlite_utils.Database) -> int:
-    """The workspace's schema version (``PRAGMA user_version``)."""
-    return int(db.conn.execute("PRAGMA user_version").fetchone()[0])
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version of the database ``conn`` opened (``PRAGMA user_version``: the number of
+    ``MIGRATIONS`` applied)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _migrate(conn: sqlite3.Connection, path: Path | None = None) -> None:
     """Bring the schema to ``len(MIGRATIONS)``; a newer one is refused before any write."""
     where = f"{path}: " if path is not None else ""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    version = schema_version(conn)
     if version == len(MIGRATIONS):
         return
     if version > len(MIGRATIONS):
         raise ScorecardError(_newer_schema(where, version))
     conn.execute("BEGIN IMMEDIATE")  # re-read under the write lock: another process may migrate
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        version = schema_version(conn)
         if version > len(MIGRATIONS):
             raise ScorecardError(_newer_schema(where, version))
         for number in range(version, len(MIGRATIONS)):
@@ -180,7 +181,7 @@ def _check_is_workspace(conn: sqlite3.Connection, path: Path, create: bool) -> N
     """Read the schema now (a damaged file fails here, not in the middle of a command), and
     refuse another program's SQLite database rather than adding tables to it. An empty SQLite
     database becomes a workspace only when ``create``."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    version = schema_version(conn)
     tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     if version > len(MIGRATIONS):  # before anything (the journal mode) changes the file
         raise ScorecardError(_newer_schema(f"{path}: ", version))

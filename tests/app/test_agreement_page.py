@@ -8,6 +8,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from labeling.judging import agreement, consensus, queue
 from labeling.workspace import store
+from tests.queue_rows import queued_pairs
 
 
 def start(open_app, annotator: str = "lead"):
@@ -65,8 +66,8 @@ def test_bulk_rejudge(open_app, workspace):
     at.button(key="rejudge_go").click().run()
     assert any("back to the queue" in s.value for s in at.success)
     db = store.open_workspace(workspace)
-    assert {r["query_id"] for r in queue.queued_pairs(db)} == {"q01"}
+    assert {r["query_id"] for r in queued_pairs(db)} == {"q01"}
     at.selectbox(key="rejudge_scope").set_value("annotator").run()
     at.selectbox(key="rejudge_target").set_value("bob")
     at.button(key="rejudge_go").click().run()
-    assert len(queue.queued_pairs(db)) > 10
+    assert len(queued_pairs(db)) > 10

@@ -18,6 +18,7 @@ from streamlit import config as streamlit_config
 
 from labeling.evaluation import locked_splits, result_cache
 from labeling.judging import pooling
+from labeling.markdown import escape_markdown
 from labeling.synthetic import review
 from labeling.workspace import accounts as account_admin
 from labeling.workspace import contents, lockout, roles, sessions, store
@@ -278,7 +279,8 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
         seen["refused"].add(action)
         assert proto.disabled, (name, page, key)
         if hasattr(proto, "help"):  # a data editor has no tooltip; its Save button has
-            assert help_text == roles.refusal_help(db, name, action), (page, key, help_text)
+            refusal = escape_markdown(f"{roles.refusal(db, name, action)}.")
+            assert help_text == refusal, (page, key, help_text)
             assert roles.action_phrase(action) in help_text.replace("\\", "")
     db.close()
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from labeling.judging import pooling, queue, shortcuts
 from labeling.workspace import store
+from tests.queue_rows import queued_pairs
 
 GRADES = [0, 1, 2, 3]
 
@@ -31,7 +32,7 @@ def test_queue_built_from_two_runs(open_app, workspace):
     at = pool(start(open_app))
     db = store.open_workspace(workspace)
     expected = pooling.pool_pairs(db, ["bm25", "fusion"], 10)
-    assert len(queue.queued_pairs(db)) == len(expected)
+    assert len(queued_pairs(db)) == len(expected)
     assert any(f"Pooled {len(expected)} pairs" in s.value for s in at.success)
     card_text = " ".join(m.value for m in at.markdown)
     for run in ("bm25", "fusion"):  # blind: no run names on the card

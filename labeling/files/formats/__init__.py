@@ -54,7 +54,10 @@ def _format(path: PathLike, fmt: str | None, expected_trec: str) -> str:
     if detected and fmt in ("csv", "tsv") and reads_as_trec(path, tabular.COLUMN_NAMES):
         fmt = expected_trec
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise InputError(
+            f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}",
+            source=source_name(path),
+        )
     if fmt.startswith("trec_") and fmt != expected_trec:
         what = "qrels" if expected_trec == "trec_qrels" else "run"
         raise InputError(
@@ -82,7 +85,7 @@ def _read_pairs(
     rows = tabular.read_rows(path, fmt)
     frame = from_rows(rows, source)
     if check_duplicates:
-        tabular._check_unique(rows, frame, ["query_id", "doc_id"], source, what)
+        tabular.check_unique(rows, frame, ["query_id", "doc_id"], source, what)
     return frame
 
 
@@ -148,12 +151,7 @@ def read_records(path: PathLike, format: str | None = None) -> pd.DataFrame:
 
     Requires an ``id`` column and rejects repeated ids.
     """
-    fmt = _records_format(path, format)
-    source = source_name(path)
-    rows = tabular.read_rows(path, fmt)
-    frame = tabular.records_from_rows(rows, source, csv_like=fmt != "jsonl")
-    tabular._check_unique(rows, frame, ["id"], source, "id")
-    return frame
+    return tabular.read_records(path, _records_format(path, format))
 
 
 def iter_record_batches(

@@ -36,7 +36,7 @@ def read_beir(folder: str | os.PathLike[str]) -> BeirData:
     for tsv in sorted((root / "qrels").glob("*.tsv")):
         rows = tabular.read_rows(tsv, "tsv")
         frame = tabular.qrels_from_rows(rows, str(tsv))
-        tabular._check_unique(rows, frame, ["query_id", "doc_id"], str(tsv), "judgement")
+        tabular.check_unique(rows, frame, ["query_id", "doc_id"], str(tsv), "judgement")
         frame["split"] = pd.Series([tsv.stem] * len(frame), dtype="str")
         frames.append(frame)
     if frames:
@@ -54,9 +54,7 @@ def read_beir(folder: str | os.PathLike[str]) -> BeirData:
 
 
 def _records(path: Path, text_columns: tuple[str, ...]) -> pd.DataFrame:
-    rows = tabular.read_rows(path, "jsonl")
-    frame = tabular.records_from_rows(rows, str(path), csv_like=False)
-    tabular._check_unique(rows, frame, ["id"], str(path), "id")
+    frame = tabular.read_records(path, "jsonl")
     for column in text_columns:
         if column not in frame.columns:
             frame[column] = pd.Series([""] * len(frame), dtype="str")

@@ -6,7 +6,7 @@ import math
 import os
 
 from labeling.errors import InputError
-from labeling.files.formats.text import BOM, check_block, source_name, unreadable
+from labeling.files.formats.text import BOM, check_block, read_start, source_name
 
 FORMATS = ("trec_qrels", "trec_run", "csv", "tsv", "jsonl")
 
@@ -56,15 +56,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     anything else is a CSV header.
     """
     source = source_name(path)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(1 << 16)
-    except OSError as exc:
-        raise InputError(unreadable(exc), source=source) from None
-    if head.startswith(BOM):
-        head = head[len(BOM) :]
-    if not head:
-        raise InputError("file is empty", source=source)
+    head = read_start(path, 1 << 16)
     cut = head.rfind(b"\n")
     check_block(head if cut == -1 or len(head) < 1 << 16 else head[: cut + 1], source)
     text = head.decode("utf-8", errors="replace")

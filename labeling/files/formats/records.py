@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from labeling.errors import InputError
-
-
-def _plain(value: object) -> object:
-    # numpy scalars and missing values have no JSON form of their own.
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is None:
-        return None
-    return value
+from labeling.files.formats.values import plain_value
 
 
 def write_records(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
@@ -42,6 +30,6 @@ def write_records(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     columns = [str(c) for c in df.columns]
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         for values in df.itertuples(index=False, name=None):
-            row = {c: _plain(v) for c, v in zip(columns, values, strict=True)}
+            row = {c: plain_value(v) for c, v in zip(columns, values, strict=True)}
             fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False))
             fh.write("\n")

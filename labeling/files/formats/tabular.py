@@ -404,7 +404,7 @@ def _row_line(rows: Rows, row: int) -> int:
     return int(rows.lines[row])
 
 
-def _check_unique(rows: Rows, frame: pd.DataFrame, keys: list[str], source: str, what: str) -> None:
+def check_unique(rows: Rows, frame: pd.DataFrame, keys: list[str], source: str, what: str) -> None:
     second = frame.duplicated(keys, keep="first").to_numpy()
     if not second.any():
         return
@@ -501,6 +501,16 @@ def read_rows(path: PathLike, fmt: str) -> Rows:
             raise InputError("file is empty (only blank lines)", source=source)
         return rows
     return _read_csv_rows(data, "\t" if fmt == "tsv" else ",", source)
+
+
+def read_records(path: PathLike, fmt: str) -> pd.DataFrame:
+    """Every record of a chunks or queries file (``csv``, ``tsv`` or ``jsonl``); a repeated id is
+    an error naming its line."""
+    source = source_name(path)
+    rows = read_rows(path, fmt)
+    frame = records_from_rows(rows, source, csv_like=fmt != "jsonl")
+    check_unique(rows, frame, ["id"], source, "id")
+    return frame
 
 
 def iter_rows(path: PathLike, fmt: str, batch_rows: int) -> Iterator[Rows]:

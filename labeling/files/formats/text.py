@@ -56,19 +56,25 @@ def check_block(data: bytes, source: str, first_line: int = 1) -> None:
         )
 
 
-def read_checked(path: str | os.PathLike[str]) -> bytes:
-    """Whole file as bytes, BOM stripped, after the empty / UTF-8 / NUL checks."""
+def read_start(path: str | os.PathLike[str], limit: int = -1) -> bytes:
+    """The first ``limit`` bytes of the file (all of it by default), BOM stripped; a file that
+    cannot be opened or is empty is an ``InputError``."""
     source = source_name(path)
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(limit)
     except OSError as exc:
         raise InputError(unreadable(exc), source=source) from None
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
+    data = data.removeprefix(BOM)
     if not data:
         raise InputError("file is empty", source=source)
-    check_block(data, source)
+    return data
+
+
+def read_checked(path: str | os.PathLike[str]) -> bytes:
+    """Whole file as bytes, BOM stripped, after the empty / UTF-8 / NUL checks."""
+    data = read_start(path)
+    check_block(data, source_name(path))
     return data
 
 

@@ -1,0 +1,84 @@
+"""Qrels files (TREC, CSV, JSON lines...) appended as judgments by one annotator."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import sqlite_utils
+
+from labeling.errors import InputError
+from labeling.files import formats
+from labeling.files.importers.ids import ensure_pair_ids
+from labeling.files.importers.lines import RowLines, batches
+from labeling.files.importers.result import ImportResult
+from labeling.files.importers.transaction import import_transaction
+from labeling.workspace.store import utc_now
+
+
+def import_qrels(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    annotator: str = "import",
+    strict: bool = False,
+    *,
+    format: str | None = None,
+) -> ImportResult:
+    """Append a qrels file (TREC/CSV/JSONL...) as judgments by ``annotator``."""
+    source = str(path)
+    with import_transaction(db, source) as conn:
+        result = store_qrels(
+            conn,
+            batches(formats.iter_qrels_batches(path, format=format), path, format),
+            annotator=annotator,
+            strict=strict,
+            source=source,
+        )
+        if result.rows == 0:
+            raise InputError("no judgments in the file", source=source)
+    return result
+
+
+def store_qrels(
+    conn: sqlite3.Connection,
+    frames: Iterable[tuple[pd.DataFrame, RowLines]],
+    *,
+    annotator: str,
+    strict: bool,
+    source: str,
+) -> ImportResult:
+    """Store qrels batches as judgments (one timestamp for all), placeholders for unknown ids."""
+    result = ImportResult("qrels")
+    scale = [r[0] for r in conn.execute("SELECT grade FROM scale")]
+    created_at = utc_now()
+    added_q = added_c = 0  # placeholder queries and chunks
+    for batch, lines in frames:
+        grades = batch["relevance"]
+        off = ~grades.isin(scale).to_numpy()
+        if off.any():
+            row = int(np.argmax(off))
+            raise InputError(
+                f"grade {grades.iloc[row]} is not on the workspace scale {sorted(scale)}",
+                source=source,
+                line=int(lines[row]),
+            )
+        queries, chunks = ensure_pair_ids(conn, batch, lines, strict=strict, source=source)
+        added_q, added_c = added_q + queries, added_c + chunks
+        conn.executemany(
+            "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags)"
+            " VALUES (?, ?, ?, ?, ?, '{}')",
+            zip(
+                batch["query_id"].tolist(),
+                batch["doc_id"].tolist(),
+                grades.astype("int64").tolist(),
+                [annotator] * len(batch),
+                [created_at] * len(batch),
+                strict=True,
+            ),
+        )
+        result.rows += len(batch)
+    result.add_placeholders(added_q, added_c)
+    return result
