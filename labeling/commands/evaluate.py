@@ -9,7 +9,7 @@ from typing import TextIO
 
 import pandas as pd
 
-from labeling.commands import add_consensus_option
+from labeling.commands import add_command, add_consensus_option
 from labeling.errors import InputError, ScorecardError
 from labeling.metrics.engine import Evaluation, evaluate
 from labeling.metrics.measures import parse_measure
@@ -18,14 +18,15 @@ FORMATS = ("table", "json", "csv", "trec")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "evaluate",
+    parser = add_command(
+        subparsers, "evaluate",
         help="score a run against relevance labels",
         description=(
             "Score a run against relevance labels with trec_eval's conventions. Files may be "
             "TREC qrels/runs (whitespace separated) or CSV/JSONL with named columns; the format "
             "is recognised by content."
         ),
+        handler=run_evaluate, db=False,
     )
     parser.add_argument("qrels", nargs="?", help="labels file (TREC qrels, CSV or JSONL)")
     parser.add_argument("run", nargs="?", help="run file (TREC run, CSV or JSONL)")
@@ -50,7 +51,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--fail-under", action="append", default=[], metavar="MEASURE=FLOOR",
         help="exit with status 1 when a mean falls below its floor, e.g. nDCG@10=0.6",
     )
-    parser.set_defaults(handler=run_evaluate)
 
 
 def _parse_floors(items: list[str]) -> dict[str, float]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from labeling.commands import add_consensus_option
+from labeling.commands import add_command, add_consensus_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "report",
+    parser = add_command(
+        subparsers, "report",
         help="write a shareable scorecard (HTML, Markdown or JSON)",
         description=(
             "Write the scorecard of a stored run: scores by segment with bootstrap "
@@ -18,8 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "format follows the file name: .html (one file, opens offline), .md (for a "
             "pull-request comment) or .json."
         ),
+        handler=run_report,
     )
-    parser.add_argument("db", help="the workspace file")
     parser.add_argument("--run", required=True, metavar="NAME", help="the run to report on")
     parser.add_argument("--baseline", metavar="NAME", help="compare with this run")
     parser.add_argument("--out", required=True, metavar="FILE",
@@ -35,7 +35,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--judged-only", action="store_true",
                         help="drop unlabeled results before scoring (trec_eval -J)")
     add_consensus_option(parser)
-    parser.set_defaults(handler=run_report)
 
 
 def run_report(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from labeling.workspace import contents
+from labeling.workspace import contents, file_identity
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
@@ -58,8 +58,9 @@ def clear_cache() -> None:
 
 
 def _workspace(db: sqlite_utils.Database) -> str:
-    row = db.conn.execute("PRAGMA database_list").fetchone()
-    return str(row[2] or id(db))
+    """The cache key of a workspace: its file, or the connection for an in-memory one."""
+    path = file_identity.database_file(db)
+    return str(path) if path is not None else str(id(db))
 
 
 def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:

@@ -10,6 +10,7 @@ import sqlite_utils
 from labeling.errors import ScorecardError
 from labeling.evaluation.result_cache import _CACHE, _db_state, _workspace
 from labeling.evaluation.score_controls import MISSING, NO_SEGMENT, OVERALL
+from labeling.workspace import query_store
 
 
 def query_table(db: sqlite_utils.Database) -> pd.DataFrame:
@@ -35,9 +36,7 @@ def _query_table(db: sqlite_utils.Database) -> pd.DataFrame:
 
 def segment_options(db: sqlite_utils.Database) -> list[str]:
     """Segment choices: none, ``source``, ``split``, then the attributes in name order."""
-    names = [r[0] for r in db.conn.execute(
-        "SELECT DISTINCT name FROM query_attributes ORDER BY name"
-    )]
+    names = query_store.attribute_names(db)
     return [NO_SEGMENT, "source", "split", *[n for n in names if n not in ("source", "split")]]
 
 

@@ -47,10 +47,11 @@ from labeling.evaluation.score_controls import (
     SEED,
     Controls,
 )
+from labeling.files.formats.values import plain_value
 from labeling.markdown import escape_inline
 from labeling.metrics.measures import parse_measure
 from labeling.teaching import guide
-from labeling.workspace import contents, grading, store
+from labeling.workspace import contents, file_identity, grading, store
 
 __all__ = [
     "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",
@@ -94,13 +95,13 @@ class Scorecard:
         def records(frame: pd.DataFrame | None) -> list[dict[str, Any]] | None:
             if frame is None:
                 return None
-            return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+            return [{k: plain_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
         return {
             "workspace": self.workspace, "generated_at": self.generated_at,
-            "run": {k: _plain(v) for k, v in self.run.items()},
+            "run": {k: plain_value(v) for k, v in self.run.items()},
             "baseline": None if self.baseline is None
-            else {k: _plain(v) for k, v in self.baseline.items()},
+            else {k: plain_value(v) for k, v in self.baseline.items()},
             "label_snapshot": self.snapshot, "measures": self.measures,
             "segment": self.segment, "policy": self.controls.policy,
             "consensus_rule": self.controls.rule, "unit": self.controls.unit,
@@ -111,23 +112,12 @@ class Scorecard:
             "scorecard": records(self.card), "baseline_scorecard": records(self.baseline_card),
             "comparison": records(self.comparison), "worst_measure": self.worst_measure,
             "worst_queries": [
-                {k: ([{a: _plain(b) for a, b in m.items()} for m in v] if k == "missed"
-                     else _plain(v)) for k, v in item.items()}
+                {k: ([{a: plain_value(b) for a, b in m.items()} for m in v] if k == "missed"
+                     else plain_value(v)) for k, v in item.items()}
                 for item in self.worst
             ],
             "gate_example": self.gate_example,
         }
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-ready scalar: numpy and pandas scalars unwrapped, NaN/NA to None."""
-    if value is None or value is pd.NA:
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def report_controls(run: str, **settings: Any) -> Controls:
@@ -281,8 +271,8 @@ def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
 
 
 def _db_path(db: sqlite_utils.Database) -> str:
-    row = db.conn.execute("PRAGMA database_list").fetchone()
-    return row[2] or "workspace"
+    path = file_identity.database_file(db)
+    return str(path) if path is not None else "workspace"
 
 
 def _shell_word(text: str) -> str:
@@ -361,7 +351,7 @@ def _e(value: Any) -> str:
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
-    value = _plain(value)
+    value = plain_value(value)
     if value is None:
         return "–"
     if isinstance(value, bool):
