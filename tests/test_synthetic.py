@@ -17,14 +17,11 @@ from labeling.synthetic import importers, offline, quality, review, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.text import split_sentences
 from labeling.workspace.judgments import judgment_history
-from labeling.workspace.store import open_workspace
 
 
 @pytest.fixture
-def db(demo_file, tmp_path):
-    copy = tmp_path / "demo.db"
-    copy.write_bytes(demo_file.read_bytes())
-    return open_workspace(copy)
+def db(make_workspace):
+    return make_workspace("demo")
 
 
 def _chunks() -> list[dict]:
