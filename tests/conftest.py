@@ -4,9 +4,9 @@ the test groups.
 Workspaces: every test that needs a workspace file gets it from one factory (``make_workspace``
 in a test, ``build_workspace`` in a module- or session-scoped fixture), never by copying files or
 inserting rows by hand. A workspace starts as a copy of a template built once per session (the
-demo, or an empty workspace per grading scale) and is then filled through the library's own
-functions: the importers for chunks, queries and runs, ``add_judgment`` for judgments,
-``add_user`` for accounts. A test states what it needs as rows::
+demo, or an empty workspace per grading scale) and is then filled by ``tests.workspaces.add_rows``
+through the library's own functions: the importers for chunks, queries and runs, ``add_judgment``
+for judgments, ``add_user`` for accounts. A test states what it needs as rows::
 
     db = make_workspace(                      # an open database, closed after the test
         chunks=[{"id": "c1", "text": "cats", "doc_id": "d1"}],  # other keys: metadata
@@ -27,27 +27,21 @@ import itertools
 import json
 import shutil
 import sys
-import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlite_utils
 
-from labeling.files import importers
 from labeling.files.demo import build_demo
-from labeling.workspace import accounts, grading, judgments, roles, store
+from labeling.workspace import accounts, grading, store
+from tests.workspaces import add_rows
 
 TESTS = Path(__file__).resolve().parent
 GROUPS = {"app": 1, "e2e": 2}
 WORKSPACE_NAME = "scorecard.db"
-
-Row = Mapping[str, Any]
-# (query id, chunk id, score) or (query id, chunk id, score, rank)
-Result = tuple[str, str, float] | tuple[str, str, float, int]
-# (query id, chunk id, grade, annotator) or with a fifth item: add_judgment's keyword arguments
-Judgment = tuple[str, str, int | None, str] | tuple[str, str, int | None, str, Mapping[str, Any]]
+Scale = str | Sequence[tuple[int, str, str]]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -65,61 +59,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # Workspaces
 
 
-def _write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(dict(r)) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
-def _same_columns(rows: Sequence[Row]) -> Iterator[list[dict[str, Any]]]:
-    """The rows without their ``None`` values, in runs of rows with the same keys: one file
-    each, since a records file gives every row the same columns (and the importers refuse a
-    row whose ``doc_id`` is missing in a file that has the column)."""
-    present = [{k: v for k, v in row.items() if v is not None} for row in rows]
-    for _, group in itertools.groupby(present, key=lambda row: sorted(row)):
-        yield list(group)
-
-
-def _fill(
-    db: sqlite_utils.Database,
-    folder: Path,
-    *,
-    chunks: Sequence[Row],
-    queries: Sequence[Row],
-    runs: Mapping[str, Sequence[Result] | Mapping[str, Any]],
-    judged: Sequence[Judgment],
-    users: Mapping[str, str | tuple[str, str]],
-) -> None:
-    """Add the rows to ``db`` through the library, as the file owner (no role check).
-
-    Chunks and queries go through the importers (extra keys become a chunk's metadata and a
-    query's segment attributes; a ``None`` value is a key left out). A run is a list of results
-    or ``{"results": [...], **meta}`` (``meta`` as ``import_run`` takes it); it is imported
-    non-strict, so a result naming an unknown query or chunk makes a placeholder for it, as a
-    real import does. Judgments go through ``add_judgment`` in the order given (a later one
-    supersedes an earlier one by the same annotator). Accounts come last through ``add_user``,
-    so that they never stand in the way of the rest; their hashes cost what
-    ``accounts._HASHER`` costs (a test wanting cheap ones uses ``fast_hashes``).
-    """
-    with roles.acting_as(None):
-        for group in _same_columns(chunks):
-            importers.import_chunks(db, _write_jsonl(folder / "chunks.jsonl", group))
-        for group in _same_columns(queries):
-            importers.import_queries(db, _write_jsonl(folder / "queries.jsonl", group))
-        for name, spec in runs.items():
-            meta = dict(spec) if isinstance(spec, Mapping) else {"results": spec}
-            rows = [
-                dict(zip(("query_id", "doc_id", "score", "rank"), result, strict=False))
-                for result in meta.pop("results")
-            ]
-            importers.import_run(db, _write_jsonl(folder / "run.jsonl", rows), name, meta)
-        for query_id, chunk_id, grade, annotator, *options in judged:
-            options = options[0] if options else {}
-            judgments.add_judgment(db, query_id, chunk_id, grade, annotator, **options)
-        for name, account in users.items():
-            role, password = (account, f"{name}-password") if isinstance(account, str) else account
-            accounts.add_user(db, name, role, password)
-
-
 class Templates:
     """The files every workspace starts as a copy of: the demo, built once per session, and an
     empty workspace per grading scale, made by ``init_workspace`` the first time one is asked
@@ -131,7 +70,7 @@ class Templates:
         self._folder = folder
         self._empty: dict[str, Path] = {}
 
-    def get(self, kind: str, scale: str | Sequence[tuple[int, str, str]]) -> Path:
+    def get(self, kind: str, scale: Scale) -> Path:
         if kind == "demo":
             if scale != "graded":
                 raise ValueError("the demo has its own scale (graded)")
@@ -152,7 +91,7 @@ class WorkspaceFactory:
     ``kind`` is ``"empty"`` (a new workspace on ``scale``) or ``"demo"`` (the demo's chunks,
     queries, three runs and alice's and bob's labels). ``at`` is where the file goes (by default
     a name ``new_path`` gives). The rows (``chunks``, ``queries``, ``runs``, ``judgments``,
-    ``accounts``) are added on top, see ``_fill``.
+    ``accounts``) are added on top by ``tests.workspaces.add_rows``, which shows their shapes.
     """
 
     def __init__(self, templates: Templates, new_path: Callable[[], Path]) -> None:
@@ -160,34 +99,23 @@ class WorkspaceFactory:
         self._new_path = new_path
 
     def path(
-        self,
-        kind: str = "empty",
-        *,
-        at: Path | None = None,
-        scale: str | Sequence[tuple[int, str, str]] = "graded",
-        chunks: Sequence[Row] = (),
-        queries: Sequence[Row] = (),
-        runs: Mapping[str, Sequence[Result] | Mapping[str, Any]] | None = None,
-        judgments: Sequence[Judgment] = (),
-        accounts: Mapping[str, str | tuple[str, str]] | None = None,
+        self, kind: str = "empty", *, at: Path | None = None, scale: Scale = "graded", **rows: Any
     ) -> Path:
         path = Path(at) if at is not None else self._new_path()
         if path.exists():
             raise FileExistsError(f"{path}: a file is already there")
         path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(self.templates.get(kind, scale), path)
-        if chunks or queries or runs or judgments or accounts:
+        if any(rows.values()):
             db = store.open_workspace(path, create=False)
             try:
-                with tempfile.TemporaryDirectory(dir=path.parent, prefix=".rows-") as folder:
-                    _fill(db, Path(folder), chunks=chunks, queries=queries, runs=runs or {},
-                          judged=judgments, users=accounts or {})
+                add_rows(db, **rows)
             finally:
                 db.close()
         return path
 
 
-class TestWorkspaces(WorkspaceFactory):
+class TestWorkspaceFactory(WorkspaceFactory):
     """A test's factory: ``make_workspace(kind, **spec)`` is ``path(kind, **spec)`` opened; the
     databases it opened are closed after the test."""
 
@@ -228,7 +156,9 @@ def build_workspace(
 
 
 @pytest.fixture
-def make_workspace(workspace_templates: Templates, tmp_path: Path) -> Iterator[TestWorkspaces]:
+def make_workspace(
+    workspace_templates: Templates, tmp_path: Path
+) -> Iterator[TestWorkspaceFactory]:
     """The factory for a test: ``make_workspace(kind, **rows)`` an open database,
     ``make_workspace.path(kind, **rows)`` a closed file; in the test's ``tmp_path``
     (``scorecard.db``, then ``scorecard-2.db``, ...) unless ``at`` says where."""
@@ -237,7 +167,7 @@ def make_workspace(workspace_templates: Templates, tmp_path: Path) -> Iterator[T
         names = itertools.chain([WORKSPACE_NAME], (f"scorecard-{n}.db" for n in itertools.count(2)))
         return next(p for p in map(tmp_path.joinpath, names) if not p.exists())
 
-    factory = TestWorkspaces(workspace_templates, new_path)
+    factory = TestWorkspaceFactory(workspace_templates, new_path)
     yield factory
     for db in factory.opened:
         db.close()
