@@ -101,17 +101,21 @@ class WorkspaceFactory:
     def path(
         self, kind: str = "empty", *, at: Path | None = None, scale: Scale = "graded", **rows: Any
     ) -> Path:
-        path = Path(at) if at is not None else self._new_path()
-        if path.exists():
-            raise FileExistsError(f"{path}: a file is already there")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self.templates.get(kind, scale), path)
+        path = self._copy(kind, at, scale)
         if any(rows.values()):
             db = store.open_workspace(path, create=False)
             try:
                 add_rows(db, **rows)
             finally:
                 db.close()
+        return path
+
+    def _copy(self, kind: str, at: Path | None, scale: Scale) -> Path:
+        path = Path(at) if at is not None else self._new_path()
+        if path.exists():
+            raise FileExistsError(f"{path}: a file is already there")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.templates.get(kind, scale), path)
         return path
 
 
@@ -125,9 +129,13 @@ class TestWorkspaceFactory(WorkspaceFactory):
         super().__init__(templates, new_path)
         self.opened: list[sqlite_utils.Database] = []
 
-    def __call__(self, kind: str = "empty", **spec: Any) -> sqlite_utils.Database:
-        db = store.open_workspace(self.path(kind, **spec), create=False)
+    def __call__(
+        self, kind: str = "empty", *, at: Path | None = None, scale: Scale = "graded", **rows: Any
+    ) -> sqlite_utils.Database:
+        db = store.open_workspace(self._copy(kind, at, scale), create=False)
         self.opened.append(db)
+        if any(rows.values()):
+            add_rows(db, **rows)
         return db
 
 
