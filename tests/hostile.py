@@ -19,7 +19,8 @@ import sqlite_utils
 from labeling.evaluation import failure_tags, score_history
 from labeling.evaluation.score_controls import Controls
 from labeling.judging import queue
-from labeling.workspace import judgments, roles, store
+from labeling.workspace import grading, judgments, roles, store
+from tests.workspaces import add_rows
 
 EVIL = "evil.example"
 LINK = f"[x](https://{EVIL}/a)"
@@ -48,31 +49,29 @@ FILE_NAME = f"[file](https://{EVIL}/f).csv"  # an upload's name
 
 
 def seed(db: sqlite_utils.Database) -> None:
-    """Write the hostile rows (see the module docstring) into the workspace ``db``."""
+    """Write the hostile rows (see the module docstring) into the workspace ``db``.
+
+    The query, the chunks and the run go through the importers, the grade name through
+    ``set_scale``. Raw SQL is kept for what no function does: emptying the labeling queue, and
+    a synthetic candidate whose generator name, rubric problems and outranking chunks are
+    hostile text (``add_candidates`` computes the last two itself).
+    """
+    add_rows(
+        db,
+        queries=[{"id": QUERY, "text": TEXT, "topic": LINK, ATTRIBUTE: IMG_TAG}],
+        chunks=[{"id": c, "doc_id": f"{CHUNKS[0]}-doc", "title": SHORT, "text": TEXT}
+                for c in CHUNKS],
+        runs={RUN: {
+            "results": [(QUERY, c, 10.0 - rank, rank) for rank, c in enumerate(CHUNKS, start=1)],
+            "index_build": SHORT, "embedding_model": FORMULA, "query_set_version": SHORT,
+            "notes": TEXT,
+        }},
+    )
     now = store.utc_now()
+    with roles.acting_as(None):
+        grading.set_scale(db, [(grade, GRADE_NAME, TEXT) if grade == 1 else (grade, name, text)
+                               for grade, name, text in grading.get_scale(db)])
     with roles.acting_as(None), store.write_transaction(db) as conn:
-        conn.execute("INSERT INTO queries (id, text) VALUES (?, ?)", [QUERY, TEXT])
-        conn.executemany(
-            "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
-            [(QUERY, "topic", LINK), (QUERY, ATTRIBUTE, IMG_TAG)],
-        )
-        conn.executemany(
-            "INSERT INTO chunks (id, doc_id, title, text) VALUES (?, ?, ?, ?)",
-            [(c, f"{CHUNKS[0]}-doc", SHORT, TEXT) for c in CHUNKS],
-        )
-        conn.execute(
-            "UPDATE scale SET name = ?, guideline = ? WHERE grade = 1", [GRADE_NAME, TEXT]
-        )
-        run_id = conn.execute(
-            "INSERT INTO runs (name, index_build, embedding_model, query_set_version,"
-            " created_at, notes) VALUES (?, ?, ?, ?, ?, ?)",
-            [RUN, SHORT, FORMULA, SHORT, now, TEXT],
-        ).lastrowid
-        conn.executemany(
-            "INSERT INTO run_results (run_id, query_id, chunk_id, rank, score)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [(run_id, QUERY, c, rank, 10.0 - rank) for rank, c in enumerate(CHUNKS, start=1)],
-        )
         conn.execute("DELETE FROM label_queue")  # the hostile pairs become the whole queue
         conn.execute("UPDATE synthetic_candidates SET status = 'rejected'")
         conn.execute(

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
 from labeling.judging import agreement, consensus, queue
-from labeling.workspace import grading, judgments, store
 
 GRADED = [0, 1, 2, 3]
 
@@ -70,20 +69,15 @@ def test_binary_alpha_is_nominal():
 
 
 @pytest.fixture
-def db(tmp_path):
-    handle = grading.init_workspace(tmp_path / "agree.db")
-    with store.write_transaction(handle) as conn:
-        conn.executemany("INSERT INTO queries (id, text) VALUES (?, ?)",
-                         [(f"q{i}", f"query {i}") for i in range(6)])
-        conn.execute("INSERT INTO chunks (id, text) VALUES ('c', 'chunk')")
+def db(make_workspace):
     grades = {"ann": [0, 1, 2, 3, 3, 0], "ben": [0, 2, 2, 3, 1, None], "cy": [1, 1, 2, 3]}
-    for name, row in grades.items():
-        for i, grade in enumerate(row):
-            if grade is not None:
-                judgments.add_judgment(handle, f"q{i}", "c", grade, name)
-    judgments.add_judgment(handle, "q5", "c", 2, "generator", flags={"generator": True})
-    yield handle
-    handle.conn.close()
+    votes = [(f"q{i}", "c", grade, name) for name, row in grades.items()
+             for i, grade in enumerate(row) if grade is not None]
+    return make_workspace(
+        queries=[{"id": f"q{i}", "text": f"query {i}"} for i in range(6)],
+        chunks=[{"id": "c", "text": "chunk"}],
+        judgments=[*votes, ("q5", "c", 2, "generator", {"flags": {"generator": True}})],
+    )
 
 
 def test_workspace_kappa_and_alpha_match_the_oracles(db):

@@ -11,7 +11,6 @@ import inspect
 import io
 import json
 import pkgutil
-import shutil
 import sys
 import tempfile
 import textwrap
@@ -62,14 +61,9 @@ def _cheap_hashes(fast_hashes) -> None:
 
 
 @pytest.fixture
-def db(demo_file: Path, tmp_path: Path):
+def db(make_workspace):
     """A demo copy with an admin (ada), an annotator (bob) and a viewer (vic)."""
-    path = tmp_path / "w.db"
-    shutil.copyfile(demo_file, path)
-    workspace = store.open_workspace(path)
-    for name, role in ROLES.items():
-        accounts.add_user(workspace, name, role, PASSWORDS[name])
-    return workspace
+    return make_workspace("demo", accounts={n: (role, PASSWORDS[n]) for n, role in ROLES.items()})
 
 
 def fingerprint(db) -> str:
@@ -304,7 +298,7 @@ def _swap(text: str, index: int) -> str:
     return text[:index] + ("A" if text[index] != "A" else "B") + text[index + 1:]
 
 
-def test_a_tampered_token_does_not_verify(db, demo_file, tmp_path):
+def test_a_tampered_token_does_not_verify(db, make_workspace):
     session, token = open_session(db)
     version, session_id, expires, nonce, signature = token.split(".")
     other, _ = open_session(db, "ada")
@@ -319,9 +313,8 @@ def test_a_tampered_token_does_not_verify(db, demo_file, tmp_path):
     for bad in forged:
         assert sessions.resume_session(db, bad, now=T0 + 1) is None, bad
     # Signed by another workspace's key (right format, right id): refused.
-    elsewhere = tmp_path / "other.db"
-    shutil.copyfile(demo_file, elsewhere)
-    other_db = store.open_workspace(elsewhere)
+    other_db = make_workspace("demo")
+    # No function changes a workspace's key: a copy of the same template gets a new one here.
     other_db.conn.execute("UPDATE signing_key SET secret = randomblob(32)")
     accounts.add_user(other_db, "bob", "annotator", PASSWORDS["bob"])
     _, foreign = open_session(other_db)
@@ -406,10 +399,8 @@ def test_loopback_addresses(address, loopback):
 # The role check
 
 
-def test_sign_in_is_off_without_accounts(demo_file, tmp_path):
-    path = tmp_path / "open.db"
-    shutil.copyfile(demo_file, path)
-    db = store.open_workspace(path)
+def test_sign_in_is_off_without_accounts(make_workspace):
+    db = make_workspace("demo")
     q, c = pair(db)
     with roles.acting_as(roles.ANONYMOUS):
         judgments.add_judgment(db, q, c, 1, "someone")
@@ -733,9 +724,8 @@ def _cli(capsys, monkeypatch):
     return run
 
 
-def test_cli_manages_accounts(demo_file, tmp_path, _cli):
-    path = tmp_path / "cli.db"
-    shutil.copyfile(demo_file, path)
+def test_cli_manages_accounts(make_workspace, _cli):
+    path = make_workspace.path("demo")
     done = _cli("user", "add", str(path), "amy", "--role", "admin", "--password-stdin",
                 stdin="amy-password\n")
     assert done.returncode == 0, done.stderr
@@ -762,9 +752,8 @@ def test_cli_manages_accounts(demo_file, tmp_path, _cli):
     assert not _cli("user", "list", str(path)).stdout
 
 
-def test_cli_backup(demo_file, tmp_path, _cli):
-    path = tmp_path / "src.db"
-    shutil.copyfile(demo_file, path)
+def test_cli_backup(make_workspace, tmp_path, _cli):
+    path = make_workspace.path("demo")
     out = tmp_path / "copy.db"
     done = _cli("backup", str(path), str(out))
     assert done.returncode == 0, done.stderr

@@ -120,10 +120,8 @@ def _crashed_judgments(path: Path) -> int:
 
 
 @pytest.fixture
-def workspace(demo_file: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "live.db"
-    shutil.copyfile(demo_file, path)
-    return path
+def workspace(make_workspace, tmp_path: Path) -> Path:
+    return make_workspace.path("demo", at=tmp_path / "live.db")
 
 
 @pytest.fixture
@@ -304,7 +302,7 @@ def test_restore_over_a_damaged_workspace_keeps_it_aside_with_its_wal(saved, tmp
     assert f"broken.db-wal is kept as {result.replaced}-wal" in result.summary()
 
 
-def test_a_wal_beside_the_backup_is_part_of_it(workspace, demo_file, tmp_path):
+def test_a_wal_beside_the_backup_is_part_of_it(workspace, make_workspace, tmp_path):
     """A copy made by hand of a crashed workspace with its -wal restores with the -wal's work,
     and the backup and its -wal are left as they were."""
     _crash_a_writer(workspace)
@@ -312,8 +310,7 @@ def test_a_wal_beside_the_backup_is_part_of_it(workspace, demo_file, tmp_path):
     for suffix in ("", "-wal"):
         shutil.copyfile(f"{workspace}{suffix}", f"{handmade}{suffix}")
     digests = [_digest(Path(f"{handmade}{suffix}")) for suffix in ("", "-wal")]
-    target = tmp_path / "target.db"
-    shutil.copyfile(demo_file, target)
+    target = make_workspace.path("demo", at=tmp_path / "target.db")
     backup.restore(handmade, target)
     assert _crashed_judgments(target) == CRASHED_JUDGMENTS
     assert [_digest(Path(f"{handmade}{suffix}")) for suffix in ("", "-wal")] == digests

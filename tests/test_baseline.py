@@ -6,28 +6,30 @@ import pytest
 
 from labeling.errors import ScorecardError
 from labeling.files.baseline import bm25_run
+from labeling.files.importers import import_qrels
 from labeling.judging.consensus import run_frame
 from labeling.workspace.contents import get_run
-from labeling.workspace.grading import init_workspace
 
 
 @pytest.fixture
-def db(tmp_path):
-    db = init_workspace(tmp_path / "w.db")
-    db.conn.executemany(
-        "INSERT INTO chunks (id, title, text) VALUES (?, ?, ?)",
-        [
-            ("c1", "Cats", "the cat sat on the mat"),
-            ("c2", "Dogs", "dogs chase the mailman"),
-            ("c3", "Mats", "cleaning a dusty mat"),
-            ("c4", "Foxes", "a quick brown fox"),
+def db(make_workspace, tmp_path):
+    db = make_workspace(
+        chunks=[
+            {"id": "c1", "title": "Cats", "text": "the cat sat on the mat"},
+            {"id": "c2", "title": "Dogs", "text": "dogs chase the mailman"},
+            {"id": "c3", "title": "Mats", "text": "cleaning a dusty mat"},
+            {"id": "c4", "title": "Foxes", "text": "a quick brown fox"},
+        ],
+        queries=[
+            {"id": "q1", "text": "cat on a mat"},
+            {"id": "q2", "text": "fox"},
+            {"id": "q3", "text": "zebra"},
         ],
     )
-    db.conn.execute("INSERT INTO chunks (id, placeholder) VALUES ('c9', 1)")
-    db.conn.executemany(
-        "INSERT INTO queries (id, text) VALUES (?, ?)",
-        [("q1", "cat on a mat"), ("q2", "fox"), ("q3", "zebra")],
-    )
+    # c9 is a placeholder: a label names it, no chunks file holds it (it has no text to index)
+    labels = tmp_path / "label.qrels"
+    labels.write_text("q1 0 c9 0\n")
+    import_qrels(db, labels)
     return db
 
 
@@ -53,10 +55,10 @@ def test_fields_and_replacement(db):
     assert len(db.execute("SELECT * FROM runs").fetchall()) == 1
 
 
-def test_bad_arguments(db, tmp_path):
+def test_bad_arguments(db, make_workspace):
     with pytest.raises(ScorecardError):
         bm25_run(db, fields=("body",))
     with pytest.raises(ScorecardError):
         bm25_run(db, k=0)
     with pytest.raises(ScorecardError, match="chunks and queries"):
-        bm25_run(init_workspace(tmp_path / "empty.db"))
+        bm25_run(make_workspace())

@@ -24,14 +24,15 @@ import pytest
 
 from labeling.commands import cli
 from labeling.errors import ScorecardError
-from labeling.workspace import grading, store
+from labeling.workspace import store
 from labeling.workspace.contents import counts
 from labeling.workspace.store import MIGRATIONS, open_workspace
 
 CHUNKS = [{"id": f"c{i}", "text": f"chunk number {i} about topic {i % 7}"} for i in range(1, 6)]
 QUERIES = [{"id": "q1", "text": "topic three"}, {"id": "q2", "text": "topic five"}]
-RUN = "q1 Q0 c1 1 2.0 s\nq1 Q0 c2 2 1.0 s\nq2 Q0 c3 1 0.5 s\n"
-QRELS = "q1 0 c1 2\nq2 0 c3 1\n"
+SEED_RUN = [("q1", "c1", 2.0, 1), ("q1", "c2", 1.0, 2), ("q2", "c3", 0.5, 1)]
+RUN = "".join(f"{q} Q0 {c} {rank} {score} s\n" for q, c, score, rank in SEED_RUN)
+SEED_LABELS = [("q1", "c1", 2, "import"), ("q2", "c3", 1, "import")]  # as `import qrels` stores
 
 
 def call(argv: list) -> int:
@@ -76,20 +77,10 @@ def jsonl(path: Path, records: list) -> Path:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, capsys) -> Path:
+def ws(make_workspace, tmp_path: Path) -> Path:
     """A workspace holding chunks, queries, a run and labels, so "unchanged" is not "empty"."""
-    db = tmp_path / "w.db"
-    steps = [
-        ["init", db],
-        ["import", db, "chunks", jsonl(tmp_path / "chunks.jsonl", CHUNKS)],
-        ["import", db, "queries", jsonl(tmp_path / "queries.jsonl", QUERIES)],
-        ["import", db, "run", write(tmp_path / "seed.run", RUN), "--run-name", "seed"],
-        ["import", db, "qrels", write(tmp_path / "seed.qrels", QRELS)],
-    ]
-    for argv in steps:
-        assert call(argv) == 0, capsys.readouterr().err
-    capsys.readouterr()
-    return db
+    return make_workspace.path(at=tmp_path / "w.db", chunks=CHUNKS, queries=QUERIES,
+                               runs={"seed": SEED_RUN}, judgments=SEED_LABELS)
 
 
 def refused(argv: list, ws: Path, capsys, *names: object) -> str:
@@ -450,9 +441,8 @@ def tmpfs(tmp_path: Path):
         subprocess.run(["umount", "-l", str(point)], check=False)
 
 
-def test_a_workspace_on_a_read_only_file_system(tmpfs, tmp_path, capsys):
-    path = tmpfs / "w.db"
-    grading.init_workspace(path).close()  # closed: an open file would keep the remount busy
+def test_a_workspace_on_a_read_only_file_system(tmpfs, make_workspace, tmp_path, capsys):
+    path = make_workspace.path(at=tmpfs / "w.db")  # closed: an open file keeps the remount busy
     remounted = subprocess.run(
         ["mount", "-o", "remount,ro", str(tmpfs)], capture_output=True
     )
@@ -499,11 +489,10 @@ def test_a_full_disk_during_import(tmpfs, tmp_path, capsys):
     assert fingerprint(path) == before
 
 
-def test_a_full_disk_at_commit(tmpfs, tmp_path, capsys):
+def test_a_full_disk_at_commit(tmpfs, make_workspace, tmp_path, capsys):
     """A small import fits in SQLite's page cache and first touches the disk at COMMIT, where
     SQLite leaves the transaction open: it must be rolled back, and the next import work."""
-    path = tmpfs / "w.db"
-    grading.init_workspace(path).close()
+    path = make_workspace.path(at=tmpfs / "w.db")
     keeper = open_workspace(path)  # holds the -wal and -shm files open while the disk fills
     before = fingerprint(path)
     filler = tmpfs / "filler"

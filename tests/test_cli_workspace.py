@@ -21,9 +21,9 @@ def run(argv, capsys):
 
 
 @pytest.fixture
-def ws(tmp_path, capsys):
-    db = tmp_path / "w.db"
-    assert run(["init", db], capsys)[0] == 0
+def ws(make_workspace, tmp_path):
+    """An empty workspace and, beside it, chunks and queries files to import into it."""
+    db = make_workspace.path(at=tmp_path / "w.db")
     (tmp_path / "chunks.jsonl").write_text(
         "".join(
             json.dumps({"id": f"c{i}", "text": t}) + "\n"

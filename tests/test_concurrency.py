@@ -6,14 +6,12 @@ transactions only."""
 from __future__ import annotations
 
 import multiprocessing
-import shutil
 import time
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher
 
-from labeling.workspace import accounts, contents, judgments, roles, store
+from labeling.workspace import contents, judgments, roles, store
 from labeling.workspace.backup import backup
 
 WRITERS = 8
@@ -66,24 +64,15 @@ def _task(args):
     return _read(args) if args[1] < 0 else _write(args)
 
 
-@pytest.fixture(scope="module")
-def workspace(demo_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("concurrency") / "w.db"
-    shutil.copyfile(demo_file, path)
-    db = store.open_workspace(path)
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)  # speed, not security
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(accounts, "_HASHER", cheap)
-        for worker in range(WRITERS):
-            accounts.add_user(db, f"w{worker}", "annotator", "password-of-w")
-        accounts.add_user(db, "boss", "admin", "password-of-boss")
-    db.close()
-    return path
+@pytest.fixture
+def workspace(make_workspace, fast_hashes) -> Path:
+    """The demo with an annotator account per writer and an admin (cheap hashes: speed)."""
+    writers = {f"w{worker}": ("annotator", "password-of-w") for worker in range(WRITERS)}
+    return make_workspace.path("demo", accounts={**writers, "boss": ("admin", "password-of-boss")})
 
 
 def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
-    db_path = tmp_path / "w.db"
-    shutil.copyfile(workspace, db_path)
+    db_path = workspace
     db = store.open_workspace(db_path)
     before = contents.counts(db)["judgments"]
     pairs = [tuple(r) for r in db.conn.execute(

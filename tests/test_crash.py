@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from labeling.files.demo import build_demo
 from labeling.workspace import contents, judgments, store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,9 +82,8 @@ def big_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 # "paused": killed with the transaction open between two batches; "writing": killed while
 # it stores batches.
 @pytest.mark.parametrize(("kind", "mode"), [("run", "writing"), ("qrels", "paused")])
-def test_sigkill_mid_import_changes_nothing(kind, mode, big_files, tmp_path):
-    db_path = tmp_path / "w.db"
-    build_demo(db_path)
+def test_sigkill_mid_import_changes_nothing(kind, mode, big_files, make_workspace):
+    db_path = make_workspace.path("demo")
     db = store.open_workspace(db_path)
     before_counts, before = contents.counts(db), fingerprint(db)
     db.close()

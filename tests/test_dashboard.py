@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,44 +23,34 @@ from labeling.evaluation import (
 from labeling.evaluation.score_controls import Controls
 from labeling.judging import consensus
 from labeling.metrics.engine import evaluate
-from labeling.workspace import grading, judgments, store
+from labeling.workspace import judgments
 
 MEASURES = ["R@10", "RR", "nDCG@5"]
 
 
 @pytest.fixture
-def db(demo_file: Path, tmp_path: Path):
-    path = tmp_path / "scorecard.db"
-    shutil.copyfile(demo_file, path)
+def db(make_workspace):
     result_cache.clear_cache()
-    handle = store.open_workspace(path)
-    yield handle
-    handle.conn.close()
+    yield make_workspace("demo")
     result_cache.clear_cache()
 
 
 @pytest.fixture
-def tiny(tmp_path: Path):
+def tiny(make_workspace):
     """Two documents of two chunks each; one query; one run ranking c2, a1, d1, a2."""
-    db = grading.init_workspace(tmp_path / "tiny.db")
-    db["chunks"].insert_all([
-        {"id": "a1", "doc_id": "A", "text": "alpha one"},
-        {"id": "a2", "doc_id": "A", "text": "alpha two"},
-        {"id": "c2", "doc_id": "C", "text": "gamma two"},
-        {"id": "d1", "doc_id": None, "text": "lonely chunk"},
-    ])
-    db["queries"].insert({"id": "q1", "text": "alpha?", "source": "real", "split": "test"})
-    db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})
-    db["run_results"].insert_all([
-        {"run_id": 1, "query_id": "q1", "chunk_id": c, "rank": i + 1, "score": 4.0 - i}
-        for i, c in enumerate(["c2", "a1", "d1", "a2"])
-    ])
-    judgments.add_judgment(db, "q1", "a1", 1, "ann")
-    judgments.add_judgment(db, "q1", "a2", 3, "ann")
-    judgments.add_judgment(db, "q1", "c2", 0, "ann")
+    db = make_workspace(
+        chunks=[
+            {"id": "a1", "doc_id": "A", "text": "alpha one"},
+            {"id": "a2", "doc_id": "A", "text": "alpha two"},
+            {"id": "c2", "doc_id": "C", "text": "gamma two"},
+            {"id": "d1", "doc_id": None, "text": "lonely chunk"},
+        ],
+        queries=[{"id": "q1", "text": "alpha?", "source": "real", "split": "test"}],
+        runs={"r": [("q1", c, 4.0 - i, i + 1) for i, c in enumerate(["c2", "a1", "d1", "a2"])]},
+        judgments=[("q1", "a1", 1, "ann"), ("q1", "a2", 3, "ann"), ("q1", "c2", 0, "ann")],
+    )
     result_cache.clear_cache()
     yield db
-    db.conn.close()
     result_cache.clear_cache()
 
 
@@ -252,17 +239,13 @@ def test_bad_controls_raise():
         Controls(" ")
 
 
-def test_workspace_without_labels(tmp_path):
-    db = grading.init_workspace(tmp_path / "empty.db")
-    db["queries"].insert({"id": "q1", "text": "x"})
-    db["chunks"].insert({"id": "c1", "text": "y"})
-    db["runs"].insert({"id": 1, "name": "r", "created_at": store.utc_now()})
-    db["run_results"].insert({"run_id": 1, "query_id": "q1", "chunk_id": "c1", "score": 1.0})
+def test_workspace_without_labels(make_workspace):
+    db = make_workspace(queries=[{"id": "q1", "text": "x"}], chunks=[{"id": "c1", "text": "y"}],
+                        runs={"r": [("q1", "c1", 1.0)]})
     values = scoring.per_query(db, Controls("r", ("RR",)))
     assert values.empty and list(values.columns) == ["RR"]
     card = scoring.scorecard(values, segmenting.query_table(db))
     assert card["n"].tolist() == [0]
-    db.conn.close()
 
 
 def test_document_drill_down_agrees_with_the_document_scores(db):

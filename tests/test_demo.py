@@ -11,10 +11,10 @@ from labeling.workspace import contents, grading, store
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "nested" / "scorecard.db"
-    build_demo(path)
-    return path
+def demo(build_workspace) -> Path:
+    """A copy of the session's demo, which ``build_demo`` made (tests/conftest.py); building
+    into a folder that does not exist yet is checked by tests/app/test_app.py."""
+    return build_workspace.path("demo")
 
 
 def test_demo_has_everything(demo: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 
+import pytest
+
 from labeling.files.exporters import (
     corpus_frame,
     defuse,
@@ -11,20 +13,16 @@ from labeling.files.exporters import (
     export_qrels,
     queries_frame,
 )
-from labeling.workspace.grading import init_workspace
 from labeling.workspace.judgments import add_judgment
 
 
-def make(tmp_path):
-    db = init_workspace(tmp_path / "w.db")
-    db.conn.execute("INSERT INTO queries (id, text, split) VALUES ('q1', 'a?', 'test')")
-    db.conn.execute("INSERT INTO queries (id, placeholder) VALUES ('q9', 1)")
-    db.conn.execute("INSERT INTO query_attributes VALUES ('q1', 'intent', 'lookup')")
-    db.conn.execute(
-        "INSERT INTO chunks (id, doc_id, text) VALUES ('c1', 'd1', 'x'), ('c2', NULL, 'y')"
+@pytest.fixture
+def db(make_workspace):
+    return make_workspace(
+        queries=[{"id": "q1", "text": "a?", "split": "test", "intent": "lookup"}],
+        chunks=[{"id": "c1", "doc_id": "d1", "text": "x"}, {"id": "c2", "text": "y"}],
+        runs={"r": [("q9", "c9", 1.0)]},  # q9 and c9 become placeholders: only a run names them
     )
-    db.conn.execute("INSERT INTO chunks (id, placeholder) VALUES ('c9', 1)")
-    return db
 
 
 def test_defuse():
@@ -41,8 +39,7 @@ def test_defuse():
     ]
 
 
-def test_judgment_history_csv_keeps_every_row_and_defuses_formulas(tmp_path):
-    db = make(tmp_path)
+def test_judgment_history_csv_keeps_every_row_and_defuses_formulas(db, tmp_path):
     add_judgment(db, "q1", "c1", 1, '=HYPERLINK("http://evil")', note='say "hi", then\nleave')
     add_judgment(db, "q1", "c1", 3, "ann", note="@cmd", flags={"adjudicated": True})
     n = export_judgments(db, tmp_path / "j.csv")
@@ -55,8 +52,7 @@ def test_judgment_history_csv_keeps_every_row_and_defuses_formulas(tmp_path):
     assert [r["grade"] for r in rows] == ["1", "3"]
 
 
-def test_export_qrels_uses_consensus(tmp_path):
-    db = make(tmp_path)
+def test_export_qrels_uses_consensus(db, tmp_path):
     add_judgment(db, "q1", "c1", 1, "a")
     add_judgment(db, "q1", "c1", 2, "b")
     add_judgment(db, "q1", "c2", 0, "a")
@@ -65,8 +61,7 @@ def test_export_qrels_uses_consensus(tmp_path):
     assert "c1" in text and "c2" in text
 
 
-def test_beir_frames_skip_placeholders_and_carry_attributes(tmp_path):
-    db = make(tmp_path)
+def test_beir_frames_skip_placeholders_and_carry_attributes(db):
     corpus = corpus_frame(db)
     assert corpus["_id"].tolist() == ["c1", "c2"]
     assert corpus["metadata"].tolist() == [{"doc_id": "d1"}, {}]

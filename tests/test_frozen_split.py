@@ -10,7 +10,6 @@ dev queries and to chunks not judged for test queries go through.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -19,20 +18,16 @@ import pytest
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation import label_sets, locked_splits, result_cache
 from labeling.files import importers as imports
-from labeling.workspace import contents, judgments, query_store, store
+from labeling.workspace import contents, judgments, query_store
 
 TEST_QUERY = "q02"  # in the demo's test split, topic "hr"
 DEV_QUERY = "q01"
 
 
 @pytest.fixture
-def db(demo_file: Path, tmp_path: Path):
-    path = tmp_path / "w.db"
-    shutil.copyfile(demo_file, path)
+def db(make_workspace):
     result_cache.clear_cache()
-    db = store.open_workspace(path)
-    yield db
-    db.conn.close()
+    return make_workspace("demo")
 
 
 def _contents(db) -> list[list[tuple]]:

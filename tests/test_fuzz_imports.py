@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from labeling.errors import InputError
 from labeling.files import importers as imports
 from labeling.files import uploads
-from labeling.workspace import contents, grading, store
+from labeling.workspace import contents, store
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
@@ -101,24 +101,14 @@ def damaged_file(draw, kind: str) -> tuple[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small workspace: chunks c1..c3, queries q1..q3, one run."""
-    folder = tmp_path_factory.mktemp("fuzz")
-    path = folder / "base.db"
-    db = grading.init_workspace(path)
-    (folder / "c.jsonl").write_text(
-        "".join(f'{{"id": "c{i}", "text": "chunk {i}"}}\n' for i in range(1, 4))
+def base(build_workspace) -> Path:
+    """A small workspace: chunks c1..c3, queries q1..q3, one run; each example imports into a
+    copy of it."""
+    return build_workspace.path(
+        chunks=[{"id": f"c{i}", "text": f"chunk {i}"} for i in range(1, 4)],
+        queries=[{"id": f"q{i}", "text": f"query {i}"} for i in range(1, 4)],
+        runs={"existing": [("q1", "c1", 3, 1), ("q1", "c2", 2, 2)]},
     )
-    (folder / "q.jsonl").write_text(
-        "".join(f'{{"id": "q{i}", "text": "query {i}"}}\n' for i in range(1, 4))
-    )
-    (folder / "r.trec").write_text("q1 Q0 c1 1 3 r\nq1 Q0 c2 2 2 r\n")
-    imports.import_chunks(db, folder / "c.jsonl")
-    imports.import_queries(db, folder / "q.jsonl")
-    imports.import_run(db, folder / "r.trec", "existing")
-    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
-    return path
 
 
 def fingerprint(db) -> str:

@@ -17,7 +17,6 @@ from labeling.files.importers import (
 )
 from labeling.judging.consensus import consensus_qrels, run_frame
 from labeling.workspace.contents import counts, get_run, query_segments
-from labeling.workspace.grading import init_workspace
 
 RUN = "q1 Q0 c1 1 9.5 sys\nq1 Q0 c2 2 7.25 sys\nq2 Q0 c2 1 3.0 sys\nq2 Q0 c3 2 1.5 sys\n"
 QRELS = "q1 0 c1 2\nq1 0 c2 0\nq2 0 c3 3\n"
@@ -34,8 +33,8 @@ def jsonl(path, records):
 
 
 @pytest.fixture
-def db(tmp_path):
-    return init_workspace(tmp_path / "w.db")
+def db(make_workspace):
+    return make_workspace()
 
 
 @pytest.fixture
@@ -139,19 +138,19 @@ def test_run_streams_in_batches(filled, tmp_path):
     assert result.rows == 50 and result.placeholders == 47
 
 
-def test_qrels_round_trip(filled, tmp_path):
+def test_qrels_round_trip(filled, make_workspace, tmp_path):
     import_qrels(filled, write(tmp_path / "q.txt", QRELS))
     export_qrels(filled, tmp_path / "out.qrels")
-    again = init_workspace(tmp_path / "again.db")
+    again = make_workspace()
     import_qrels(again, tmp_path / "out.qrels")
     assert consensus_qrels(again).equals(consensus_qrels(filled))
     assert len(consensus_qrels(again)) == 3
 
 
-def test_run_round_trip(filled, tmp_path):
+def test_run_round_trip(filled, make_workspace, tmp_path):
     import_run(filled, write(tmp_path / "run.txt", RUN), "dense")
     export_run(filled, "dense", tmp_path / "out.run")
-    again = init_workspace(tmp_path / "again.db")
+    again = make_workspace()
     import_run(again, tmp_path / "out.run", "dense")
     assert run_frame(again, "dense").equals(run_frame(filled, "dense"))
 
@@ -160,10 +159,10 @@ def table(db, name, columns):
     return db.execute(f"SELECT {columns} FROM {name} ORDER BY 1, 2").fetchall()
 
 
-def test_beir_round_trip(filled, tmp_path):
+def test_beir_round_trip(filled, make_workspace, tmp_path):
     import_qrels(filled, write(tmp_path / "q.txt", QRELS))
     export_beir(filled, tmp_path / "beir")
-    again = init_workspace(tmp_path / "again.db")
+    again = make_workspace()
     result = import_beir(again, tmp_path / "beir")
     assert result.rows == 3 + 2 + 3
     for name, columns in [
@@ -174,6 +173,6 @@ def test_beir_round_trip(filled, tmp_path):
         assert table(again, name, columns) == table(filled, name, columns), name
     assert consensus_qrels(again).equals(consensus_qrels(filled))
     export_beir(again, tmp_path / "beir2")
-    third = init_workspace(tmp_path / "third.db")
+    third = make_workspace()
     import_beir(third, tmp_path / "beir2")
     assert table(third, "chunks", "*") == table(again, "chunks", "*")

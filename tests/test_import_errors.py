@@ -7,15 +7,14 @@ import pytest
 from labeling.errors import InputError
 from labeling.files.importers import import_chunks, import_qrels, import_queries, import_run
 from labeling.workspace.contents import counts
-from labeling.workspace.grading import init_workspace
 
 GOOD_RUN = "q1 Q0 c1 1 2.0 s\nq1 Q0 c2 2 1.0 s\n"
 GOOD_QRELS = "q1 0 c1 1\nq1 0 c2 0\n"
 
 
 @pytest.fixture
-def db(tmp_path):
-    db = init_workspace(tmp_path / "w.db")
+def db(make_workspace, tmp_path):
+    db = make_workspace()
     # something already there, so "unchanged" is not just "empty"
     import_run(db, write(tmp_path / "seed.run", GOOD_RUN), "seed")
     import_qrels(db, write(tmp_path / "seed.qrels", GOOD_QRELS))

@@ -6,33 +6,21 @@ import pytest
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import consensus, pooling, queue
-from labeling.workspace import grading, store
 from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
-def db(tmp_path):
-    handle = grading.init_workspace(tmp_path / "pool.db")
-    with store.write_transaction(handle) as conn:
-        conn.executemany("INSERT INTO queries (id, text, split) VALUES (?, ?, ?)",
-                         [("q1", "alpha", "dev"), ("q2", "beta", "test")])
-        conn.executemany("INSERT INTO query_attributes VALUES (?, 'topic', ?)",
-                         [("q1", "hr"), ("q2", "it")])
-        conn.executemany("INSERT INTO chunks (id, text) VALUES (?, ?)",
-                         [(f"c{i}", f"text {i}") for i in range(8)])
-        for run_id, name in ((1, "a"), (2, "b")):
-            conn.execute("INSERT INTO runs (id, name, created_at) VALUES (?, ?, 'now')",
-                         [run_id, name])
-        rows = [  # run a: q1 c0 > c1 > c2 (c2 ties c3; c3 wins, higher id), q2 c4 > c5
-            (1, "q1", "c0", 9.0), (1, "q1", "c1", 8.0), (1, "q1", "c2", 7.0),
-            (1, "q1", "c3", 7.0), (1, "q2", "c4", 5.0), (1, "q2", "c5", 4.0),
-            (2, "q1", "c6", 3.0), (2, "q1", "c0", 2.0), (2, "q2", "c7", 1.0),
-        ]
-        conn.executemany(
-            "INSERT INTO run_results (run_id, query_id, chunk_id, score) VALUES (?, ?, ?, ?)",
-            rows)
-    yield handle
-    handle.conn.close()
+def db(make_workspace):
+    return make_workspace(
+        queries=[{"id": "q1", "text": "alpha", "split": "dev", "topic": "hr"},
+                 {"id": "q2", "text": "beta", "split": "test", "topic": "it"}],
+        chunks=[{"id": f"c{i}", "text": f"text {i}"} for i in range(8)],
+        runs={  # scores only: a: q1 c0 > c1 > c2 (c2 ties c3; c3 wins, higher id), q2 c4 > c5
+            "a": [("q1", "c0", 9.0), ("q1", "c1", 8.0), ("q1", "c2", 7.0), ("q1", "c3", 7.0),
+                  ("q2", "c4", 5.0), ("q2", "c5", 4.0)],
+            "b": [("q1", "c6", 3.0), ("q1", "c0", 2.0), ("q2", "c7", 1.0)],
+        },
+    )
 
 
 def pairs(frame):

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from labeling.errors import InputError
 from labeling.files import uploads
-from labeling.workspace import contents, grading, query_store
+from labeling.workspace import contents, query_store
 
 
 @pytest.fixture
-def db(tmp_path: Path):
-    db = grading.init_workspace(tmp_path / "w.db")
-    uploads.import_bytes(db, "chunks", "c.jsonl", b'{"id": "c1", "text": "alpha"}\n'
-                    b'{"id": "c2", "text": "beta"}\n')
-    uploads.import_bytes(db, "queries", "q.jsonl", b'{"id": "q1", "text": "Alpha?", "topic": "a"}\n'
-                    b'{"id": "q2", "text": "beta", "topic": "b"}\n'
-                    b'{"id": "q3", "text": "gamma", "topic": "a"}\n')
-    return db
+def db(make_workspace):
+    return make_workspace(
+        chunks=[{"id": "c1", "text": "alpha"}, {"id": "c2", "text": "beta"}],
+        queries=[
+            {"id": "q1", "text": "Alpha?", "topic": "a"},
+            {"id": "q2", "text": "beta", "topic": "b"},
+            {"id": "q3", "text": "gamma", "topic": "a"},
+        ],
+    )
 
 
 def test_add_query_generates_ids_and_checks_input(db) -> None:

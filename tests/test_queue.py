@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue, shortcuts
-from labeling.workspace import judgments, store
+from labeling.workspace import judgments
 from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
-def db(demo_file: Path, tmp_path: Path):
-    path = tmp_path / "ws.db"
-    shutil.copyfile(demo_file, path)
-    handle = store.open_workspace(path)
-    yield handle
-    handle.conn.close()
+def db(make_workspace):
+    return make_workspace("demo")
 
 
 def unjudged_pairs(db, n: int) -> list[tuple[str, str]]:

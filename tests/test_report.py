@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,6 @@ from labeling.commands.cli import main
 from labeling.errors import ScorecardError
 from labeling.evaluation import label_sets, result_cache, score_controls, scoring
 from labeling.evaluation.score_controls import Controls
-from labeling.files import importers as imports
 from labeling.report import scorecard_report as report
 from labeling.workspace import judgments, query_store, store
 
@@ -22,22 +20,17 @@ MARKDOWN = "**bold** [link](http://evil.example) | pipe <img src=x onerror=alert
 
 
 @pytest.fixture(scope="module")
-def demo(demo_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("report") / "demo.db"
-    shutil.copyfile(demo_file, path)
-    return path
+def demo(build_workspace) -> Path:
+    return build_workspace.path("demo")
 
 
 @pytest.fixture(scope="module")
-def hostile(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hostile(build_workspace) -> Path:
     """The demo with a chunk and a query text holding HTML and markdown, made a worst query."""
-    path = tmp_path_factory.mktemp("hostile") / "demo.db"
-    shutil.copyfile(demo, path)
+    path = build_workspace.path(
+        "demo", chunks=[{"id": "evil-01", "doc_id": "evil", "text": f"A {SCRIPT} B"}]
+    )
     db = store.open_workspace(path)
-    source = path.parent / "chunk.jsonl"
-    source.write_text(json.dumps({"id": "evil-01", "doc_id": "evil", "text": f"A {SCRIPT} B"})
-                      + "\n", encoding="utf-8")
-    imports.import_chunks(db, source)
     query = query_store.add_query(db, MARKDOWN, attributes={"topic": "<i>it</i>"})
     for grade, chunk in ((3, "evil-01"), (0, "onboarding-01")):
         judgments.add_judgment(db, query, chunk, grade, "alice")

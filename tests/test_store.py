@@ -12,13 +12,13 @@ from labeling.workspace.grading import get_scale, init_workspace, parse_scale, s
 from labeling.workspace.judgments import add_judgment, judgment_history
 from labeling.workspace.store import MIGRATIONS, open_workspace, schema_version
 
+QUERIES = [{"id": "q1", "text": "what"}, {"id": "q2", "text": "why"}]
+
 
 @pytest.fixture
-def db(tmp_path):
-    db = init_workspace(tmp_path / "w.db")
-    db.conn.execute("INSERT INTO queries (id, text) VALUES ('q1', 'what'), ('q2', 'why')")
-    db.conn.execute("INSERT INTO chunks (id, text) VALUES ('c1', 'one'), ('c2', 'two')")
-    return db
+def db(make_workspace):
+    return make_workspace(queries=QUERIES, chunks=[{"id": "c1", "text": "one"},
+                                                   {"id": "c2", "text": "two"}])
 
 
 def test_open_sets_wal_foreign_keys_busy_timeout_and_version(tmp_path):
@@ -104,9 +104,8 @@ def test_unknown_ids_and_flags_are_rejected(db):
         add_judgment(db, "q1", "c1", 1, "a", flags={"bogus": True})
 
 
-def test_query_segments(db):
-    db.conn.execute(
-        "INSERT INTO query_attributes VALUES ('q1', 'intent', 'how-to'), ('q2', 'intent', 'why')"
-    )
+def test_query_segments(make_workspace):
+    intents = {"q1": "how-to", "q2": "why"}
+    db = make_workspace(queries=[{**q, "intent": intents[q["id"]]} for q in QUERIES])
     assert query_segments(db, "intent") == {"q1": "how-to", "q2": "why"}
     assert query_segments(db, "missing") == {}

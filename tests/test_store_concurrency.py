@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 
 from labeling.workspace.contents import counts
-from labeling.workspace.grading import init_workspace
+from labeling.workspace.store import open_workspace
 
 WORKERS = 8
 ROWS = 300
@@ -20,7 +20,6 @@ def _init(barrier) -> None:
 def _import(args: tuple[str, str, int]) -> str:
     db_path, qrels_path, worker = args
     from labeling.files.importers import import_qrels
-    from labeling.workspace.store import open_workspace
 
     try:
         _barrier.wait(timeout=60)  # start writing together, after the slow spawn imports
@@ -33,9 +32,8 @@ def _import(args: tuple[str, str, int]) -> str:
         return f"{type(error).__name__}: {error}"
 
 
-def test_parallel_imports_lose_nothing(tmp_path):
-    db_path = tmp_path / "w.db"
-    init_workspace(db_path).close()
+def test_parallel_imports_lose_nothing(make_workspace, tmp_path):
+    db_path = make_workspace.path()
     jobs = []
     for worker in range(WORKERS):
         path = tmp_path / f"labels{worker}.qrels"
@@ -48,7 +46,7 @@ def test_parallel_imports_lose_nothing(tmp_path):
     with context.Pool(WORKERS, initializer=_init, initargs=(context.Barrier(WORKERS),)) as pool:
         outcomes = pool.map(_import, jobs)
     assert outcomes == ["ok"] * WORKERS
-    db = init_workspace(db_path)
+    db = open_workspace(db_path, create=False)
     assert counts(db)["judgments"] == WORKERS * 3 * ROWS
     assert counts(db)["queries"] == 37 and counts(db)["chunks"] == 101
     per_annotator = db.execute("SELECT count(DISTINCT annotator) FROM judgments").fetchone()[0]

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.judging.consensus import RULES, consensus, consensus_qrels, current_judgments_frame
-from labeling.workspace.grading import init_workspace
 from labeling.workspace.judgments import add_judgment
 
 
@@ -108,10 +107,9 @@ def test_command_line_offers_every_rule():
     assert CONSENSUS_RULES == tuple(RULES)
 
 
-def test_consensus_qrels_from_workspace(tmp_path):
-    db = init_workspace(tmp_path / "w.db")
-    db.conn.execute("INSERT INTO queries (id) VALUES ('q1')")
-    db.conn.execute("INSERT INTO chunks (id) VALUES ('c1'), ('c2')")
+def test_consensus_qrels_from_workspace(make_workspace):
+    db = make_workspace(queries=[{"id": "q1", "text": "q"}],
+                        chunks=[{"id": "c1", "text": "one"}, {"id": "c2", "text": "two"}])
     add_judgment(db, "q1", "c1", 3, "llm", flags={"generator": True})
     add_judgment(db, "q1", "c2", 1, "ann")
     add_judgment(db, "q1", "c2", 2, "ann")  # supersedes ann's 1
@@ -123,6 +121,6 @@ def test_consensus_qrels_from_workspace(tmp_path):
     assert len(current_judgments_frame(db)) == 2
 
 
-def test_empty_workspace_gives_empty_qrels(tmp_path):
-    qrels = consensus_qrels(init_workspace(tmp_path / "w.db"))
+def test_empty_workspace_gives_empty_qrels(make_workspace):
+    qrels = consensus_qrels(make_workspace())
     assert qrels.empty and list(qrels.columns) == ["query_id", "doc_id", "relevance"]

@@ -18,15 +18,12 @@ from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import split_sentences
 from labeling.workspace.judgments import judgment_history
-from labeling.workspace.store import open_workspace
 from tests.queue_rows import queued_pairs
 
 
 @pytest.fixture
-def db(demo_file, tmp_path):
-    copy = tmp_path / "demo.db"
-    copy.write_bytes(demo_file.read_bytes())
-    return open_workspace(copy)
+def db(make_workspace):
+    return make_workspace("demo")
 
 
 def _chunks() -> list[dict]:

@@ -4,16 +4,13 @@ a good reply, a malformed reply, a timeout, an HTTP error and the per-batch call
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from labeling.synthetic import llm, review
 from labeling.synthetic.sampling import Chunk
-from labeling.workspace.store import open_workspace
 
 CHUNK = Chunk("leave-01", "leave", "Annual leave",
               "Full-time employees get 26 days of annual leave per leave year.")
@@ -118,11 +115,9 @@ def test_server_error_is_retried_and_a_client_error_is_not(server):
 
 
 def test_batch_keeps_good_candidates_past_failures_and_stops_at_the_call_limit(
-    server, demo_file: Path, tmp_path: Path
+    server, make_workspace
 ):
-    path = tmp_path / "demo.db"
-    shutil.copyfile(demo_file, path)
-    db = open_workspace(path)
+    db = make_workspace("demo")
     server.script = ["good", "malformed", "slow", "slow", "good"]
     client = _client(server, max_calls=4)
     ids, errors = review.generate(db, 5, generator="llm", seed=1, per_chunk=2,

@@ -13,12 +13,8 @@ from labeling.workspace import contents, judgments, store
 
 
 @pytest.fixture
-def db(demo_file: Path, tmp_path: Path):
-    path = tmp_path / "w.db"
-    path.write_bytes(demo_file.read_bytes())
-    db = store.open_workspace(path)
-    yield db
-    db.close()
+def db(make_workspace):
+    return make_workspace("demo")
 
 
 def pair(db) -> tuple[str, str]:

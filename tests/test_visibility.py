@@ -5,8 +5,6 @@ copy of the demo workspace (alice and bob judged it; 195 pairs by both) with acc
 from __future__ import annotations
 
 import csv
-import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,7 +14,7 @@ from labeling.evaluation.score_controls import Controls
 from labeling.files import exporters as exports
 from labeling.judging import queue, visibility
 from labeling.workspace import accounts as account_admin
-from labeling.workspace import judgments, roles, store
+from labeling.workspace import judgments, roles
 
 
 @pytest.fixture(autouse=True)
@@ -25,20 +23,14 @@ def _cheap_hashes(fast_hashes) -> None:
 
 
 @pytest.fixture
-def db(demo_file: Path, tmp_path: Path):
-    path = tmp_path / "scorecard.db"
-    shutil.copyfile(demo_file, path)
-    database = store.open_workspace(path)
-    yield database
-    database.close()
+def db(make_workspace):
+    return make_workspace("demo")
 
 
 @pytest.fixture
-def accounts(db):
-    with roles.acting_as(None):
-        for name, role in {"ada": "admin", "bob": "annotator", "vic": "viewer"}.items():
-            account_admin.add_user(db, name, role, f"{name}-password")
-    return db
+def accounts(make_workspace):
+    """The demo with accounts (passwords ``<name>-password``)."""
+    return make_workspace("demo", accounts={"ada": "admin", "bob": "annotator", "vic": "viewer"})
 
 
 def pairs_judged_by(db, name: str) -> set[tuple[str, str]]:

@@ -8,7 +8,6 @@ checks that the next save raises a sentence and stores nothing.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,8 @@ from labeling.workspace.file_identity import WorkspaceReplacedError, changed_fil
 
 
 @pytest.fixture
-def path(demo_file: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "live.db"
-    shutil.copyfile(demo_file, target)
-    return target
+def path(make_workspace, tmp_path: Path) -> Path:
+    return make_workspace.path("demo", at=tmp_path / "live.db")
 
 
 def _a_pair(db) -> tuple[str, str]:
@@ -56,20 +53,19 @@ def test_deleted_wal_stops_the_save(path):
     assert not db.conn.in_transaction
 
 
-def test_replaced_workspace_stops_the_save(path, demo_file, tmp_path):
+def test_replaced_workspace_stops_the_save(path, make_workspace, tmp_path):
     db = store.open_workspace(path)
     query, chunk = _a_pair(db)
     judgments.add_judgment(db, query, chunk, 2, "ann")
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the old file holds everything
-    other = tmp_path / "other.db"
-    shutil.copyfile(demo_file, other)
+    other = make_workspace.path("demo", at=tmp_path / "other.db")
     os.replace(other, path)  # `mv other.db live.db` while the app runs
     assert changed_file(db) == str(path)
     with pytest.raises(WorkspaceReplacedError, match="live.db was deleted or replaced"):
         judgments.add_judgment(db, query, chunk, 3, "ann")
     db.conn.close()
     fresh = store.open_workspace(path)  # the file now there is the other one, untouched
-    demo = store.open_workspace(demo_file)
+    demo = make_workspace("demo")
     assert _judgments(fresh) == _judgments(demo)
     fresh.conn.close()
     demo.conn.close()

@@ -1,9 +1,8 @@
-"""AppTest fixtures: a demo workspace built once, copied per test, the app's path, and the
-downloads the pages offer."""
+"""AppTest fixtures: a copy of the demo workspace per test (from ``make_workspace``,
+tests/conftest.py), the app's path, and the downloads the pages offer."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,10 +15,9 @@ TIMEOUT = 30
 
 
 @pytest.fixture
-def workspace(demo_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def workspace(make_workspace, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the demo workspace, set as SCORECARD_WORKSPACE."""
-    path = tmp_path / "scorecard.db"
-    shutil.copyfile(demo_file, path)
+    path = make_workspace.path("demo")
     monkeypatch.setenv("SCORECARD_WORKSPACE", str(path))
     return path
 

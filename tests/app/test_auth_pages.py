@@ -24,6 +24,7 @@ from labeling.workspace import accounts as account_admin
 from labeling.workspace import contents, lockout, roles, sessions, store
 from pages import _auth
 from tests.markup import shown
+from tests.workspaces import add_rows
 
 PAGES = sorted(
     p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.py")
@@ -45,9 +46,9 @@ def _cheap_hashes(fast_hashes) -> None:
 
 @pytest.fixture
 def accounts(workspace: Path) -> Path:
+    """The app's workspace with ACCOUNTS (passwords ``<name>-password``)."""
     db = store.open_workspace(workspace)
-    for name, role in ACCOUNTS.items():
-        account_admin.add_user(db, name, role, f"{name}-password")
+    add_rows(db, accounts=ACCOUNTS)
     db.close()
     return workspace
 

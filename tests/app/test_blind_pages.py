@@ -17,8 +17,9 @@ import pytest
 
 from labeling.evaluation import drilldown, result_cache
 from labeling.files.uploads import safe_filename
-from labeling.workspace import accounts, judgments, roles, store
+from labeling.workspace import judgments, roles, store
 from pages import _auth
+from tests.workspaces import add_rows
 
 ACCOUNTS = {"ada": "admin", "bob": "annotator"}
 
@@ -44,9 +45,8 @@ def graded_by(db, name: str) -> set[tuple[str, str]]:
 def team(workspace: Path) -> dict:
     """Accounts, carol's disagreeing votes, and pairs to look at (alice's, not bob's)."""
     db = store.open_workspace(workspace)
+    add_rows(db, accounts=ACCOUNTS)
     with roles.acting_as(None):
-        for name, role in ACCOUNTS.items():
-            accounts.add_user(db, name, role, f"{name}-password")
         alice_only = sorted(graded_by(db, "alice") - graded_by(db, "bob"))
         for pair in alice_only[:3]:
             alice = queue_grade(db, pair, "alice")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from labeling.judging import pooling, queue, shortcuts
 from labeling.workspace import store
 from tests.queue_rows import queued_pairs
+from tests.workspaces import add_rows
 
 GRADES = [0, 1, 2, 3]
 
@@ -118,10 +119,8 @@ def test_overlap_serves_a_pair_to_a_second_annotator(open_app, workspace):
 def test_user_text_is_never_markup(open_app, workspace):
     db = store.open_workspace(workspace)
     evil = "<script>alert('x')</script> See [the policy](http://evil.example) **now** $1"
-    with store.write_transaction(db) as conn:
-        conn.execute("INSERT INTO chunks (id, title, text) VALUES ('evil', '<b>T</b>', ?)",
-                     [evil])
-        conn.execute("INSERT INTO queries (id, text) VALUES ('qx', 'policy <img src=x>')")
+    add_rows(db, chunks=[{"id": "evil", "title": "<b>T</b>", "text": evil}],
+             queries=[{"id": "qx", "text": "policy <img src=x>"}])
     queue.enqueue_pairs(db, [("qx", "evil")], reason="test")
     at = start(open_app)
     assert current(at) == ("qx", "evil")

@@ -1,8 +1,9 @@
 """Streamlit servers and one headless Chromium for the browser tests.
 
 ``app_server``: the server most browser tests share. It runs ``app.py`` on a free loopback port
-against a temporary workspace without accounts (the demo is built there on the first page
-load). ``serve_app`` starts another server on a workspace a test module prepares (the sign-in
+against a copy of the demo workspace without accounts (from ``build_workspace``,
+tests/conftest.py; the app building the demo when the file is missing is tests/app/test_app.py's
+subject). ``serve_app`` starts another server on a workspace a test module prepares (the sign-in
 tests use one with accounts, the injection test a hostile one); both go through ``_serve``.
 A server's output goes to ``streamlit.log`` beside its workspace. Chromium is Debian's
 ``/usr/bin/chromium`` (never ``playwright install``).
@@ -81,9 +82,9 @@ def _serve(workspace: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running app whose workspace is a temporary file without accounts."""
-    _SERVER_WORKSPACE["path"] = tmp_path_factory.mktemp("e2e") / "scorecard.db"
+def app_server(build_workspace) -> Iterator[str]:
+    """Base URL of a running app whose workspace is a copy of the demo without accounts."""
+    _SERVER_WORKSPACE["path"] = build_workspace.path("demo")
     with _serve(_SERVER_WORKSPACE["path"]) as url:
         yield url
 

@@ -43,7 +43,7 @@ def test_keyboard_judging_during_a_failing_import(
     for page in (admin, judge):
         page.set_default_timeout(60_000)
     try:
-        judge.goto(f"{app_server}/label")  # the first page load builds the workspace
+        judge.goto(f"{app_server}/label")  # the first page load opens the workspace
         wait_idle(judge)
         judge.get_by_label("Annotator", exact=True).wait_for()  # drawn once the workspace is open
         db = store.open_workspace(app_workspace, create=False)

@@ -14,7 +14,6 @@ made: an element fetching from the outside host, a link to it, a handler, a scri
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -59,10 +58,8 @@ NEW_TITLE = """([selector, before]) => {
 
 
 @pytest.fixture(scope="module")
-def hostile_app(serve_app, demo_file: Path, tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("hostile")
-    workspace = folder / "scorecard.db"
-    shutil.copyfile(demo_file, workspace)
+def hostile_app(serve_app, build_workspace):
+    workspace = build_workspace.path("demo")
     db = store.open_workspace(workspace)
     hostile.seed(db)
     db.close()

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling.files import importers as imports
-from labeling.files.demo import build_demo
 from labeling.report import scorecard_report as report
-from labeling.workspace import judgments, store
+from labeling.workspace import store
+from tests.workspaces import add_rows
 
 pytestmark = pytest.mark.e2e
 
@@ -19,22 +18,18 @@ PAYLOAD = "<script>window.__injected = 1</script>"
 
 
 @pytest.fixture(scope="module")
-def card_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    folder = tmp_path_factory.mktemp("report")
-    build_demo(folder / "demo.db")
-    db = store.open_workspace(folder / "demo.db")
+def card_file(build_workspace) -> tuple[Path, str]:
+    workspace = build_workspace.path("demo")
+    db = store.open_workspace(workspace)
     worst = report.build_scorecard(db, report.report_controls("fusion"), n_worst=1,
                                    n_resamples=200).worst[0]
-    chunks = folder / "evil.jsonl"
-    chunks.write_text(
-        '{"id": "evil-01", "doc_id": "evil", "text": "Before ' + PAYLOAD.replace('"', '\\"')
-        + ' after <b>bold?</b>"}\n', encoding="utf-8",
-    )
-    imports.import_chunks(db, chunks)
     # A relevant label the run never retrieved: the chunk is a missed chunk of a worst query.
-    judgments.add_judgment(db, worst["query_id"], "evil-01", 3, "alice")
+    add_rows(db, chunks=[{"id": "evil-01", "doc_id": "evil",
+                          "text": f"Before {PAYLOAD} after <b>bold?</b>"}],
+             judgments=[(worst["query_id"], "evil-01", 3, "alice")])
     card = report.build_scorecard(db, report.report_controls("fusion"), baseline="bm25")
-    path = folder / "card.html"
+    db.close()
+    path = workspace.parent / "card.html"
     report.write_scorecard(card, path)
     return path, worst["query_id"]
 

@@ -14,14 +14,11 @@ The lockout checks run well inside the first pause
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from labeling.judging import pooling
 from labeling.synthetic import review
-from labeling.workspace import accounts, contents, lockout, store
+from labeling.workspace import contents, lockout, store
 from pages import _auth
 
 pytestmark = pytest.mark.e2e
@@ -67,14 +64,13 @@ def password(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def accounts_server(serve_app, demo_file: Path, tmp_path_factory: pytest.TempPathFactory):
+def accounts_server(serve_app, build_workspace):
     """An app server whose workspace has an admin, an annotator, a viewer and ``lou`` (whose
     sign-in the lockout test pauses), a labeling queue and synthetic questions to review."""
-    workspace = tmp_path_factory.mktemp("e2e_accounts") / "scorecard.db"
-    shutil.copyfile(demo_file, workspace)
+    workspace = build_workspace.path(
+        "demo", accounts={name: (role, password(name)) for name, role in ACCOUNTS.items()}
+    )
     db = store.open_workspace(workspace)
-    for name, role in ACCOUNTS.items():
-        accounts.add_user(db, name, role, password(name))
     pooling.build_pool(db, contents.run_names(db))
     review.generate(db, 2, seed=1)
     db.close()
