@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
@@ -33,20 +35,21 @@ def test_the_contracts_hold(tmp_path: Path) -> None:
     assert "3 kept, 0 broken" in done.stdout
 
 
-def test_a_metrics_module_importing_the_workspace_breaks_them(tmp_path: Path) -> None:
-    tree = copy_of_the_package(tmp_path)
-    engine = tree / "labeling" / "metrics" / "engine.py"
-    engine.write_text(engine.read_text() + "\nfrom labeling.workspace import store  # wrong\n")
-    done = lint_imports(tree)
-    assert done.returncode != 0
-    assert "labeling.metrics is not allowed to import labeling.workspace" in done.stdout
-    assert "labeling.metrics.engine -> labeling.workspace.store" in done.stdout
+WRONG_ARROWS = [  # (module of the copy, the import appended to it, what lint-imports says)
+    ("metrics/engine.py", "from labeling.workspace import store",
+     "labeling.metrics is not allowed to import labeling.workspace"),
+    ("workspace/store.py", "from labeling.evaluation import scoring",
+     "labeling.workspace is not allowed to import labeling.evaluation"),
+]
 
 
-def test_a_workspace_module_importing_the_evaluation_breaks_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("module", "line", "message"), WRONG_ARROWS,
+                         ids=["metrics-imports-workspace", "workspace-imports-evaluation"])
+def test_a_wrong_arrow_breaks_them(tmp_path: Path, module: str, line: str,
+                                   message: str) -> None:
     tree = copy_of_the_package(tmp_path)
-    store = tree / "labeling" / "workspace" / "store.py"
-    store.write_text(store.read_text() + "\nfrom labeling.evaluation import scoring  # wrong\n")
+    source = tree / "labeling" / module
+    source.write_text(source.read_text() + f"\n{line}  # wrong\n")
     done = lint_imports(tree)
     assert done.returncode != 0
-    assert "labeling.workspace is not allowed to import labeling.evaluation" in done.stdout
+    assert message in done.stdout
