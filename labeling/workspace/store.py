@@ -82,9 +82,6 @@ def _newer_schema(where: str, version: int) -> str:
     )
 
 
-# The first 100 bytes of an SQLite file: its header (https://sqlite.org/fileformat.html).
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_HEADER_BYTES = 100
 
 
 def _check_workspace_file(path: Path, create: bool) -> None:
@@ -122,34 +119,41 @@ def _check_workspace_file(path: Path, create: bool) -> None:
             )
         _check_writable(path, folder, creating=True)
         return
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(_HEADER_BYTES)
-    except OSError as error:
-        raise ScorecardError(f"{path}: cannot read the workspace: {error.strerror}") from None
-    if size and not header.startswith(_SQLITE_MAGIC):
-        raise ScorecardError(f"{path}: is not a scorecard workspace (not an SQLite database)")
-    expected = _size_from_header(header)
-    if size and (len(header) < _HEADER_BYTES or (wal_size == 0 and size < (expected or 0))):
-        promised = f", its header promises {expected}" if expected else ""
-        raise ScorecardError(
-            f"{path}: the workspace file is truncated ({size} bytes{promised}); "
-            "restore it from a backup"
-        )
     _check_writable(path, folder, creating=False)
 
 
-def _size_from_header(header: bytes) -> int | None:
-    """The file size the header records (page size x page count), when the header vouches for
-    it (its change counter matches the version-valid-for number), else None."""
-    if len(header) < _HEADER_BYTES:
-        return None
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    if not pages or header[24:28] != header[92:96]:
-        return None
-    return page_size * pages
+def _check_database_file(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file that is not SQLite or is cut short, reading it through SQLite's own handle.
+
+    Never open the workspace file a second time in this process: closing any descriptor of a
+    file drops every POSIX lock the process holds on it, SQLite's included, and other
+    connections could then checkpoint under this process's readers (a known way to corrupt a
+    database). Sizes come from ``os.stat``, which opens nothing.
+    """
+    try:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+        if code == 26:  # SQLITE_NOTADB
+            raise ScorecardError(
+                f"{path}: is not a scorecard workspace (not an SQLite database)"
+            ) from None
+        if code == 11:  # SQLITE_CORRUPT: most often a file cut short by a copy or a full disk
+            raise ScorecardError(
+                f"{path}: the workspace file is truncated or damaged "
+                f"({path.stat().st_size} bytes); restore it from a backup"
+            ) from None
+        raise
+    journals = [Path(f"{path}{suffix}") for suffix in ("-wal", "-journal")]
+    if any(side.is_file() and side.stat().st_size for side in journals):
+        return  # pages may live in the journal after a crash: the file's size proves nothing
+    size, expected = path.stat().st_size, page_size * pages
+    if size < expected:
+        raise ScorecardError(
+            f"{path}: the workspace file is truncated ({size} bytes, its header promises "
+            f"{expected}); restore it from a backup"
+        )
 
 
 def _check_writable(path: Path, folder: Path, *, creating: bool) -> None:
@@ -239,6 +243,7 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
         )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
+        _check_database_file(conn, path)
         _check_is_workspace(conn, path, create)
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")

@@ -65,8 +65,9 @@ def test_keyboard_judging_during_a_failing_import(
         panel = admin.get_by_role("tabpanel", name="Run")
         run_file = tmp_path / "big.trec"
         failing_run(run_file)
-        panel.locator("input[type='file']").set_input_files(str(run_file))
-        panel.get_by_text("big.trec").wait_for()  # the upload has finished
+        with admin.expect_response(lambda r: "upload_file" in r.url and r.ok, timeout=120_000):
+            panel.locator("input[type='file']").set_input_files(str(run_file))
+        panel.get_by_text("big.trec").wait_for()  # the upload has finished and is shown
         wait_idle(admin)
         panel.get_by_label("Run name").fill(f"big-{name}")
         panel.get_by_label("Run name").press("Enter")
