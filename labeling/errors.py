@@ -42,12 +42,16 @@ _SQLITE_PROBLEMS = {
 }
 
 
+def sqlite_code(error: BaseException) -> int | None:
+    """The primary SQLite result code of an error (the low byte of ``sqlite_errorcode``), or
+    None for an error that does not come from SQLite."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(error, sqlite3.Error) and code is not None else None
+
+
 def known_storage_problem(error: BaseException) -> str | None:
     """What the user can do about an SQLite failure, as a phrase, or None for other errors."""
-    code = getattr(error, "sqlite_errorcode", None)
-    if isinstance(error, sqlite3.Error) and code is not None:
-        return _SQLITE_PROBLEMS.get(code & 0xFF)
-    return None
+    return _SQLITE_PROBLEMS.get(sqlite_code(error))
 
 
 def storage_problem(error: sqlite3.Error) -> str:

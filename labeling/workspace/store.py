@@ -11,9 +11,7 @@ Conventions
   joined, so one caller's rollback cannot take another's writes with it.
 - Ids are text and stable: ``chunks.id``, ``queries.id``. An id a label or run file names that the
   workspace does not know becomes a *placeholder* row (``placeholder = 1``, no text).
-- ``judgments`` is append-only (triggers abort UPDATE and DELETE); ``current_judgments`` is the
-  latest row per (query, chunk, annotator). ``grade`` is NULL when the annotator could not judge.
-- ``flags`` is a JSON object: ``unsure``, ``cant_judge``, ``adjudicated``, ``generator`` (bools).
+- Judgments are append-only; their conventions are in ``labeling.workspace.judgments``.
 - Segment attributes of queries live in ``query_attributes(query_id, name, value)``: segmenting by
   attribute X is ``SELECT query_id, value FROM query_attributes WHERE name = 'X'``.
 - Timestamps are ISO-8601 UTC strings (``2026-05-09T07:35:25.123456+00:00``)."""
@@ -30,7 +28,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from labeling.errors import ScorecardError, storage_problem
+from labeling.errors import ScorecardError, sqlite_code, storage_problem
 from labeling.workspace import file_identity as workspace_file
 from labeling.workspace import roles
 from labeling.workspace.migrations import MIGRATIONS
@@ -86,8 +84,8 @@ def _newer_schema(where: str, version: int) -> str:
 
 def _check_workspace_file(path: Path, create: bool) -> None:
     """Refuse, with a sentence naming ``path``, what SQLite would fail on or silently misread:
-    a folder, a missing or empty file (unless creating), a file that is not SQLite or is cut
-    short, and a place SQLite cannot write its ``-wal``/``-shm`` files.
+    a folder, a missing or empty file (unless creating), and a place SQLite cannot write its
+    ``-wal``/``-shm`` files. What is inside the file is ``_check_database_file``'s part.
     """
     if path.is_dir():
         raise ScorecardError(f"{path}: is a folder, not a workspace file")
@@ -103,15 +101,7 @@ def _check_workspace_file(path: Path, create: bool) -> None:
         return
     if not path.is_file():
         raise ScorecardError(f"{path}: is not a regular file, so it cannot be a workspace")
-    size = path.stat().st_size
-    # Pages may live in a -wal file (WAL) or be restored from a -journal (rollback) after a
-    # crash: with either beside it, the file's own size proves nothing.
-    wal_size = sum(
-        side.stat().st_size
-        for side in (Path(f"{path}-wal"), Path(f"{path}-journal"))
-        if side.is_file()
-    )
-    if size == 0 and wal_size == 0:
+    if path.stat().st_size == 0 and not _journal_bytes(path):
         if not create:
             raise ScorecardError(
                 f"{path}: the file is empty (0 bytes), not a workspace; "
@@ -120,6 +110,13 @@ def _check_workspace_file(path: Path, create: bool) -> None:
         _check_writable(path, folder, creating=True)
         return
     _check_writable(path, folder, creating=False)
+
+
+def _journal_bytes(path: Path) -> int:
+    """Bytes in the ``-wal`` or ``-journal`` beside ``path``. Pages may live there (WAL) or be
+    restored from there (rollback) after a crash: then the file's own size proves nothing."""
+    sides = (Path(f"{path}-wal"), Path(f"{path}-journal"))
+    return sum(side.stat().st_size for side in sides if side.is_file())
 
 
 def _check_database_file(conn: sqlite3.Connection, path: Path) -> None:
@@ -134,7 +131,7 @@ def _check_database_file(conn: sqlite3.Connection, path: Path) -> None:
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
     except sqlite3.DatabaseError as error:
-        code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+        code = sqlite_code(error)
         if code == 26:  # SQLITE_NOTADB
             raise ScorecardError(
                 f"{path}: is not a scorecard workspace (not an SQLite database)"
@@ -145,9 +142,8 @@ def _check_database_file(conn: sqlite3.Connection, path: Path) -> None:
                 f"({path.stat().st_size} bytes); restore it from a backup"
             ) from None
         raise
-    journals = [Path(f"{path}{suffix}") for suffix in ("-wal", "-journal")]
-    if any(side.is_file() and side.stat().st_size for side in journals):
-        return  # pages may live in the journal after a crash: the file's size proves nothing
+    if _journal_bytes(path):
+        return
     size, expected = path.stat().st_size, page_size * pages
     if size < expected:
         raise ScorecardError(
