@@ -65,9 +65,7 @@ def page_setup() -> sqlite_utils.Database:
     try:
         db = get_db()
     except Exception as error:  # a workspace that cannot be opened: one sentence, no traceback
-        message, reference = describe_failure(error)
-        if reference is not None:
-            log.error("cannot open the workspace (reference %s)", reference, exc_info=error)
+        message = failure_sentence(error, "opening the workspace")
         st.error(escape_markdown(f"The workspace cannot be opened. {message}"))
         st.stop()
     _auth.sign_in(db)  # stops the page until signed in when the workspace has accounts
@@ -114,10 +112,15 @@ def show_flash(where: str) -> None:
         show(escape_markdown(message))
 
 
-def report_failure(error: Exception, where: str) -> None:
-    """Show a failure as one sentence (``labeling.errors.describe_failure``); unexpected ones
-    are logged with their traceback under the reference the sentence gives."""
+def failure_sentence(error: Exception, where: str) -> str:
+    """A failure as one sentence (``labeling.errors.describe_failure``); an unexpected one is
+    logged with its traceback under the reference the sentence gives."""
     message, reference = describe_failure(error)
     if reference is not None:
         log.error("unexpected error in %s (reference %s)", where, reference, exc_info=error)
-    flash("error", message, where)
+    return message
+
+
+def report_failure(error: Exception, where: str) -> None:
+    """Queue a failure for ``where`` as one sentence (``failure_sentence``)."""
+    flash("error", failure_sentence(error, where), where)
