@@ -57,7 +57,7 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
             for annotator in ANNOTATORS:
                 imports.import_qrels(
                     db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
-                    strict=True,
+                    origin="person", strict=True,
                 )
         finally:
             db.conn.close()  # the last connection checkpoints and removes the WAL file

@@ -1,40 +1,29 @@
-"""The LLM question generator over an OpenAI-compatible chat-completions API (stdlib HTTP).
+"""The LLM question generator over an OpenAI-compatible chat-completions API.
 
-Settings come from the environment: ``SCORECARD_LLM_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
-``SCORECARD_LLM_MODEL`` and ``SCORECARD_LLM_API_KEY`` (optional for local servers). The prompt is
+The client and its settings are ``labeling.model_calls.chat``'s. The prompt is
 ``prompts/synthetic_questions.md``. Replies must be JSON ``{"questions": [{"question",
 "answer"}]}``; an answer not found in the passage is dropped (no question without its span).
-Each call has a timeout and is retried with exponential backoff on timeouts, 429 and 5xx; a
-batch makes at most ``max_calls`` calls. Failures become messages, and the questions of the
+A batch makes at most ``max_calls`` calls. Failures become messages, and the questions of the
 chunks that succeeded are kept.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labeling.errors import ScorecardError
+from labeling.model_calls import chat
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.sampling import Chunk
 from labeling.synthetic.text import split_sentences
 
 PROMPT_FILE = Path(__file__).resolve().parents[2] / "prompts" / "synthetic_questions.md"
-ENV_BASE_URL, ENV_MODEL, ENV_KEY = (
-    "SCORECARD_LLM_BASE_URL", "SCORECARD_LLM_MODEL", "SCORECARD_LLM_API_KEY"
-)
-
-
-class LlmError(ScorecardError):
-    """A call to the chat API failed (after retries) or replied with something unusable."""
+ENV_BASE_URL, ENV_MODEL, ENV_KEY = chat.ENV_BASE_URL, chat.ENV_MODEL, chat.ENV_KEY
+LlmError = chat.ChatError
 
 
 @dataclass
@@ -47,69 +36,11 @@ class BatchResult:
 
 
 @dataclass
-class LlmClient:
-    """A chat-completions client. ``timeout`` and ``backoff`` are seconds; ``retries`` counts
-    extra attempts per call; ``max_calls`` caps the calls of one batch."""
+class LlmClient(chat.ChatClient):
+    """The chat client (``labeling.model_calls.chat``) with question generation; ``max_calls``
+    caps the calls of one batch."""
 
-    base_url: str
-    model: str
-    api_key: str = ""
-    timeout: float = 30.0
-    retries: int = 2
-    backoff: float = 1.0
     max_calls: int = 50
-    temperature: float = 0.2
-    sleep: Callable[[float], None] = time.sleep
-
-    @classmethod
-    def from_env(cls, **overrides) -> LlmClient:
-        """A client from ``SCORECARD_LLM_*``; ``ScorecardError`` naming what is missing."""
-        base_url = os.environ.get(ENV_BASE_URL, "").strip()
-        model = os.environ.get(ENV_MODEL, "").strip()
-        if not base_url or not model:
-            raise ScorecardError(
-                f"the LLM generator needs {ENV_BASE_URL} and {ENV_MODEL} "
-                "(an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1)"
-            )
-        return cls(base_url, model, os.environ.get(ENV_KEY, ""), **overrides)
-
-    # -- one call ----------------------------------------------------------------------------
-
-    def chat(self, prompt: str) -> str:
-        """The assistant message of one chat completion, retried on transient failures."""
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        body = json.dumps({
-            "model": self.model, "temperature": self.temperature,
-            "messages": [{"role": "user", "content": prompt}],
-            "response_format": {"type": "json_object"},
-        }).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        last = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                self.sleep(self.backoff * 2 ** (attempt - 1))
-            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    payload = json.loads(response.read().decode("utf-8"))
-                return str(payload["choices"][0]["message"]["content"])
-            except urllib.error.HTTPError as error:
-                last = f"HTTP {error.code} from {url}"
-                if error.code != 429 and error.code < 500:
-                    raise LlmError(f"{last}: {error.read()[:200].decode(errors='replace')}") \
-                        from error
-            except TimeoutError:
-                last = f"no reply from {url} within {self.timeout:g} s"
-            except urllib.error.URLError as error:
-                if isinstance(error.reason, TimeoutError):
-                    last = f"no reply from {url} within {self.timeout:g} s"
-                else:
-                    raise LlmError(f"cannot reach {url}: {error.reason}") from error
-            except (ValueError, KeyError, IndexError, TypeError) as error:
-                raise LlmError(f"{url} did not reply in the chat-completions format") from error
-        raise LlmError(f"{last} (tried {self.retries + 1} times)")
 
     # -- a batch -----------------------------------------------------------------------------
 

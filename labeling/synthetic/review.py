@@ -188,15 +188,17 @@ def review_statistics(db: sqlite_utils.Database) -> pd.DataFrame:
 
 def _pending(conn, candidate_id: int) -> dict:
     conn_row = conn.execute(
-        "SELECT id, chunk_id, question, status, outranking FROM synthetic_candidates WHERE id = ?",
+        "SELECT id, chunk_id, question, status, outranking, generator"
+        " FROM synthetic_candidates WHERE id = ?",
         [candidate_id],
     ).fetchone()
     if conn_row is None:
         raise InputError(f"no candidate {candidate_id}", source="review")
-    cid, chunk_id, question, status, outranking = conn_row
+    cid, chunk_id, question, status, outranking, generator = conn_row
     if status != "pending":
         raise ScorecardError(f"candidate {cid} is already {status}")
-    return {"chunk_id": chunk_id, "question": question, "outranking": json.loads(outranking)}
+    return {"chunk_id": chunk_id, "question": question, "outranking": json.loads(outranking),
+            "generator": generator}
 
 
 def accept(
@@ -233,6 +235,7 @@ def accept(
             db, qid, row["chunk_id"], top, GENERATOR_ANNOTATOR,
             note=f"synthetic candidate {candidate_id}",
             flags={"generator": True, "confirm": True},
+            origin="generator", origin_source=row["generator"],
         )
         conn.execute(
             "UPDATE synthetic_candidates SET status = 'accepted', question = ?, reviewer = ?,"

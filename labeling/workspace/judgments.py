@@ -5,6 +5,7 @@ Conventions
   latest row per (query, chunk, annotator). ``grade`` is NULL when the annotator could not judge.
 - ``flags`` is a JSON object: ``unsure``, ``cant_judge``, ``adjudicated``, ``generator``,
   ``confirm`` (bools).
+- ``origin`` / ``origin_source`` say who or what decided (``labeling.workspace.provenance``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sqlite3
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
+from labeling.workspace.provenance import check_origin
 from labeling.workspace.store import utc_now, write_transaction
 
 JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator", "confirm")
@@ -34,12 +36,16 @@ def add_judgment(
     note: str | None = None,
     flags: dict[str, bool] | None = None,
     created_at: str | None = None,
+    origin: str = "person",
+    origin_source: str | None = None,
 ) -> int:
     """Append one judgment and return its id. ``grade=None`` means the annotator could not judge.
+    ``origin`` is one of ``provenance.ORIGINS`` (a person judging in the app by default).
 
     Raises ``InputError`` for a grade off the scale or an unknown query/chunk id.
     """
     flags = {k: bool(v) for k, v in (flags or {}).items() if v}
+    check_origin(origin)
     unknown = set(flags) - set(JUDGMENT_FLAGS)
     if unknown:
         raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
@@ -59,8 +65,8 @@ def add_judgment(
             # connection or the file saw meanwhile.
             cursor = conn.execute(
                 "INSERT INTO judgments"
-                " (query_id, chunk_id, grade, annotator, created_at, note, flags)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " (query_id, chunk_id, grade, annotator, created_at, note, flags, origin,"
+                " origin_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     query_id,
                     chunk_id,
@@ -69,6 +75,8 @@ def add_judgment(
                     created_at or utc_now(),
                     note,
                     json.dumps(flags, sort_keys=True),
+                    origin,
+                    origin_source,
                 ),
             )
             judgment_id = int(cursor.fetchone()[0])

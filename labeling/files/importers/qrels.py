@@ -16,6 +16,7 @@ from labeling.files.importers.ids import ensure_pair_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
+from labeling.workspace.provenance import check_origin
 from labeling.workspace.store import utc_now
 
 
@@ -26,8 +27,12 @@ def import_qrels(
     strict: bool = False,
     *,
     format: str | None = None,
+    origin: str = "import",
 ) -> ImportResult:
-    """Append a qrels file (TREC/CSV/JSONL...) as judgments by ``annotator``."""
+    """Append a qrels file (TREC/CSV/JSONL...) as judgments by ``annotator``, of ``origin``
+    ``import`` unless the caller knows better (the demo's files hold its two annotators' hand
+    judgments); the file's name is each row's ``origin_source``."""
+    check_origin(origin)
     source = str(path)
     with import_transaction(db, source) as conn:
         result = store_qrels(
@@ -36,6 +41,7 @@ def import_qrels(
             annotator=annotator,
             strict=strict,
             source=source,
+            origin=origin,
         )
         if result.rows == 0:
             raise InputError("no judgments in the file", source=source)
@@ -49,6 +55,7 @@ def store_qrels(
     annotator: str,
     strict: bool,
     source: str,
+    origin: str = "import",
 ) -> ImportResult:
     """Store qrels batches as judgments (one timestamp for all), placeholders for unknown ids."""
     result = ImportResult("qrels")
@@ -68,14 +75,16 @@ def store_qrels(
         queries, chunks = ensure_pair_ids(conn, batch, lines, strict=strict, source=source)
         added_q, added_c = added_q + queries, added_c + chunks
         conn.executemany(
-            "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags)"
-            " VALUES (?, ?, ?, ?, ?, '{}')",
+            "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags,"
+            " origin, origin_source) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)",
             zip(
                 batch["query_id"].tolist(),
                 batch["doc_id"].tolist(),
                 grades.astype("int64").tolist(),
                 [annotator] * len(batch),
                 [created_at] * len(batch),
+                [origin] * len(batch),
+                [Path(source).name] * len(batch),
                 strict=True,
             ),
         )

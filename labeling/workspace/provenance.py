@@ -1,0 +1,57 @@
+"""Provenance: who or what made each judgment, and how each judged pair reached the judges.
+
+Conventions
+- A judgment's ``origin`` is one of ``ORIGINS``: ``person`` (someone judging in the app),
+  ``import`` (a qrels file; ``origin_source`` is the file's name), ``generator`` (the
+  synthetic-question generator's label of a question's source passage), ``machine`` (a model;
+  ``origin_source`` names model and prompt), ``transferred`` (carried over from another chunk
+  set) and ``unknown`` (rows stored before origins were recorded).
+- A pair's sources are rows of ``pair_sources``, one of ``PAIR_SOURCES``: ``pool`` (a run's top
+  ``pool_depth`` results), ``search`` (found by a corpus search), ``import``, ``synthetic``,
+  ``transfer`` and ``queue`` (queued by hand). ``pool_depth`` is set for pools only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from labeling.errors import InputError
+from labeling.workspace.store import utc_now
+
+ORIGINS = ("person", "import", "generator", "machine", "transferred", "unknown")
+PAIR_SOURCES = ("pool", "search", "import", "synthetic", "transfer", "queue")
+
+
+def check_origin(origin: str) -> str:
+    """``origin`` itself, or ``InputError`` naming the allowed ones."""
+    if origin not in ORIGINS:
+        raise InputError(f"unknown judgment origin {origin!r}; one of {', '.join(ORIGINS)}",
+                         source="judgment")
+    return origin
+
+
+def add_pair_sources(
+    conn: sqlite3.Connection,
+    pairs: Iterable[tuple[str, str]],
+    source: str,
+    *,
+    pool_depth: int | None = None,
+    detail: str | None = None,
+) -> int:
+    """Record that each (query id, chunk id) pair reached the judges through ``source``, inside
+    the caller's transaction; returns the number of rows written."""
+    if source not in PAIR_SOURCES:
+        raise InputError(f"unknown pair source {source!r}; one of {', '.join(PAIR_SOURCES)}",
+                         source="pair sources")
+    if (pool_depth is not None) != (source == "pool"):
+        raise InputError("a pool depth is given for pools, and only for them",
+                         source="pair sources")
+    created_at = utc_now()
+    cursor = conn.executemany(
+        "INSERT INTO pair_sources (query_id, chunk_id, source, pool_depth, detail, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        ((query_id, chunk_id, source, pool_depth, detail, created_at)
+         for query_id, chunk_id in pairs),
+    )
+    return cursor.rowcount
