@@ -1,7 +1,8 @@
 """Passage sampling: random, stratified by document, or by segment; seeded so it can be redrawn.
 
-Chunks shorter than ``min_words`` or without a sentence the offline generator can ask about are
-skipped. A chunk's *segment attributes* are its metadata values whose names are valid query
+Chunks shorter than ``min_words`` are skipped, and for the offline generator also chunks in
+which its rules find nothing to ask (``every=True``, the LLM generator's sampling, keeps them:
+every passage may reach the model). A chunk's *segment attributes* are its metadata values whose names are valid query
 attribute names, else, for attributes the workspace's queries use, the value most common among
 the queries labeled relevant (grade >= 1) on chunks of the same document.
 """
@@ -58,14 +59,16 @@ def chunk_attributes(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     return out
 
 
-def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12) -> list[Chunk]:
-    """Non-placeholder chunks with at least ``min_words`` words and one fact sentence, by id."""
+def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12, every: bool = False
+                    ) -> list[Chunk]:
+    """Non-placeholder chunks with at least ``min_words`` words, by id; unless ``every``, only
+    those in which the offline rules find a question."""
     chunks = []
     for cid, doc_id, title, text in db.conn.execute(
         "SELECT id, doc_id, title, text FROM chunks WHERE placeholder = 0 AND text IS NOT NULL"
         " ORDER BY id"
     ):
-        if len(text.split()) >= min_words and offline.fact_sentences(text):
+        if len(text.split()) >= min_words and (every or offline.fact_sentences(text, title)):
             chunks.append(Chunk(cid, doc_id, title, text))
     return chunks
 
@@ -78,6 +81,7 @@ def sample_chunks(
     seed: int = 0,
     segment: str | None = None,
     min_words: int = 12,
+    every: bool = False,
 ) -> list[Chunk]:
     """``n`` eligible chunks (fewer if the workspace has fewer), the same for the same seed.
 
@@ -90,7 +94,7 @@ def sample_chunks(
     if n < 1:
         raise ScorecardError("the sample size must be at least 1")
     rng = random.Random(seed)
-    chunks = eligible_chunks(db, min_words=min_words)
+    chunks = eligible_chunks(db, min_words=min_words, every=every)
     if strategy == "random":
         return rng.sample(chunks, min(n, len(chunks)))
     if strategy == "document":
