@@ -3,12 +3,12 @@
 Measured on the manual-page development corpus (``benchmarks/manpage_corpus.py``), graded by
 hand against ``benchmarks/synthetic_grading/CRITERIA.md``.
 
-    python benchmarks/synthetic_quality.py sample [--passages 80] [--seed 2026]
-    python benchmarks/synthetic_quality.py figures
+    python benchmarks/synthetic_quality.py sample --round round2 [--passages 80] [--seed 2027]
+    python benchmarks/synthetic_quality.py figures [--round round1 ...]
 
 ``sample`` builds the corpus (if missing) and a fresh workspace from it, runs the offline
 generator as ``scorecard generate`` does (the team's default form mix, 2 questions a passage)
-and writes, into ``benchmarks/synthetic_grading/``:
+and writes, into ``benchmarks/synthetic_grading/<round>/``:
 
 - ``candidates.jsonl``: every queued candidate with its grading key, question, answer span,
   form, quality score and features, and the corpus's SHA-256;
@@ -17,8 +17,9 @@ and writes, into ``benchmarks/synthetic_grading/``:
   they are not shown).
 
 The grader writes ``grades.tsv`` (``key<TAB>accept|reject<TAB>reason``) from the sheet alone.
-``figures`` joins the grades with the scores and prints the accept rate of the top and bottom
-halves by quality score (ties broken by candidate id), overall and by form.
+``figures`` joins the grades with the scores and prints, for each round (default: every
+round folder), the accept rate of the top and bottom halves by quality score (ties broken by
+candidate id), overall and by form, and the reject reasons.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _key(batch: str, cid: int) -> str:
     return "g" + hashlib.sha1(f"{batch}/{cid}".encode()).hexdigest()[:7]
 
 
-def sample(passages: int, seed: int) -> None:
+def sample(folder: Path, passages: int, seed: int) -> None:
     chunks = CORPUS / "chunks.jsonl"
     if not chunks.exists():
         import manpage_corpus
@@ -65,7 +66,7 @@ def sample(passages: int, seed: int) -> None:
     frame = frame[frame["id"].isin(ids)]
     texts = {cid: (title, text) for cid, title, text in db.conn.execute(
         "SELECT id, coalesce(title, ''), text FROM chunks")}
-    GRADING.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for _, r in frame.iterrows():
         rows.append({
@@ -75,7 +76,7 @@ def sample(passages: int, seed: int) -> None:
             "form": r["form"], "generator": r["generator"], "quality": float(r["quality"]),
             "features": r["features"], "corpus_sha256": digest, "seed": seed,
         })
-    (GRADING / "candidates.jsonl").write_text(
+    (folder / "candidates.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     by_chunk: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
@@ -95,19 +96,19 @@ def sample(passages: int, seed: int) -> None:
             answer = " ".join(r["answer"].split())
             lines.append(f"- `{r['key']}` **{r['question']}**  \n  answer: {answer}")
         lines.append("")
-    (GRADING / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
+    (folder / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
     print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
-          f"{digest[:12]}) -> {GRADING}")
+          f"{digest[:12]}) -> {folder}")
 
 
-def load() -> list[dict]:
+def load(folder: Path) -> list[dict]:
     """Graded candidates: the candidate rows with ``accepted`` (bool) and ``reason``."""
     candidates = {}
-    for line in (GRADING / "candidates.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (folder / "candidates.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         candidates[row["key"]] = row
     graded = []
-    for number, line in enumerate((GRADING / "grades.tsv").read_text(
+    for number, line in enumerate((folder / "grades.tsv").read_text(
             encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -129,8 +130,10 @@ def rate(rows: list[dict]) -> str:
     return f"{n}/{len(rows)} ({n / len(rows):.0%})"
 
 
-def figures() -> dict[str, float]:
-    graded = load()
+def figures(folder: Path) -> dict[str, float]:
+    graded = load(folder)
+    print(f"### {folder.name}")
+    print()
     ranked = sorted(graded, key=lambda r: (-r["quality"], r["id"]))
     half = len(ranked) // 2
     top, bottom = ranked[:half], ranked[len(ranked) - half:]
@@ -157,6 +160,7 @@ def figures() -> dict[str, float]:
     print("|---|---|")
     for reason, count in sorted(reasons.items(), key=lambda x: -x[1]):
         print(f"| {reason} | {count} |")
+    print()
     return {"top": top_rate, "bottom": bottom_rate}
 
 
@@ -164,14 +168,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     one = sub.add_parser("sample", help="generate and write the blind grading sheet")
+    one.add_argument("--round", required=True, help="folder name under synthetic_grading")
     one.add_argument("--passages", type=int, default=80)
     one.add_argument("--seed", type=int, default=2026)
-    sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
+    two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
+    two.add_argument("--round", nargs="*", help="round folders (default: all)")
     args = parser.parse_args()
     if args.command == "sample":
-        sample(args.passages, args.seed)
+        sample(GRADING / args.round, args.passages, args.seed)
     else:
-        figures()
+        names = args.round or sorted(p.name for p in GRADING.iterdir()
+                                     if (p / "grades.tsv").exists())
+        for name in names:
+            figures(GRADING / name)
 
 
 if __name__ == "__main__":

@@ -154,6 +154,9 @@ def is_proper(tok: Tok, text: str) -> bool:
     return re.search(rf"[a-z,;]\s+{re.escape(word)}\b", text) is not None
 
 
+CLAUSE_OPENERS = frozenset("if when unless once before after until while whenever as".split())
+
+
 def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> list[str]:
     """Words for the question: sentence-initial capital dropped, you -> I/me, your -> my."""
     out = []
@@ -163,9 +166,9 @@ def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> lis
         word = tok.text
         if i == 0 and first_is_subject and tok.low in PRONOUNS_SUBJECT:
             word = PRONOUNS_SUBJECT[tok.low]
-        elif tok.low == "you" and i + 1 < len(toks) and (
+        elif tok.low == "you" and (i + 1 < len(toks) and (
             toks[i + 1].low in AUXILIARIES or toks[i + 1].low in VERBS
-        ):
+        ) or (i and toks[i - 1].low in CLAUSE_OPENERS)):
             word = "I"  # "if you need ..." -> "if I need ..."
         elif tok.low in PRONOUNS_OTHER:
             word = PRONOUNS_OTHER[tok.low]

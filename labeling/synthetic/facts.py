@@ -111,7 +111,8 @@ def places(clause: Clause, text: str) -> Iterator[ClauseFact]:
         np = phrase(rest[i + 1:], 6, PREPOSITIONS | CONJUNCTIONS, trim=False)
         if not np or any(is_date(t) or is_number(t) for t in np):
             continue
-        named = any(t.text[:1].isupper() for t in np) or np[-1].low in PLACE_NOUNS
+        named = np[-1].low in PLACE_NOUNS or any(
+            t.text[:1] in "/~" or "://" in t.text for t in np)
         if named:
             yield (tok.start, np[-1].end), "where", "where"
             return
@@ -193,5 +194,7 @@ def key_values(text: str) -> list[Question]:
             continue
         if len(words) > 3 or words[0] in KEY_STOPWORDS or words[-1] in KEY_STOPWORDS:
             continue
+        if re.fullmatch(r"[\dA-Fa-fx.:/+-]+", match.group(2).strip()):
+            continue  # a number or hex dump: example output, not documentation
         out.append((f"What is the {key}?", match.start(2), match.end(2), "what"))
     return out

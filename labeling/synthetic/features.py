@@ -18,6 +18,9 @@
   line, a definition list, a purpose sentence, a signature) or by a model or a person, 0 when
   a rule moved the words of a parsed clause;
 - ``concise``: 1 up to 12 words (5 for a keyword query), then 0.1 less a word, at least 0;
+- ``whole_answer``: 1 when the answer span ends where a phrase ends in the passage (before a
+  full stop, comma, semicolon, colon, a line break or the passage's end), 0 when it stops
+  mid-clause ("the address associated" of "the address associated with symbol");
 - ``critic``: the LLM critic's score minus 0.5 (0 when there is none).
 """
 
@@ -39,7 +42,7 @@ from labeling.synthetic.subject import DEICTIC_PHRASE, is_named, topic_of
 from labeling.synthetic.text import normalise, words
 
 FEATURES = ("specificity", "top3", "reciprocal_rank", "standalone", "grammar", "repeated",
-            "copy", "structured", "concise", "critic")
+            "copy", "structured", "concise", "whole_answer", "critic")
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how is are was were do does did can could should "
     "would will i my me".split()
@@ -126,6 +129,15 @@ def copy_share(question: str, sentence: str) -> float:
     return best / len(q) if best >= 4 else 0.0
 
 
+def whole_answer(candidate: Candidate, text: str) -> float:
+    """See the module docstring."""
+    if candidate.answer_end is None:
+        return 0.0
+    rest = text[candidate.answer_end:].lstrip(" \t)]\"'\u2019\u201d")
+    return 1.0 if not rest or rest[0] in ".;:,!?\n" or rest.startswith(
+        ("- ", "\u2013 ", "\u2014 ")) else 0.0
+
+
 def concise(question: str, form: str = "") -> float:
     """See the module docstring."""
     limit = 5 if form == "keyword" else 12
@@ -171,6 +183,7 @@ def compute(candidates: Sequence[Candidate], space: Workspace, k: int = 10
             "copy": round(copy_share(cand.question, cand.sentence), 4),
             "structured": 1.0 if cand.structured else 0.0,
             "concise": concise(cand.question, cand.form),
+            "whole_answer": whole_answer(cand, space.texts.get(cand.chunk_id, "")),
             "critic": round(cand.critic - 0.5, 4) if cand.critic is not None else 0.0,
         }
         out.append((values, trip))

@@ -17,6 +17,8 @@ offsets into the passage; the shared ``labeling.synthetic.rubric`` decides well-
 
 from __future__ import annotations
 
+import re
+
 from labeling.synthetic import forms, reference
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.clauses import (
@@ -67,6 +69,7 @@ GENERATOR = "offline"
 WEAK_VERBS = frozenset("be go come happen last start end run have do make get take see "
                        "mean use need".split())
 MEANS = frozenset({"using", "via", "through"})
+FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
                               "COLOPHON"})
@@ -89,7 +92,8 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     seen: set[str] = set()
     topic = topic_of(title, read_passage(text, title))
     for draft in drafts(text, title):
-        for question, form in _with_keyword(draft, topic):
+        draft.answer = text[draft.span[0]:draft.span[1]]
+        for question, form in _with_keyword(draft, topic, text):
             if question.lower() in seen:
                 continue
             seen.add(question.lower())
@@ -109,7 +113,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     return out[:max_per_chunk] if max_per_chunk else out
 
 
-def _with_keyword(draft: Draft, topic: Subject | None) -> list[tuple[str, str]]:
+def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[str, str]]:
     """The draft's question, and a keyword query for a short what/how-to question that names
     its subject (the topic first: "gzip --keep option")."""
     form = forms.form_of(draft.question)
@@ -120,7 +124,7 @@ def _with_keyword(draft: Draft, topic: Subject | None) -> list[tuple[str, str]]:
         return pairs
     lead = next((name for name in (topic.name if topic else "", draft.subject.name)
                  if name and name.lower() in draft.question.lower()), None)
-    if lead is None:
+    if lead is None or lead.lower() in draft.answer.lower():
         return pairs  # the subject is the answer ("Which command ...?"): no query names it
     query = forms.keyword_query(draft.question, lead)
     if query:
@@ -139,6 +143,10 @@ def drafts(text: str, title: str | None = None) -> list[Draft]:
         focus = focus_of(unit, topic)
         for a, b in unit.sentences:
             found += _from_sentence(unit, a, b, focus, topic)
+            opener = FUNCTION_OPENER.match(unit.clean[a:b])
+            if opener and not unit.term:  # "envz_merge() adds ...": the next sentences' subject
+                name = opener.group(1)
+                focus = Subject(name, name.rstrip("()"), "function")
     found += _structured(passage, topic)
     return found
 
@@ -274,12 +282,16 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
                 and verb not in WEAK_VERBS and clause.rest and (
                     subject is not None or _names_something(clause.subj)):
             obj = phrase(clause.rest, 8)
+            obj = _whole(obj, clause.rest)
             if obj and clause.rest[0].low not in PREPOSITIONS:
                 aux, subj, verb_words = aux_and_verb(clause, text)
                 return [(finish_question(["what", aux, *subj, *verb_words, *cond]),
                          obj[0].start, obj[-1].end, "what", subject)]
     if focus is not None and focus.kind in ("command", "function", "option", "key",
                                             "variable", "term"):
+        if focus.name.lower() in " ".join(cond).lower():  # "if gzip fails": no "gzip" twice
+            return [(finish_question(["what", "happens", *cond]), main[0].start, main[-1].end,
+                     "what", focus)]
         return [(finish_question(["what", "does", focus.phrase, "do", *cond]), main[0].start,
                  main[-1].end, "what", focus)]
     if any(is_named(t.text) for t in toks[1:comma + 1]):
@@ -380,7 +392,7 @@ def _object(clause: Clause, text: str) -> Found | None:
         and verb_base not in WEAK_VERBS and clause.rest[0].low not in ("not", "no", "only")
     ):
         return None
-    obj = phrase(clause.rest, 7, _OBJECT_ENDS)
+    obj = _whole(phrase(clause.rest, 7, _OBJECT_ENDS), clause.rest)
     if not _informative(obj):
         return None
     aux, subj, verb = aux_and_verb(clause, text)
@@ -391,6 +403,25 @@ def _object(clause: Clause, text: str) -> Found | None:
 
 _OBJECT_ENDS = (PREPOSITIONS - {"of"}) | CONJUNCTIONS | {"that", "which", "using", "via",
                                                         "unless", "if", "when", "because"}
+
+
+PARTICIPLES = frozenset("built made given set done found kept sent shown known run held".split())
+DEPENDENTS = frozenset("as to with for of in on from by into that which who whose".split())
+
+
+def _whole(obj: list[Tok], rest: list[Tok]) -> list[Tok]:
+    """An object phrase carried on to the end of its clause when it stops on a participle or
+    after one or two words before a dependent phrase ("the address associated" -> "the address
+    associated with symbol", "a user id" -> "a user id to map ranges ...")."""
+    if not obj or len(obj) >= len(rest) or obj[-1].brk:
+        return obj
+    after = rest[len(obj)]
+    content = [t for t in obj if t.low not in DETERMINERS]
+    stops_short = obj[-1].low.endswith("ed") or obj[-1].low in PARTICIPLES or (
+        len(content) <= 2 and after.low in DEPENDENTS)
+    if not stops_short:
+        return obj
+    return trim_rest(rest)[:16]
 
 
 def _informative(words: list[Tok]) -> bool:

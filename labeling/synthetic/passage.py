@@ -114,7 +114,7 @@ class Prose:
 
     ``heading``: the heading in effect; ``term``: the label this prose describes (an option,
     a key); ``signature``: the nearest function name above; ``example``: the passage span of
-    the code block that follows when the prose ends with a colon."""
+    the first command of the code block that follows the prose, if one does."""
 
     clean: str
     origin: list[int]
@@ -127,6 +127,7 @@ class Prose:
     signature_span: tuple[int, int] | None = None  # passage offsets of the signature's name
     first_of_term: bool = False  # the first prose of the term's description
     first_of_signature: bool = False  # the first prose after the signature
+    owner: str = ""  # the function whose list this term belongs to ("f() can fail with:")
 
     def raw_span(self, a: int, b: int) -> tuple[int, int]:
         """Passage offsets of ``clean[a:b]`` (end exclusive)."""
@@ -470,9 +471,10 @@ def _prose_units(text: str, blocks: list[Block], heading: str = ""
     signature_span: tuple[int, int] | None = None
     signature_fresh = False
     term_block: Block | None = None
+    owner = ""
     for i, block in enumerate(blocks):
         if block.kind == "heading":
-            heading, term_block = block.label, None
+            heading, term_block, owner = block.label, None, ""
             continue
         if block.kind == "signature":
             signature, term_block = block.label, None
@@ -503,11 +505,14 @@ def _prose_units(text: str, blocks: list[Block], heading: str = ""
         if in_term:
             unit.term_span = (term_block.start, term_block.end)
             unit.first_of_term = not (terms and terms[-1][0] is term_block)
+            unit.owner = owner
+        else:
+            owner = list_owner(clean)
         if signature:
             unit.signature_span = signature_span
             unit.first_of_signature = signature_fresh
             signature_fresh = False
-        if clean.endswith(":") and i + 1 < len(blocks) and blocks[i + 1].kind == "code":
+        if i + 1 < len(blocks) and blocks[i + 1].kind == "code":
             unit.example = _example_span(blocks[i + 1])
         units.append(unit)
         if in_term and not (terms and terms[-1][0] is term_block):
@@ -515,6 +520,16 @@ def _prose_units(text: str, blocks: list[Block], heading: str = ""
     if term_block is not None and not (terms and terms[-1][0] is term_block):
         terms.append((term_block, None))
     return units, terms
+
+
+def list_owner(clean: str) -> str:
+    """The function a list introduced by this prose belongs to: "pthread_timedjoin_np() can in
+    addition fail with the following errors:" -> "pthread_timedjoin_np()"; '' otherwise."""
+    if not clean.endswith(":"):
+        return ""
+    last = sentence_bounds(clean)[-1]
+    match = re.match(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))", clean[last[0]:last[1]])
+    return match.group(1) if match else ""
 
 
 def _example_span(block: Block) -> tuple[int, int]:

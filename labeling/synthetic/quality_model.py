@@ -38,7 +38,7 @@ INTERCEPT = "intercept"
 DEFAULT_WEIGHTS: dict[str, float] = {
     INTERCEPT: -5.0, "specificity": 2.0, "top3": 1.0, "reciprocal_rank": 0.5,
     "standalone": 2.0, "grammar": 1.5, "repeated": -1.5, "copy": -0.5, "structured": 1.5,
-    "concise": 0.5, "critic": 3.0,
+    "concise": 0.5, "whole_answer": 1.0, "critic": 3.0,
 }
 MIN_DECISIONS = 30
 MIN_EACH = 5

@@ -32,6 +32,8 @@ PREDICATE_ENDS = frozenset(
     "if unless when whenever even because since so which that while whereas where except "
     "instead rather".split()
 )
+# Words after which the rest of a sentence restricts what its verb phrase means.
+RESTRICTING = frozenset("if unless when whenever which that where whether".split())
 COMPARISON_CUES = re.compile(
     r"\b(unlike|just like|works like|similar to|same as|identical to|equivalent to|instead of|"
     r"rather than|differs? from|different from|whereas|compared (?:to|with)|in contrast to|"
@@ -61,25 +63,34 @@ class Draft:
     sentence: str
     subject: Subject | None
     structured: bool = True  # False: made by moving the words of a parsed clause
+    answer: str = ""  # the passage text of the span, filled in by the generator
 
 
 def words_of(unit: Prose, a: int, b: int) -> list[Tok]:
     return tokenize(unit.clean, a, b)
 
 
-def predicate(toks: list[Tok], limit: int = 12) -> list[Tok]:
+def predicate(toks: list[Tok], limit: int = 12, *, whole: bool = False) -> list[Tok]:
     """A verb phrase up to a clause boundary (comma, semicolon, subordinate word), at most
     ``limit`` words, without trailing determiners, prepositions or conjunctions. Empty when a
-    comma cuts a list ("Set the real, effective, or both GIDs")."""
+    comma cuts a list ("Set the real, effective, or both GIDs"), and with ``whole`` also when
+    a restricting clause cuts it ("Produce a warning | if there are ...") or it is too long:
+    what is left would ask for less than the sentence says."""
     out: list[Tok] = []
-    for i, tok in enumerate(toks[:limit]):
+    for i, tok in enumerate(toks):
+        if i >= limit:
+            return [] if whole else out
         if i and tok.low in PREDICATE_ENDS:
+            if whole and tok.low in RESTRICTING:
+                return []
             break
         out.append(tok)
         if tok.brk or tok.text.endswith(";"):
             after = toks[i + 1].low if i + 1 < len(toks) else ""
             if after and after not in PREDICATE_ENDS | PREPOSITIONS | {"and", "or", "but",
                                                                         "then"}:
+                return []
+            if whole and after in RESTRICTING:
                 return []
             break
     while out and (out[-1].low in DETERMINERS | PREPOSITIONS | {"and", "or", "but", "as"}):
@@ -162,7 +173,11 @@ def from_term(passage: Passage, unit: Prose, topic: Subject | None) -> list[Draf
     toks = [t for t in toks if not t.paren]
     if len(toks) < 2:
         return []
-    span = passage_span(unit, a, b, (a, b))
+    end = b
+    if re.match(r"(by default|normally|usually|traditionally|historically)\b", sentence, re.I) \
+            and len(unit.sentences) > 1:
+        end = unit.sentences[1][1]  # the default first, then what the option changes
+    span = passage_span(unit, a, end, (a, end))
     out: list[Draft] = []
     first = toks[0].low
     condition = first in CONDITIONS
@@ -170,7 +185,8 @@ def from_term(passage: Passage, unit: Prose, topic: Subject | None) -> list[Draf
         and topic.name.lower() not in focus.phrase.lower() else []
     if span is not None:
         if focus.kind == "error":
-            where = f" {topic.phrase}" if topic is not None else ""
+            where = f" {unit.owner}" if unit.owner else (
+                f" {topic.phrase}" if topic is not None else "")
             question = f"When does{where} fail with {focus.name}?" if where else \
                 f"What does the error {focus.name} mean?"
             out.append(Draft(question, span, "when", sentence, focus))
@@ -213,7 +229,7 @@ def _imperative(unit: Prose, toks: list[Tok], sentence: str, focus: Subject | No
             return []
         return [Draft(finish_question(["what", "does", focus.phrase, "return"]), span, "what",
                       sentence, focus)]
-    pred = predicate(toks)
+    pred = predicate(toks, whole=True)
     if len(pred) < 2 or answer is None:
         return []  # "How do I block?": no object, nothing to search for
     words = render(pred, unit.clean)
@@ -240,8 +256,9 @@ def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subj
     words = render(goal, unit.clean)
     words[0] = words[0].lower()
     sentence = unit.clean[a:b]
-    example = sentence.endswith(":")
-    if example and (unit.example is None or b < len(unit.clean.rstrip())):
+    last = b >= len(unit.clean.rstrip())
+    example = sentence.endswith(":") or (len(toks) - comma - 1 <= 2 and last)
+    if example and (unit.example is None or not last):
         return []  # "..., run:" with no command after it
     span = unit.example if example else passage_span(unit, toks[comma + 1].start, b, (a, b))
     if span is None:
@@ -257,7 +274,7 @@ def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subj
 
 def from_use_to(unit: Prose, a: int, b: int, topic: Subject | None) -> list[Draft]:
     """"Use --kill-whom= to select which processes to signal." -> "How do I select which
-    processes to signal?" answered by what to use."""
+    processes to signal?" answered by what to use (in an option's description: the option)."""
     toks = words_of(unit, a, b)
     if len(toks) < 4 or toks[0].low not in ("use", "run", "call", "pass", "set"):
         return []
@@ -265,10 +282,13 @@ def from_use_to(unit: Prose, a: int, b: int, topic: Subject | None) -> list[Draf
                and base_form(toks[i + 1].text)), None)
     if to is None:
         return []
-    goal = predicate(toks[to + 1:])
+    goal = predicate(toks[to + 1:], whole=True)
     if len(goal) < 2:
         return []
-    span = passage_span(unit, toks[1].start, toks[to - 1].end)
+    if unit.term_span is not None:  # an option's description: the option is what to use
+        span = unit.term_span
+    else:
+        span = passage_span(unit, toks[1].start, toks[to - 1].end)
     if span is None:
         return []
     words = render(goal, unit.clean)
@@ -317,11 +337,12 @@ def from_comparison(unit: Prose, a: int, b: int, topic: Subject | None, names: l
     toks = words_of(unit, a, b)
     things = named_things(unit, toks, topic, names)
     cut = a + cue.start()
-    left = [t for t in things if t.end <= cut]
+    subject_zone = toks[6].start if len(toks) > 6 else b
+    left = [t for t in things if t.end <= cut and t.start < subject_zone]
     right = [t for t in things if t.start >= a + cue.end()]
     if not left or not right:
-        return []
-    first, second = left[-1].text, right[0].text
+        return []  # the first thing must be what the sentence is about: its subject
+    first, second = left[0].text, right[0].text
     if first.lower().rstrip("()") == second.lower().rstrip("()"):
         return []
     if cue.group(1).lower() == "but" and not re.search(r"\blike\b|\bsame\b|\bas\b", sentence,

@@ -86,6 +86,9 @@ def _grammar(question: str) -> list[str]:
     low = question.lower().rstrip("?")
     if re.search(r"\b(\w+) \1\b", low):
         problems.append("repeated word")
+    if re.search(r"\b(is|are|was|were|do|does|did|can|will|may|must|should) (is|are|was|were|"
+                 r"do|does|did)\b", low):
+        problems.append("two auxiliaries in a row")
     if re.search(r"\b(the|a|an) (to|for|of|in|on|at|by|with|from|is|are|and|or|do|does|this|"
                  r"that|these|the|a|an)\b", low):
         problems.append("article before a function word")

@@ -72,9 +72,13 @@ def option_name(label: str) -> str:
     return (longs or names or [label.split()[0]])[0]
 
 
-def term_subject(label: str, heading: str, topic: Subject | None) -> Subject:
-    """The subject a definition-list label names (see ``Subject.kind``)."""
+def term_subject(label: str, heading: str, topic: Subject | None, owner: str = ""
+                 ) -> Subject:
+    """The subject a definition-list label names (see ``Subject.kind``); ``owner`` is the
+    function the list belongs to when the prose before it names one, else the topic."""
     label = label.strip()
+    if owner:
+        topic = Subject(owner, owner.rstrip("()"), "function")
     of_topic = f" of {topic.name}" if topic is not None and topic.kind in (
         "command", "function") else ""
     if OPTION.match(label):
@@ -96,7 +100,7 @@ def term_subject(label: str, heading: str, topic: Subject | None) -> Subject:
 def focus_of(unit: Prose, topic: Subject | None) -> Subject | None:
     """The subject of a piece of prose (see the module docstring)."""
     if unit.term:
-        return term_subject(unit.term, unit.heading, topic)
+        return term_subject(unit.term, unit.heading, topic, unit.owner)
     if unit.signature:
         return Subject(f"{unit.signature}()", unit.signature, "function")
     return topic

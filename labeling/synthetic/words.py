@@ -61,7 +61,8 @@ ROLES = frozenset(
 )
 PLACE_NOUNS = frozenset(
     "office offices lab labs tool portal channel folder system page app drive wiki calendar "
-    "room building site desk repository inbox queue website intranet hris handbook form".split()
+    "room building site desk repository inbox queue website intranet hris handbook form section "
+    "directory menu tab field table dialog window panel screen file".split()
 )
 # Common verbs in policy, product and procedure text (base forms); -s forms are derived.
 VERBS = frozenset(
