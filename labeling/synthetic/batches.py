@@ -331,3 +331,8 @@ def unmatched_frame(db: sqlite_utils.Database, batch: str | None = None) -> pd.D
         sql += " WHERE batch = ?"
         params.append(batch)
     return pd.read_sql_query(sql + " ORDER BY rowid", db.conn, params=params)
+
+
+def progress_text(done: int, total: int) -> tuple[float, str]:
+    """(fraction done, "passage 3 of 10") for a progress bar."""
+    return (done / total if total else 1.0), f"passage {done} of {total}"

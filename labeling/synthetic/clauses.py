@@ -135,6 +135,8 @@ def find_clause(toks: list[Tok]) -> Clause | None:
             continue
         if i + 1 < len(main) and (main[i + 1].low in BE or main[i + 1].low in MODALS):
             continue  # "security updates must ...": a noun before the real verb
+        if i + 1 < len(main) and main[i + 1].low in NAME_NOUNS:
+            continue  # "the ncurses clear command": part of a name, not the verb
         head = main[i - 1].low
         plural_subject = head.endswith("s") or head in ("you", "we", "they", "i") or head in ROLES
         if tok.low != base and not head.endswith("s") or tok.low == base and plural_subject:
@@ -154,6 +156,9 @@ def is_proper(tok: Tok, text: str) -> bool:
     return re.search(rf"[a-z,;]\s+{re.escape(word)}\b", text) is not None
 
 
+# Nouns that make the word before them part of a name ("the clear command").
+NAME_NOUNS = frozenset("command commands function functions option options program utility "
+                       "tool library daemon flag flags macro".split())
 CLAUSE_OPENERS = frozenset("if when unless once before after until while whenever as".split())
 
 

@@ -336,8 +336,8 @@ def find_span(text: str, answer: str) -> tuple[int, int] | None:
     """The passage offsets of ``answer`` in ``text`` after normalising both (see
     ``_normalised``): the first occurrence, trimmed so it does not end inside brackets or
     quotes; None when it is not there."""
-    target, _ = _normalised(answer.strip().strip("\"'").rstrip("."))
-    target = target.strip()
+    target, _ = _normalised(answer)
+    target = target.strip().strip("\"'").rstrip(".").strip()
     if not target:
         return None
     haystack, origin = _normalised(text)

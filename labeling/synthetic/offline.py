@@ -200,6 +200,9 @@ def _from_sentence(unit: Prose, a: int, b: int, focus: Subject | None,
     drafted = []
     for question, start, end, kind, subject in out:
         named = name_deictics(question, focus)
+        if named is not None and focus is not None and named.count(focus.phrase) > 1:
+            named = re.sub(rf"^What does {re.escape(focus.phrase)} do (if|when) ",
+                           r"What happens \1 ", named)  # the subject once, not twice
         span = passage_span(unit, start, end, (a, b))
         if span is not None and named is not None:
             drafted.append(Draft(named, span, kind, sentence, subject or _named_in(
@@ -255,8 +258,7 @@ Found = tuple[str, int, int, str]
 def _condition(toks: list[Tok], text: str, focus: Subject | None
                ) -> list[tuple[str, int, int, str, Subject | None]]:
     """"If X, Y" -> "What does <subject> do if X?" (or "What should I do if X?" when Y is an
-    instruction to the reader). Without a subject to name the question is asked only when the
-    condition itself names something."""
+    instruction to the reader). Without a subject to name, nothing is asked."""
     comma = next((i for i, t in enumerate(toks[:18]) if t.brk or (
         i + 1 < len(toks) and toks[i + 1].low == "then")), None)
     if not comma or comma + 1 >= len(toks) or comma > 14:
@@ -294,10 +296,7 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
                      "what", focus)]
         return [(finish_question(["what", "does", focus.phrase, "do", *cond]), main[0].start,
                  main[-1].end, "what", focus)]
-    if any(is_named(t.text) for t in toks[1:comma + 1]):
-        return [(finish_question(["what", "happens", *cond]), main[0].start, main[-1].end,
-                 "what", None)]
-    return []
+    return []  # "What happens if stream is not specified?": whose stream?
 
 
 def _names_something(words: list[Tok]) -> bool:
@@ -318,7 +317,7 @@ def _procedure(toks: list[Tok], text: str) -> list[Found]:
             out.append((finish_question(words), a, b, kind))
     obj = noun_phrase(toks[1:])
     after = toks[1 + len(obj):]
-    if obj and len(after) >= 2 and after[0].low in ("in", "through", "via", "into"):
+    if obj and len(after) >= 2 and after[0].low in ("in", "through", "via"):
         place = noun_phrase(after[1:])
         if place and (place[-1].low in PLACE_NOUNS or any(is_named(t.text) for t in place)
                       or any(t.text[:1].isupper() and i for i, t in enumerate(place))):

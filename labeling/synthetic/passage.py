@@ -37,8 +37,8 @@ BOX = re.compile(r"[\u2500-\u257f]")
 PROMPT = re.compile(r"^(>>>|\.\.\.|\$|%|#)(\s|$)")
 COMMENT = re.compile(r"^(//|/\*|\*/|--\s|;;?\s|REM\s)")
 FENCE = re.compile(r"^(```|~~~)")
-MARKUP_LINE = re.compile(r"^(\.\.\s+[\w:|-]+::|\.\.\s*$|\.\.\s+_|:[\w ]+:(\s|$)|@\w+\b|\.[A-Za-z]{1,2}(\s|$)|"
-                         r"</?[a-zA-Z][^>]*>$)")
+MARKUP_LINE = re.compile(r"^(\.\.\s+[\w:|-]+::|\.\.\s*$|\.\.\s+_|:[\w ]+:(\s|$)|@\w+\b|"
+                         r"\.[A-Za-z]{1,2}(\s|$)|</?[a-zA-Z][^>]*>$)")
 CODE_START = re.compile(
     r"^(#include|#define|#if|import\s+\w|from\s+[\w.]+\s+import|def\s+\w|class\s+\w+[:(]|"
     r"return\b|if\s*\(|for\s*\(|while\s*\(|switch\s*\(|}|{|sudo\s|export\s+\w+=|echo\s|"
@@ -59,8 +59,8 @@ KEY_TERM = re.compile(
     r"[A-Z][A-Z0-9_]*(?:,\s*[A-Z][A-Z0-9_]*)+)$"
 )
 ERRNO = re.compile(r"^E[A-Z0-9]{2,}$")
-BULLET = re.compile(r"^([\u2022\u2023\u25e6\u2043\u2219\u00b7*+\u2014\u2013]|-(?=\s)|o(?=\s{1,3}[A-Z])"
-                    r"|\d{1,2}[.)](?=\s))\s+")
+BULLET = re.compile(r"^([\u2022\u2023\u25e6\u2043\u2219\u00b7*+\u2014\u2013]|-(?=\s)"
+                    r"|o(?=\s{1,3}[A-Z])|\d{1,2}[.)](?=\s))\s+")
 GAP = re.compile(r"\S( {4,}|\t)\S")
 CODE_SYMBOLS = set("{}[]();=<>$\\|&*#/_~^@`")
 COMMON_HEADINGS = frozenset(
@@ -241,7 +241,7 @@ def is_term_label(text: str) -> bool:
         return False
     if OPTION.match(text) or KEY_TERM.match(text) or ERRNO.match(text.split()[0]):
         return True
-    return len(text.split()) <= 5 and not text[-1] in ":!?"
+    return len(text.split()) <= 5 and text[-1] not in ":!?"
 
 
 def heading_text(text: str, following: Line | None, indent: int) -> str | None:

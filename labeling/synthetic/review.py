@@ -286,15 +286,16 @@ def _rates(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 def _pending(conn, candidate_id: int) -> dict:
     conn_row = conn.execute(
-        "SELECT id, chunk_id, question, status, outranking FROM synthetic_candidates WHERE id = ?",
-        [candidate_id],
+        "SELECT id, chunk_id, question, status, outranking, form FROM synthetic_candidates"
+        " WHERE id = ?", [candidate_id],
     ).fetchone()
     if conn_row is None:
         raise InputError(f"no candidate {candidate_id}", source="review")
-    cid, chunk_id, question, status, outranking = conn_row
+    cid, chunk_id, question, status, outranking, form = conn_row
     if status != "pending":
         raise ScorecardError(f"candidate {cid} is already {status}")
-    return {"chunk_id": chunk_id, "question": question, "outranking": json.loads(outranking)}
+    return {"chunk_id": chunk_id, "question": question, "outranking": json.loads(outranking),
+            "form": form}
 
 
 def accept(
@@ -316,7 +317,8 @@ def accept(
         text = (question if question is not None else row["question"]).strip()
         if not text:
             raise InputError("the question is empty", source="review")
-        problems = rubric(text) if question is not None else []
+        keyword = forms.form_of(text) == "keyword" and row["form"] == "keyword"
+        problems = rubric(text) if question is not None and not keyword else []
         if "does not end with a single '?'" in problems:
             text = text.rstrip("?. ") + "?"
         qid = next_query_id(conn, QUERY_PREFIX)
@@ -375,3 +377,36 @@ def reject_many(db: sqlite_utils.Database, ids: Iterable[int], reviewer: str, re
         for cid in ids:
             reject(db, cid, reviewer, reason)
     return len(ids)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the page shows
+
+
+def quality_label(score: float | None) -> str:
+    """A quality score as the page shows it: "87/100" (the predicted chance, in percent, that
+    a reviewer accepts the question as written), or "not scored"."""
+    if score is None or pd.isna(score):
+        return "not scored"
+    return f"{round(float(score) * 100)}/100"
+
+
+def explain(values: Mapping[str, float], weights: Mapping[str, float]) -> pd.DataFrame:
+    """What a score is made of: feature, value, weight and contribution (value x weight), the
+    intercept first; the contributions sum to the score's log-odds."""
+    rows = [{"feature": quality_model.INTERCEPT, "value": 1.0,
+             "weight": float(weights.get(quality_model.INTERCEPT, 0.0))}]
+    rows += [{"feature": name, "value": float(values.get(name, 0.0)),
+              "weight": float(weights.get(name, 0.0))} for name in features.FEATURES]
+    frame = pd.DataFrame(rows)
+    frame["contribution"] = (frame["value"] * frame["weight"]).round(4)
+    return frame
+
+
+def floor_sentence(hidden: int, floor: float) -> str:
+    """The caption of the queue under a floor ('' when the floor hides nothing)."""
+    if not hidden:
+        return ""
+    noun = "candidate" if hidden == 1 else "candidates"
+    return (f"{hidden} {noun} below the quality floor of {quality_label(floor)} are hidden "
+            "(Settings, below, changes the floor).")

@@ -2,9 +2,10 @@
 
 Chunks shorter than ``min_words`` are skipped, and for the offline generator also chunks in
 which its rules find nothing to ask (``every=True``, the LLM generator's sampling, keeps them:
-every passage may reach the model). A chunk's *segment attributes* are its metadata values whose names are valid query
-attribute names, else, for attributes the workspace's queries use, the value most common among
-the queries labeled relevant (grade >= 1) on chunks of the same document.
+every passage may reach the model). A chunk's *segment attributes* are its metadata values
+whose names are valid query attribute names, else, for attributes the workspace's queries use,
+the value most common among the queries labeled relevant (grade >= 1) on chunks of the same
+document.
 """
 
 from __future__ import annotations
