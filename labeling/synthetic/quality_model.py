@@ -111,19 +111,19 @@ def current(db: sqlite_utils.Database) -> tuple[dict[str, float], dict]:
 def refit(db: sqlite_utils.Database, who: str | None = None) -> dict[str, float]:
     """Learn the weights from the team's decisions, store them and rescore every candidate
     with features (one transaction); ``ScorecardError`` when there are not enough."""
-    x, y = decisions(db)
-    if not enough_decisions(y):
-        accepted = int(y.sum()) if len(y) else 0
-        raise ScorecardError(
-            f"learning the quality weights needs {MIN_DECISIONS} decided candidates with at "
-            f"least {MIN_EACH} accepted as written and {MIN_EACH} not; there are {len(y)} "
-            f"({accepted} accepted as written)"
-        )
-    intercept, coefficients = fit(x, y)
-    weights = {INTERCEPT: round(intercept, 6)}
-    weights.update({name: round(float(w), 6) for name, w in zip(FEATURES, coefficients,
-                                                                 strict=True)})
-    with write_transaction(db, action="refit_quality") as conn:
+    with write_transaction(db, action="refit_quality") as conn:  # the role first
+        x, y = decisions(db)
+        if not enough_decisions(y):
+            accepted = int(y.sum()) if len(y) else 0
+            raise ScorecardError(
+                f"learning the quality weights needs {MIN_DECISIONS} decided candidates with "
+                f"at least {MIN_EACH} accepted as written and {MIN_EACH} not; there are "
+                f"{len(y)} ({accepted} accepted as written)"
+            )
+        intercept, coefficients = fit(x, y)
+        weights = {INTERCEPT: round(intercept, 6)}
+        weights.update({name: round(float(w), 6) for name, w in zip(FEATURES, coefficients,
+                                                                     strict=True)})
         conn.execute(
             "INSERT INTO synthetic_quality_models (weights, decisions, accepted, fitted_by,"
             " fitted_at) VALUES (?, ?, ?, ?, ?)",
