@@ -169,7 +169,8 @@ def generate_panel(db) -> None:
         cols[0].caption(escape_inline(
             f"Batch {batch['id']} ({batch['generator']}): {batch['done']} of "
             f"{batch['passages']} passages done, {batch['calls']} calls made."))
-        if cols[1].button("Resume", key=f"resume_{batch['id']}", disabled=not allowed):
+        if cols[1].button("Resume", key=f"resume_{batch['id']}", disabled=not allowed,
+                          help=_auth.refusal_help(db, "add_candidates")):
             _resume(db, batch["id"], bar.progress(0.0, text="resuming"))
             st.rerun()
 

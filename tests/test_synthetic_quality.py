@@ -181,19 +181,18 @@ def test_forms_mix_and_keyword_queries():
 
 
 def test_the_mix_sets_the_forms_of_a_batch(make_workspace):
-    db = make_workspace("demo")
-    settings.set_settings(db, {"form_mix": {"keyword": 1}})
-    review.generate(db, 20, seed=3, per_chunk=1)
-    frame = review.candidates_frame(db)
-    assert (frame["form"] != "").all()
-    keyword_share = (frame["form"] == "keyword").mean()
-    settings.set_settings(db, {"form_mix": {"what-why": 1}})
-    review.generate(db, 20, seed=4, per_chunk=1)
-    later = review.candidates_frame(db).iloc[len(frame):]
-    assert keyword_share > (later["form"] == "keyword").mean()
-    recorded = json.loads(db.conn.execute(
-        "SELECT settings FROM synthetic_batches ORDER BY created_at DESC LIMIT 1").fetchone()[0])
-    assert recorded["form_mix"]["what-why"] == 1.0 and recorded["seed"] == 4
+    shares = {}
+    for form in ("keyword", "what-why"):
+        db = make_workspace(chunks=CHUNKS)
+        settings.set_settings(db, {"form_mix": {form: 1}})
+        review.generate(db, 4, seed=3, per_chunk=1)
+        frame = review.candidates_frame(db)
+        assert len(frame) >= 2 and (frame["form"] != "").all()  # a help entry is on two pages
+        shares[form] = (frame["form"] == form).mean()
+        recorded = json.loads(db.conn.execute(
+            "SELECT settings FROM synthetic_batches").fetchone()[0])
+        assert recorded["form_mix"][form] == 1.0 and recorded["seed"] == 3
+    assert shares["keyword"] >= 0.75 and shares["what-why"] >= 0.75
 
 
 def test_feedback_report(db):
