@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -86,18 +87,22 @@ def sample_chunks(
 ) -> list[Chunk]:
     """``n`` eligible chunks (fewer if the workspace has fewer), the same for the same seed.
 
-    ``document``: round-robin over documents in a seeded order, so every document is drawn
-    before any is drawn twice. ``segment``: the same over the values of chunk attribute
-    ``segment`` (chunks without a value form their own stratum).
+    ``random``: the chunks in a seeded random order. ``document``: round-robin over documents
+    in a seeded order, so every document is drawn before any is drawn twice. ``segment``: the
+    same over the values of chunk attribute ``segment`` (chunks without a value form their own
+    stratum). Chunks are drawn in that order and a chunk the offline rules find nothing in is
+    passed over (unless ``every``): the rules run only on the chunks drawn, not on the whole
+    workspace.
     """
     if strategy not in STRATEGIES:
         raise ScorecardError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
     if n < 1:
         raise ScorecardError("the sample size must be at least 1")
     rng = random.Random(seed)
-    chunks = eligible_chunks(db, min_words=min_words, every=every)
+    chunks = eligible_chunks(db, min_words=min_words, every=True)
     if strategy == "random":
-        return rng.sample(chunks, min(n, len(chunks)))
+        rng.shuffle(chunks)
+        return _take(iter(chunks), n, every)
     if strategy == "document":
         key = {c.id: c.doc_id or "" for c in chunks}
     else:
@@ -112,9 +117,31 @@ def sample_chunks(
     rng.shuffle(order)
     for name in order:
         rng.shuffle(strata[name])
+    return _take(_round_robin(strata, order, every), n, True)
+
+
+def _usable(chunk: Chunk, every: bool) -> bool:
+    return every or bool(offline.fact_sentences(chunk.text, chunk.title))
+
+
+def _take(chunks: Iterator[Chunk], n: int, every: bool) -> list[Chunk]:
     picked: list[Chunk] = []
-    while len(picked) < min(n, len(chunks)):
-        for name in order:
-            if strata[name] and len(picked) < n:
-                picked.append(strata[name].pop())
+    for chunk in chunks:
+        if len(picked) >= n:
+            break
+        if _usable(chunk, every):
+            picked.append(chunk)
     return picked
+
+
+def _round_robin(strata: dict[str, list[Chunk]], order: list[str], every: bool
+                 ) -> Iterator[Chunk]:
+    """The strata in turn, each giving its next usable chunk (a stratum with none left is
+    skipped), until all are empty."""
+    while any(strata[name] for name in order):
+        for name in order:
+            while strata[name]:
+                chunk = strata[name].pop()
+                if _usable(chunk, every):
+                    yield chunk
+                    break
