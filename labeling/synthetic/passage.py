@@ -69,7 +69,6 @@ COMMON_HEADINGS = frozenset(
     "COMMANDS FLAGS ARGUMENTS OVERVIEW SUMMARY INTRODUCTION CONFIGURATION SECURITY WARNINGS "
     "LIMITATIONS CONFORMANCE COMPATIBILITY AVAILABILITY".split()
 )
-SENTENCE_END = (".", "!", "?", ".)", '."', ".'", ":")
 # Inline markup removed from prose: roles, code quotes, paired emphasis, links, roff escapes,
 # simple HTML tags. Group 1 of each alternative, when present, is the text kept.
 INLINE_MARKUP = re.compile(

@@ -180,7 +180,3 @@ def is_named(word: str) -> bool:
     word = word.strip(".,;:!?\"'")
     return bool(word) and bool(NAMED.match(word)) and not word.isdigit()
 
-
-def names_in(text: str) -> list[str]:
-    """The naming tokens of ``text`` in order (see ``is_named``)."""
-    return [w.strip(".,;:!?\"'") for w in text.split() if is_named(w)]
