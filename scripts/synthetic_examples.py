@@ -32,17 +32,18 @@ def main() -> None:
         total = all_chunks.fetchone()[0]
         good = []
         for chunk in chunks:
-            found = [c for c in offline.generate(chunk.id, chunk.text) if c.well_formed]
+            found = [c for c in offline.generate(chunk.id, chunk.text, title=chunk.title)
+                     if c.well_formed]
             good.extend((chunk, c) for c in found)
         covered = len({chunk.id for chunk, _ in good})
         index = quality.Bm25Index(db)
         trips = index.round_trip([c.question for _, c in good], [c.chunk_id for _, c in good])
         overlaps = [quality.overlap(c.question, chunk.text) for chunk, c in good]
         rng = random.Random(args.seed)
-        print("| question | kind | answer span | chunk |")
+        print("| question | form | answer span | chunk |")
         print("|---|---|---|---|")
         for chunk, cand in rng.sample(good, min(args.n, len(good))):
-            cells = [cand.question, cand.kind, cand.answer, chunk.id]
+            cells = [cand.question, cand.form, " ".join(cand.answer.split()), chunk.id]
             print("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         print()
         print(f"- chunks with at least one well-formed question: {covered} of {total} "

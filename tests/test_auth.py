@@ -37,7 +37,8 @@ from labeling.files import baseline, uploads
 from labeling.files import importers as imports
 from labeling.judging import agreement, pooling, queue
 from labeling.synthetic import importers as synthetic_imports
-from labeling.synthetic import review
+from labeling.synthetic import quality_model, review
+from labeling.synthetic import settings as synthetic_settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace import (
     accounts,
@@ -562,6 +563,13 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
             db, ids, "vic", "off topic"
         ),
         "synthetic.review.generate": lambda: review.generate(db, 2, seed=1),
+        "synthetic.settings.set_settings": lambda: synthetic_settings.set_settings(
+            db, {"quality_floor": 0.5}
+        ),
+        "synthetic.quality_model.refit": lambda: quality_model.refit(db),
+        "synthetic.quality_model.rescore": lambda: quality_model.rescore(
+            db, quality_model.DEFAULT_WEIGHTS
+        ),
     })
     text = db.conn.execute("SELECT text FROM chunks WHERE id = ?", [c]).fetchone()[0]
     folder = Path(tempfile.mkdtemp())

@@ -15,11 +15,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers, "generate",
         "generate synthetic questions from sampled passages into the review queue",
         "Sample passages (seeded), write questions they answer and queue them for review on "
-        "the Review page with their quality signals (word overlap, near-duplicates, length, "
-        "BM25 round trip). The offline generator needs no network; --generator llm calls "
-        "the OpenAI-compatible server named by SCORECARD_LLM_BASE_URL and "
-        "SCORECARD_LLM_MODEL (key: SCORECARD_LLM_API_KEY). --import-llamaindex FILE or "
-        "--import-ragas FILE queues an existing test set instead.",
+        "the Review page, scored and ordered by their quality score, in the team's mix of "
+        "question forms. The offline generator needs no network; --generator llm calls the "
+        "OpenAI-compatible server named by SCORECARD_LLM_BASE_URL and SCORECARD_LLM_MODEL "
+        "(key: SCORECARD_LLM_API_KEY) with the team's domain and persona, two calls a "
+        "passage (the questions and a critic), and prints the calls and an estimate of "
+        "tokens before it starts. --resume BATCH sends the passages of an interrupted LLM "
+        "batch that are not done. --import-llamaindex FILE or --import-ragas FILE queues an "
+        "existing test set instead.",
         run_generate,
     )
     parser.add_argument("--sample", type=int, default=20, metavar="N",
@@ -32,14 +35,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--per-chunk", type=int, default=2, metavar="N",
                         help="questions per passage at most (default 2)")
     parser.add_argument("--k", type=int, default=10, help="round-trip cutoff (default 10)")
+    parser.add_argument("--max-calls", type=int, metavar="N",
+                        help="call cap of this LLM batch (default: the team's setting)")
+    parser.add_argument("--estimate", action="store_true",
+                        help="print the calls and tokens of the LLM batch and stop")
+    parser.add_argument("--resume", metavar="BATCH", help="resume an interrupted LLM batch")
     parser.add_argument("--import-llamaindex", metavar="FILE",
                         help="queue a LlamaIndex question/corpus/relevant_docs JSON file")
     parser.add_argument("--import-ragas", metavar="FILE", help="queue a RAGAS test set")
 
 
+def _progress(done: int, total: int) -> None:
+    print(f"scorecard: passage {done} of {total} done", file=sys.stderr)
+
+
 def run_generate(args: argparse.Namespace) -> int:
     # Imported here: generating pulls in bm25s and scipy, which other commands do not need.
-    from labeling.synthetic import importers, review
+    from labeling.synthetic import batches, importers, llm
+    from labeling.synthetic.settings import get_settings
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
@@ -49,15 +62,45 @@ def run_generate(args: argparse.Namespace) -> int:
         if args.import_ragas:
             print(importers.import_ragas(db, args.import_ragas).summary())
         return 0
-    ids, errors = review.generate(
+    client = None
+    if args.generator == "llm" or args.resume:
+        cap = args.max_calls or int(get_settings(db)["llm_max_calls"])
+        client = batches.client_for(db, llm.LlmClient.from_env(max_calls=cap))
+    if args.resume:
+        result = batches.resume(db, args.resume, client=client, progress=_progress)
+        return _report(db, result, f"resumed batch {args.resume}", args.k)
+    if args.generator == "llm":
+        estimate = batches.estimate(db, args.sample, per_chunk=args.per_chunk, seed=args.seed,
+                                    strategy=args.strategy, segment=args.segment,
+                                    client=client)
+        print(f"the LLM batch sends {estimate.sentence()}")
+        if args.estimate:
+            return 0
+    result = batches.run(
         db, args.sample, generator=args.generator, seed=args.seed, strategy=args.strategy,
-        segment=args.segment, per_chunk=args.per_chunk, k=args.k,
+        segment=args.segment, per_chunk=args.per_chunk, k=args.k, client=client,
+        progress=_progress if args.generator == "llm" else None,
     )
-    for message in errors:
+    what = f"{args.sample} sampled passages ({args.generator}, seed {args.seed})"
+    return _report(db, result, what, args.k)
+
+
+def _report(db, result, what: str, k: int) -> int:
+    """Print the errors and one summary line; exit status 1 when nothing was queued and
+    something failed."""
+    from labeling.synthetic import review
+
+    for message in result.errors:
         print(f"scorecard: {message}", file=sys.stderr)
     frame = review.candidates_frame(db)
-    mine = frame[frame["id"].isin(ids)]
+    mine = frame[frame["id"].isin(result.ids)]
     share = float(mine["roundtrip"].mean()) if len(mine) else 0.0
-    print(f"queued {len(ids)} candidates from {args.sample} sampled passages "
-          f"({args.generator}, seed {args.seed}); round trip at k={args.k}: {share:.0%}")
-    return 1 if errors and not ids else 0
+    line = (f"queued {len(result.ids)} candidates from {what} as batch {result.batch}; "
+            f"round trip at k={k}: {share:.0%}")
+    if result.calls:
+        line += f"; {result.calls} calls"
+    if result.unmatched:
+        line += (f"; {result.unmatched} replies whose answer is not in the passage were not "
+                 "queued (shown on the Review page)")
+    print(line)
+    return 1 if result.errors and not result.ids else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-CHARS_PER_TOKEN = 4.0
+CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(text: str) -> int:

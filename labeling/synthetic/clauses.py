@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from labeling.synthetic.words import (
+    ALL_VERBS,
     AUXILIARIES,
     BE,
     CONDITIONS,
@@ -56,6 +57,9 @@ def tokenize(text: str, start: int, end: int) -> list[Tok]:
         lead = len(raw) - len(raw.lstrip("\"'(“‘["))
         trail_raw = raw[lead:]
         core = trail_raw.rstrip(".,;:!?)\"'”’]")
+        while core.count("(") > core.count(")") and len(core) < len(trail_raw) \
+                and trail_raw[len(core)] == ")":
+            core = trail_raw[: len(core) + 1]  # "strtol()", "isspace(3)": the bracket is the word's
         if not core or (not toks and core in ("-", "*", "•")):
             continue  # punctuation, or a list bullet
         tail = trail_raw[len(core):]
@@ -70,15 +74,15 @@ def tokenize(text: str, start: int, end: int) -> list[Tok]:
 def base_form(word: str) -> str | None:
     """The base form of a verb given as base or -s form, else None."""
     low = word.lower()
-    if low in VERBS:
+    if low in ALL_VERBS:
         return low
     if low in IRREGULAR_S:
         return IRREGULAR_S[low]
-    if low.endswith("ies") and low[:-3] + "y" in VERBS:
+    if low.endswith("ies") and low[:-3] + "y" in ALL_VERBS:
         return low[:-3] + "y"
-    if low.endswith("es") and low[:-2] in VERBS:
+    if low.endswith("es") and low[:-2] in ALL_VERBS:
         return low[:-2]
-    if low.endswith("s") and low[:-1] in VERBS:
+    if low.endswith("s") and low[:-1] in ALL_VERBS:
         return low[:-1]
     return None
 
@@ -104,6 +108,7 @@ class Clause:
     subj: list[Tok]
     verb: Tok
     rest: list[Tok]
+    named: list[str] | None = None  # words that replace a deictic subject ("this option")
 
 
 def find_clause(toks: list[Tok]) -> Clause | None:
@@ -130,6 +135,8 @@ def find_clause(toks: list[Tok]) -> Clause | None:
             continue
         if i + 1 < len(main) and (main[i + 1].low in BE or main[i + 1].low in MODALS):
             continue  # "security updates must ...": a noun before the real verb
+        if i + 1 < len(main) and main[i + 1].low in NAME_NOUNS:
+            continue  # "the ncurses clear command": part of a name, not the verb
         head = main[i - 1].low
         plural_subject = head.endswith("s") or head in ("you", "we", "they", "i") or head in ROLES
         if tok.low != base and not head.endswith("s") or tok.low == base and plural_subject:
@@ -149,6 +156,12 @@ def is_proper(tok: Tok, text: str) -> bool:
     return re.search(rf"[a-z,;]\s+{re.escape(word)}\b", text) is not None
 
 
+# Nouns that make the word before them part of a name ("the clear command").
+NAME_NOUNS = frozenset("command commands function functions option options program utility "
+                       "tool library daemon flag flags macro".split())
+CLAUSE_OPENERS = frozenset("if when unless once before after until while whenever as".split())
+
+
 def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> list[str]:
     """Words for the question: sentence-initial capital dropped, you -> I/me, your -> my."""
     out = []
@@ -158,9 +171,9 @@ def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> lis
         word = tok.text
         if i == 0 and first_is_subject and tok.low in PRONOUNS_SUBJECT:
             word = PRONOUNS_SUBJECT[tok.low]
-        elif tok.low == "you" and i + 1 < len(toks) and (
+        elif tok.low == "you" and (i + 1 < len(toks) and (
             toks[i + 1].low in AUXILIARIES or toks[i + 1].low in VERBS
-        ):
+        ) or (i and toks[i - 1].low in CLAUSE_OPENERS)):
             word = "I"  # "if you need ..." -> "if I need ..."
         elif tok.low in PRONOUNS_OTHER:
             word = PRONOUNS_OTHER[tok.low]
@@ -172,15 +185,17 @@ def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> lis
 
 def aux_and_verb(clause: Clause, text: str) -> tuple[str, list[str], list[str]]:
     """(auxiliary, subject words, words after the subject) for a question on ``clause``."""
-    subj = render(clause.subj, text, first_is_subject=True)
+    subj = clause.named or render(clause.subj, text, first_is_subject=True)
     verb = clause.verb.low
     if verb in BE:
         aux = "am" if subj == ["I"] and verb == "are" else verb
+        if clause.named:
+            aux = {"are": "is", "were": "was"}.get(verb, verb)
         return aux, subj, []
     if verb in MODALS:
         return verb, subj, []
     base = base_form(verb) or verb
-    singular = verb != base or verb == "has"
+    singular = verb != base or verb == "has" or bool(clause.named)
     if subj == ["I"]:
         singular = False
     return ("does" if singular else "do"), subj, [base]

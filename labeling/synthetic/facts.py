@@ -49,7 +49,8 @@ def quantities(clause: Clause) -> Iterator[ClauseFact]:
             if start >= n and " ".join(t.low for t in rest[start - n:start]) == q:
                 start -= n
                 break
-        unit = phrase(rest[i + 1:], 5, PHRASE_ENDS | {"who", "if", "when"})
+        unit = [t for t in phrase(rest[i + 1:], 5, PHRASE_ENDS | {"who", "if", "when"})
+                if not t.paren]
         if tok.low.endswith("%"):
             yield (rest[start].start, tok.end), "what percentage", "how much"
             continue
@@ -110,7 +111,8 @@ def places(clause: Clause, text: str) -> Iterator[ClauseFact]:
         np = phrase(rest[i + 1:], 6, PREPOSITIONS | CONJUNCTIONS, trim=False)
         if not np or any(is_date(t) or is_number(t) for t in np):
             continue
-        named = any(t.text[:1].isupper() for t in np) or np[-1].low in PLACE_NOUNS
+        named = np[-1].low in PLACE_NOUNS or any(
+            t.text[:1] in "/~" or "://" in t.text for t in np)
         if named:
             yield (tok.start, np[-1].end), "where", "where"
             return
@@ -171,10 +173,28 @@ def _is_name(cell: str) -> bool:
     return any(c.isupper() for c in first[1:]) or any(c.isdigit() for c in first)
 
 
+KEY_STOPWORDS = frozenset("note notes warning caution important tip example examples see usage "
+                          "for the a an this that these to of in on at by with from and or if "
+                          "when".split())
+
+
 def key_values(text: str) -> list[Question]:
-    """"What is the <key>?" for each ``key: value`` line."""
+    """"What is the <key>?" for each ``key: value`` line: a key of 1-3 words starting a line of
+    its own (not the wrapped end of a sentence: the line before ends a sentence or is another
+    ``key: value`` line), not a label such as "Note"."""
     out = []
     for match in re.finditer(r"(?m)^[ \t]*([A-Za-z][\w /-]{1,40}):[ \t]+(\S[^\n]{0,200})$", text):
         key = match.group(1).strip().lower()
+        words = key.split()
+        before = text[:match.start()].rstrip(" \t")
+        previous = before.rsplit("\n", 1)[-1].strip() if before.endswith("\n") else ""
+        if previous and not previous.endswith((".", ":", "!", "?")) and not re.match(
+            r"^[A-Za-z][\w /-]{1,40}:\s", previous
+        ):
+            continue
+        if len(words) > 3 or words[0] in KEY_STOPWORDS or words[-1] in KEY_STOPWORDS:
+            continue
+        if re.fullmatch(r"[\dA-Fa-fx.:/+-]+", match.group(2).strip()):
+            continue  # a number or hex dump: example output, not documentation
         out.append((f"What is the {key}?", match.start(2), match.end(2), "what"))
     return out

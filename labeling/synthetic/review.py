@@ -1,10 +1,14 @@
 """The review queue of synthetic candidates: store with quality signals, list, accept, reject.
 
-Accepting a candidate (optionally with edited text) creates a ``source=synthetic`` query with
-the source chunk's segment attributes and a top-grade judgment of the source chunk by annotator
-``generator`` flagged ``{"generator": true, "confirm": true}`` (it counts until a person judges
-the pair, and the labeling queue asks for confirmation); chunks BM25 ranked above the source go
-to the labeling queue as possibly relevant. Rejecting keeps the reason for the statistics.
+Storing a candidate computes its quality features (``labeling.synthetic.features``) and score
+(``labeling.synthetic.quality_model``); the queue lists pending candidates best first and hides
+those below the team's quality floor, saying how many. Accepting a candidate (optionally with
+edited text) creates a ``source=synthetic`` query with the source chunk's segment attributes
+and a top-grade judgment of the source chunk by annotator ``generator`` flagged
+``{"generator": true, "confirm": true}`` (it counts until a person judges the pair, and the
+labeling queue asks for confirmation); chunks BM25 ranked above the source go to the labeling
+queue as possibly relevant. Rejecting keeps the reason; ``feedback`` reports reasons, edits and
+accept rates by form, passage source and generator.
 """
 
 from __future__ import annotations
@@ -12,16 +16,17 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue
-from labeling.synthetic import llm, offline, quality, sampling
+from labeling.synthetic import features, forms, quality, quality_model, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
+from labeling.synthetic.settings import get_settings
 from labeling.workspace.grading import get_scale
 from labeling.workspace.judgments import add_judgment
 from labeling.workspace.query_store import next_query_id
@@ -31,6 +36,7 @@ GENERATOR_ANNOTATOR = "generator"
 QUERY_PREFIX = "s"
 REJECT_REASONS = (
     "not answerable from the passage",
+    "vague or ambiguous",
     "copies the passage",
     "unnatural or ungrammatical",
     "too easy or trivial",
@@ -47,6 +53,25 @@ def new_batch_id() -> str:
     return f"{utc_now()[:19]}-{uuid.uuid4().hex[:6]}"
 
 
+Scored = tuple[dict[str, float], quality.RoundTrip]
+
+
+def score_candidates(
+    db: sqlite_utils.Database,
+    candidates: Sequence[Candidate],
+    *,
+    k: int = 10,
+    space: features.Workspace | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> list[tuple[dict[str, float], quality.RoundTrip, float]]:
+    """(features, round trip, quality score) of each candidate under ``weights`` (default:
+    the workspace's model in force)."""
+    space = space or features.Workspace.read(db)
+    weights = weights if weights is not None else quality_model.current(db)[0]
+    return [(values, trip, quality_model.score(values, weights))
+            for values, trip in features.compute(candidates, space, k)]
+
+
 def add_candidates(
     db: sqlite_utils.Database,
     candidates: Sequence[Candidate],
@@ -54,8 +79,12 @@ def add_candidates(
     batch: str | None = None,
     k: int = 10,
     index: quality.Bm25Index | None = None,
+    space: features.Workspace | None = None,
+    scored: Sequence[tuple[dict[str, float], quality.RoundTrip, float]] | None = None,
 ) -> list[int]:
-    """Store ``candidates`` with their quality signals (one transaction); return their ids.
+    """Store ``candidates`` with their quality signals, features and score (one transaction,
+    joined by a caller's open one); return their ids. ``scored`` (from ``score_candidates``)
+    saves computing them again.
 
     Candidates whose chunk is not in the workspace raise ``InputError`` and nothing is stored.
     """
@@ -73,20 +102,23 @@ def add_candidates(
         "SELECT id, question FROM synthetic_candidates WHERE status != 'rejected'"
     )]
     duplicates = quality.near_duplicates(questions, others)
-    trips = (index or quality.Bm25Index(db)).round_trip(
-        questions, [c.chunk_id for c in candidates], k
-    )
+    if scored is None:
+        space = space or features.Workspace.read(db, index)
+        scored = score_candidates(db, candidates, k=k, space=space)
     now = utc_now()
     ids: list[int] = []
     with write_transaction(db, action="add_candidates") as conn:
-        for cand, (dup, sim), trip in zip(candidates, duplicates, trips, strict=True):
+        for cand, (dup, sim), (values, trip, score) in zip(candidates, duplicates, scored,
+                                                             strict=True):
             if dup and dup.startswith("#"):  # an earlier question of this same batch
                 dup = f"c:{ids[int(dup[1:])]}"
             cursor = conn.execute(
                 "INSERT INTO synthetic_candidates (batch, chunk_id, question, generated_question,"
                 " sentence, answer, answer_start, answer_end, kind, generator, rubric_problems,"
                 " overlap, n_words, duplicate_of, duplicate_similarity, source_rank, roundtrip_k,"
-                " outranking, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " outranking, created_at, form, subject, features, quality, critic_score,"
+                " paragraph_key)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     batch, cand.chunk_id, cand.question, cand.question, cand.sentence,
                     cand.answer, cand.answer_start, cand.answer_end, cand.kind, cand.generator,
@@ -96,6 +128,9 @@ def add_candidates(
                     len(cand.question.split()),
                     dup if sim >= quality.NEAR_DUPLICATE else None, round(sim, 4),
                     trip.rank, trip.k, json.dumps(trip.outranking), now,
+                    cand.form or forms.form_of(cand.question), cand.subject,
+                    json.dumps(values), round(score, 6), cand.critic,
+                    features.paragraph_of(cand, texts[cand.chunk_id]),
                 ),
             )
             ids.append(int(cursor.lastrowid))
@@ -113,27 +148,16 @@ def generate(
     per_chunk: int = 2,
     k: int = 10,
     llm_client=None,
+    progress=None,
 ) -> tuple[list[int], list[str]]:
-    """Sample ``n`` chunks, generate up to ``per_chunk`` questions each and store them.
+    """Sample ``n`` passages, generate up to ``per_chunk`` questions each and store them as one
+    batch (``labeling.synthetic.batches``). Returns (candidate ids, error messages)."""
+    from labeling.synthetic import batches  # batches stores through this module
 
-    Offline: well-formed questions only. LLM (``llm_client``: a ``labeling.synthetic.llm``
-    client, default from the environment): questions from the chunks that succeeded are
-    stored even when later calls fail. Returns (candidate ids, error messages).
-    """
-    chunks = sampling.sample_chunks(db, n, strategy=strategy, seed=seed, segment=segment)
-    candidates: list[Candidate] = []
-    errors: list[str] = []
-    if generator == "offline":
-        for chunk in chunks:
-            good = [c for c in offline.generate(chunk.id, chunk.text) if c.well_formed]
-            candidates.extend(good[:per_chunk])
-    elif generator == "llm":
-        client = llm_client or llm.LlmClient.from_env()
-        result = client.generate_batch(chunks, per_chunk=per_chunk)
-        candidates, errors = result.candidates, result.errors
-    else:
-        raise ScorecardError(f"generator must be offline or llm, not {generator!r}")
-    return add_candidates(db, candidates, k=k), errors
+    result = batches.run(db, n, generator=generator, seed=seed, strategy=strategy,
+                         segment=segment, per_chunk=per_chunk, k=k, client=llm_client,
+                         progress=progress)
+    return result.ids, result.errors
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,12 +165,13 @@ def generate(
 
 
 def candidates_frame(db: sqlite_utils.Database, status: str | None = None) -> pd.DataFrame:
-    """Candidates (newest batch first) with decoded signals; ``status`` filters.
+    """Candidates (in id order) with decoded signals; ``status`` filters.
 
-    Columns include id, status, question, chunk_id, answer, generator, kind, well_formed,
-    rubric_problems (text), overlap, n_words, duplicate_of, duplicate_similarity,
-    roundtrip (bool: source in the top k), source_rank, outranking (list), reject_reason,
-    reviewer, query_id.
+    Columns include id, status, question, chunk_id, answer, answer_start, answer_end,
+    generator, form, kind, subject, quality (0-1, NaN when written before scores),
+    critic_score, features (dict), well_formed, rubric_problems (text), overlap, n_words,
+    duplicate_of, duplicate_similarity, roundtrip (bool: source in the top k), source_rank,
+    outranking (list), reject_reason, reviewer, query_id, edited (bool).
     """
     sql = "SELECT * FROM synthetic_candidates"
     params: list[str] = []
@@ -155,12 +180,32 @@ def candidates_frame(db: sqlite_utils.Database, status: str | None = None) -> pd
         params.append(status)
     frame = pd.read_sql_query(sql + " ORDER BY id", db.conn, params=params)
     problems = frame["rubric_problems"].map(json.loads)
-    frame["well_formed"] = problems.map(lambda p: not p).astype(bool)
+    frame["well_formed"] = problems.map(
+        lambda p: not [x for x in p if not x.startswith("grammar: ")]
+    ).astype(bool)
     frame["rubric_problems"] = problems.map("; ".join)
     frame["outranking"] = frame["outranking"].map(json.loads)
+    frame["features"] = frame["features"].map(json.loads)
     frame["roundtrip"] = frame["source_rank"].notna()
     frame["source_rank"] = frame["source_rank"].astype("Int64")
+    frame["quality"] = frame["quality"].astype(float)
+    frame["edited"] = (frame["status"] == "accepted") & (
+        frame["question"] != frame["generated_question"]
+    )
     return frame
+
+
+def review_queue(db: sqlite_utils.Database, frame: pd.DataFrame | None = None,
+                 floor: float | None = None) -> tuple[pd.DataFrame, int]:
+    """(candidates best first, how many the floor hid): ``frame`` (default: every candidate)
+    ordered by quality score, highest first (unscored candidates last, then by id); those whose
+    score is below ``floor`` (default: the team's setting) are left out and counted."""
+    frame = candidates_frame(db) if frame is None else frame
+    floor = get_settings(db)["quality_floor"] if floor is None else float(floor)
+    below = frame["quality"].notna() & (frame["quality"] < floor)
+    shown = frame[~below].sort_values(["quality", "id"], ascending=[False, True],
+                                      na_position="last", kind="stable")
+    return shown.reset_index(drop=True), int(below.sum())
 
 
 def chunk_text(db: sqlite_utils.Database, chunk_id: str) -> tuple[str | None, str]:
@@ -182,23 +227,75 @@ def review_statistics(db: sqlite_utils.Database) -> pd.DataFrame:
     )
 
 
+def feedback(db: sqlite_utils.Database) -> dict[str, pd.DataFrame]:
+    """What reviewers' decisions say, as small tables:
+
+    - ``reasons``: reason, rejected, share (of all rejections);
+    - ``edits``: generated and accepted text of every candidate accepted after an edit;
+    - ``by_form``, ``by_source``, ``by_generator``: the group (form; the passage's document,
+      else its chunk id; the generator), decided, accepted, as_written (accepted unedited),
+      accept_rate and as_written_rate (shares of decided; NaN when none decided), pending.
+    """
+    frame = pd.read_sql_query(
+        "SELECT s.status, s.reject_reason, s.generator, s.form, s.question,"
+        " s.generated_question, coalesce(c.doc_id, s.chunk_id) AS source"
+        " FROM synthetic_candidates s LEFT JOIN chunks c ON c.id = s.chunk_id ORDER BY s.id",
+        db.conn,
+    )
+    frame["form"] = frame["form"].where(frame["form"] != "", frame["generated_question"].map(
+        forms.form_of))
+    rejected = frame[frame["status"] == "rejected"]
+    reasons = rejected["reject_reason"].fillna("").value_counts().rename_axis("reason")
+    reasons = reasons.rename("rejected").reset_index()
+    reasons["share"] = reasons["rejected"] / max(1, len(rejected))
+    edited = frame[(frame["status"] == "accepted") & (frame["question"]
+                                                       != frame["generated_question"])]
+    out = {
+        "reasons": reasons,
+        "edits": edited[["generated_question", "question"]].rename(
+            columns={"generated_question": "generated", "question": "accepted as"}
+        ).reset_index(drop=True),
+    }
+    for name, column in (("by_form", "form"), ("by_source", "source"),
+                         ("by_generator", "generator")):
+        out[name] = _rates(frame, column)
+    return out
+
+
+def _rates(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    rows = []
+    for group, part in frame.groupby(column, sort=True):
+        decided = int((part["status"] != "pending").sum())
+        accepted = int((part["status"] == "accepted").sum())
+        as_written = int(((part["status"] == "accepted")
+                          & (part["question"] == part["generated_question"])).sum())
+        rows.append({
+            column: group, "decided": decided, "accepted": accepted, "as_written": as_written,
+            "accept_rate": accepted / decided if decided else float("nan"),
+            "as_written_rate": as_written / decided if decided else float("nan"),
+            "pending": int((part["status"] == "pending").sum()),
+        })
+    columns = [column, "decided", "accepted", "as_written", "accept_rate", "as_written_rate",
+               "pending"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 # ---------------------------------------------------------------------------------------------
 # Decisions
 
 
 def _pending(conn, candidate_id: int) -> dict:
     conn_row = conn.execute(
-        "SELECT id, chunk_id, question, status, outranking, generator"
-        " FROM synthetic_candidates WHERE id = ?",
-        [candidate_id],
+        "SELECT id, chunk_id, question, status, outranking, form, generator"
+        " FROM synthetic_candidates WHERE id = ?", [candidate_id],
     ).fetchone()
     if conn_row is None:
         raise InputError(f"no candidate {candidate_id}", source="review")
-    cid, chunk_id, question, status, outranking, generator = conn_row
+    cid, chunk_id, question, status, outranking, form, generator = conn_row
     if status != "pending":
         raise ScorecardError(f"candidate {cid} is already {status}")
     return {"chunk_id": chunk_id, "question": question, "outranking": json.loads(outranking),
-            "generator": generator}
+            "form": form, "generator": generator}
 
 
 def accept(
@@ -220,7 +317,8 @@ def accept(
         text = (question if question is not None else row["question"]).strip()
         if not text:
             raise InputError("the question is empty", source="review")
-        problems = rubric(text) if question is not None else []
+        keyword = forms.form_of(text) == "keyword" and row["form"] == "keyword"
+        problems = rubric(text) if question is not None and not keyword else []
         if "does not end with a single '?'" in problems:
             text = text.rstrip("?. ") + "?"
         qid = next_query_id(conn, QUERY_PREFIX)
@@ -280,3 +378,36 @@ def reject_many(db: sqlite_utils.Database, ids: Iterable[int], reviewer: str, re
         for cid in ids:
             reject(db, cid, reviewer, reason)
     return len(ids)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the page shows
+
+
+def quality_label(score: float | None) -> str:
+    """A quality score as the page shows it: "87/100" (the predicted chance, in percent, that
+    a reviewer accepts the question as written), or "not scored"."""
+    if score is None or pd.isna(score):
+        return "not scored"
+    return f"{round(float(score) * 100)}/100"
+
+
+def explain(values: Mapping[str, float], weights: Mapping[str, float]) -> pd.DataFrame:
+    """What a score is made of: feature, value, weight and contribution (value x weight), the
+    intercept first; the contributions sum to the score's log-odds."""
+    rows = [{"feature": quality_model.INTERCEPT, "value": 1.0,
+             "weight": float(weights.get(quality_model.INTERCEPT, 0.0))}]
+    rows += [{"feature": name, "value": float(values.get(name, 0.0)),
+              "weight": float(weights.get(name, 0.0))} for name in features.FEATURES]
+    frame = pd.DataFrame(rows)
+    frame["contribution"] = (frame["value"] * frame["weight"]).round(4)
+    return frame
+
+
+def floor_sentence(hidden: int, floor: float) -> str:
+    """The caption of the queue under a floor ('' when the floor hides nothing)."""
+    if not hidden:
+        return ""
+    noun = "candidate" if hidden == 1 else "candidates"
+    return (f"{hidden} {noun} below the quality floor of {quality_label(floor)} are hidden "
+            "(Settings, below, changes the floor).")

@@ -1,9 +1,11 @@
 """Passage sampling: random, stratified by document, or by segment; seeded so it can be redrawn.
 
-Chunks shorter than ``min_words`` or without a sentence the offline generator can ask about are
-skipped. A chunk's *segment attributes* are its metadata values whose names are valid query
-attribute names, else, for attributes the workspace's queries use, the value most common among
-the queries labeled relevant (grade >= 1) on chunks of the same document.
+Chunks shorter than ``min_words`` are skipped, and for the offline generator also chunks in
+which its rules find nothing to ask (``every=True``, the LLM generator's sampling, keeps them:
+every passage may reach the model). A chunk's *segment attributes* are its metadata values
+whose names are valid query attribute names, else, for attributes the workspace's queries use,
+the value most common among the queries labeled relevant (grade >= 1) on chunks of the same
+document.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -58,14 +61,16 @@ def chunk_attributes(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     return out
 
 
-def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12) -> list[Chunk]:
-    """Non-placeholder chunks with at least ``min_words`` words and one fact sentence, by id."""
+def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12, every: bool = False
+                    ) -> list[Chunk]:
+    """Non-placeholder chunks with at least ``min_words`` words, by id; unless ``every``, only
+    those in which the offline rules find a question."""
     chunks = []
     for cid, doc_id, title, text in db.conn.execute(
         "SELECT id, doc_id, title, text FROM chunks WHERE placeholder = 0 AND text IS NOT NULL"
         " ORDER BY id"
     ):
-        if len(text.split()) >= min_words and offline.fact_sentences(text):
+        if len(text.split()) >= min_words and (every or offline.fact_sentences(text, title)):
             chunks.append(Chunk(cid, doc_id, title, text))
     return chunks
 
@@ -78,21 +83,26 @@ def sample_chunks(
     seed: int = 0,
     segment: str | None = None,
     min_words: int = 12,
+    every: bool = False,
 ) -> list[Chunk]:
     """``n`` eligible chunks (fewer if the workspace has fewer), the same for the same seed.
 
-    ``document``: round-robin over documents in a seeded order, so every document is drawn
-    before any is drawn twice. ``segment``: the same over the values of chunk attribute
-    ``segment`` (chunks without a value form their own stratum).
+    ``random``: the chunks in a seeded random order. ``document``: round-robin over documents
+    in a seeded order, so every document is drawn before any is drawn twice. ``segment``: the
+    same over the values of chunk attribute ``segment`` (chunks without a value form their own
+    stratum). Chunks are drawn in that order and a chunk the offline rules find nothing in is
+    passed over (unless ``every``): the rules run only on the chunks drawn, not on the whole
+    workspace.
     """
     if strategy not in STRATEGIES:
         raise ScorecardError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
     if n < 1:
         raise ScorecardError("the sample size must be at least 1")
     rng = random.Random(seed)
-    chunks = eligible_chunks(db, min_words=min_words)
+    chunks = eligible_chunks(db, min_words=min_words, every=True)
     if strategy == "random":
-        return rng.sample(chunks, min(n, len(chunks)))
+        rng.shuffle(chunks)
+        return _take(iter(chunks), n, every)
     if strategy == "document":
         key = {c.id: c.doc_id or "" for c in chunks}
     else:
@@ -107,9 +117,31 @@ def sample_chunks(
     rng.shuffle(order)
     for name in order:
         rng.shuffle(strata[name])
+    return _take(_round_robin(strata, order, every), n, True)
+
+
+def _usable(chunk: Chunk, every: bool) -> bool:
+    return every or bool(offline.fact_sentences(chunk.text, chunk.title))
+
+
+def _take(chunks: Iterator[Chunk], n: int, every: bool) -> list[Chunk]:
     picked: list[Chunk] = []
-    while len(picked) < min(n, len(chunks)):
-        for name in order:
-            if strata[name] and len(picked) < n:
-                picked.append(strata[name].pop())
+    for chunk in chunks:
+        if len(picked) >= n:
+            break
+        if _usable(chunk, every):
+            picked.append(chunk)
     return picked
+
+
+def _round_robin(strata: dict[str, list[Chunk]], order: list[str], every: bool
+                 ) -> Iterator[Chunk]:
+    """The strata in turn, each giving its next usable chunk (a stratum with none left is
+    skipped), until all are empty."""
+    while any(strata[name] for name in order):
+        for name in order:
+            while strata[name]:
+                chunk = strata[name].pop()
+                if _usable(chunk, every):
+                    yield chunk
+                    break

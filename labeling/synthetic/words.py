@@ -61,7 +61,8 @@ ROLES = frozenset(
 )
 PLACE_NOUNS = frozenset(
     "office offices lab labs tool portal channel folder system page app drive wiki calendar "
-    "room building site desk repository inbox queue website intranet hris handbook form".split()
+    "room building site desk repository inbox queue website intranet hris handbook form section "
+    "directory menu tab field table dialog window panel screen file".split()
 )
 # Common verbs in policy, product and procedure text (base forms); -s forms are derived.
 VERBS = frozenset(
@@ -86,3 +87,39 @@ PRONOUNS_SUBJECT = {"you": "I", "we": "we"}
 PRONOUNS_OTHER = {"you": "me", "your": "my", "yours": "mine", "yourself": "myself"}
 # Prepositions that introduce a time ("by 5 May", "within 3 days").
 TIME_PREPS = frozenset("at on in by from before after until between during within".split())
+# Verbs of reference documentation (commands, functions, configuration), base forms; with VERBS
+# they are what ``base_form`` recognises.
+TECH_VERBS = frozenset(
+    """abort activate adapt adjust allocate alter analyze analyse append archive assume attach
+    authenticate authorize backup bind boot break bypass cache calculate capture cause clean
+    clear clone commit compare compile complete compress compute concatenate configure consist
+    contain control convert copy correspond crash decode decompress decrease decrypt default
+    defer delay deliver deny deploy destroy determine differ disconnect discard display
+    distribute download drop dump edit emit emulate encode encrypt ensure evaluate examine
+    exceed exclude execute exist exit expand export expose extend extract fail fetch filter
+    flush force fork format forward free generate grow guarantee halt hide identify ignore
+    implement import indicate inherit initialize initialise insert inspect install interpret
+    interrupt invoke iterate kill launch link listen load locate lock look map mark match
+    measure merge migrate mirror modify monitor mount need negotiate obtain omit operate
+    optimize output overwrite override parse patch perform permit place poll populate power
+    precede prefer prefix preserve prevent print probe process produce prompt propagate
+    push query queue quit raise rebuild recognize recognise recover redirect refer refresh
+    refuse reload rename render reorder repair repeat represent resize resolve retrieve retry
+    reuse revert revoke rewrite scan search seek separate serve signal skip sleep sort spawn
+    specify split suppress suspend swap switch sync synchronize tag terminate test toggle trace
+    transform translate trigger truncate undo uninstall unlink unload unlock unmount unpack
+    unset upload validate wake warn watch wrap yield""".split()
+)
+# Subjects that point back at something the sentence does not name ("This option", "It", "The
+# function"): the generator replaces them with the passage's subject or drops the sentence.
+DEICTIC_HEADS = frozenset(
+    "it this that these those they such".split()
+)
+GENERIC_NOUNS = frozenset(
+    """function functions command commands program programs utility utilities tool tools option
+    options flag flags argument arguments parameter parameters call calls method methods value
+    values version versions file files page manual library module macro routine daemon service
+    interface field entry variable setting helper script operation feature mode object class
+    structure request call""".split()
+)
+ALL_VERBS = VERBS | TECH_VERBS

@@ -47,6 +47,8 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "accept": ("accepting synthetic questions", _TEAM),
     "reject": ("rejecting synthetic questions", _TEAM),
     "review": ("reviewing synthetic questions", _TEAM),
+    "refit_quality": ("learning the quality weights from the team's decisions", _TEAM),
+    "synthetic_settings": ("changing the synthetic question settings", _ADMIN),
     "import": ("importing", _ADMIN),
     "add_query": ("adding a query", _ADMIN),
     "edit_queries": ("editing queries", _ADMIN),

@@ -196,6 +196,7 @@ CONTROL_ACTIONS = {
     "dash_lock": "lock", "dash_unlock": "unlock", "add_query": "add_query",
     "save_queries": "edit_queries", "queries_editor_": "edit_queries",
     "assign_split": "assign_split", "import_": "import", "upload_": "import",
+    "set_save": "synthetic_settings", "set_refit": "refit_quality", "resume_": "add_candidates",
 }
 READ_ONLY_CONTROLS = (
     "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",
@@ -285,7 +286,7 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
             assert roles.action_phrase(action) in help_text.replace("\\", "")
     db.close()
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
-                  "unlock"}
+                  "unlock", "synthetic_settings"}
     refused = {"vic": set(CONTROL_ACTIONS.values()), "bob": admin_only, "ada": set()}[name]
     assert seen["refused"] == refused
     assert seen["allowed"] == set(CONTROL_ACTIONS.values()) - refused

@@ -1,16 +1,22 @@
-"""The Review page in AppTest: accept, edit then accept, reject with a reason, batch, shortcuts."""
+"""The Review page in AppTest: the queue best first with the quality score on the card, the
+floor hiding and counting, accept, edit then accept, reject with a reason, batch, shortcuts,
+generating (offline; LLM with its cost shown first), settings, reviewer feedback."""
 
 from __future__ import annotations
 
-from labeling.synthetic import review
+import pytest
+
+from labeling.synthetic import llm, review, settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
+from tests.markup import shown
+from tests.test_synthetic_llm import ChatServer
 
 QUESTIONS = [
     "How many days of annual leave do full-time employees get?",
     "When does the leave year run?",
-    "What does a part-time employee get?",
+    "What does it get?",
 ]
 
 
@@ -28,37 +34,76 @@ def _open(open_app, workspace):
     return at.run(), ids
 
 
-def test_accept_edit_and_reject(open_app, workspace):
+def _queue(workspace) -> list[int]:
+    return [int(i) for i in review.review_queue(open_workspace(workspace))[0]["id"]]
+
+
+def _frame_with(at, column: str):
+    return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+def test_the_queue_is_best_first_and_the_card_shows_the_score(open_app, workspace):
     at, ids = _open(open_app, workspace)
     assert not at.exception
-    assert at.text_input(key=f"edit_{ids[0]}").value == QUESTIONS[0]
+    order = _queue(workspace)
+    assert order[-1] == ids[2]  # "What does it get?" names nothing: last
+    first = review.candidates_frame(open_workspace(workspace)).set_index("id").loc[order[0]]
+    assert at.text_input(key=f"edit_{order[0]}").value == first["question"]
+    assert at.metric[0].value == review.quality_label(first["quality"])
+    explained = _frame_with(at, "contribution")
+    assert set(explained["feature"]) >= {"intercept", "standalone", "top3", "specificity"}
+    at.button(key="review_next").click().run()
+    assert at.text_input(key=f"edit_{order[1]}").value
+
+
+def test_the_floor_hides_candidates_and_says_how_many(open_app, workspace):
+    ids = _seed(workspace)
+    db = open_workspace(workspace)
+    scores = review.candidates_frame(db).set_index("id")["quality"]
+    settings.set_settings(db, {"quality_floor": (scores[ids[2]] + scores.drop(ids[2]).min()) / 2})
+    at = open_app("review").run()
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "1 candidate below the quality floor" in captions
+    assert "2 of 3 candidates match" in captions
+    at.segmented_control(key="review_mode").set_value("Table").run()
+    assert set(_frame_with(at, "overlap")["id"]) == {ids[0], ids[1]}
+
+
+def test_accept_edit_and_reject(open_app, workspace):
+    at, ids = _open(open_app, workspace)
+    order = _queue(workspace)
     assert at.button(key="review_accept").proto.shortcut == "a"
     assert at.button(key="review_reject").proto.shortcut == "x"
     at.button(key="review_accept").click().run()
     assert "Accepted candidate" in at.success[0].value
 
     edited = "How long is the leave year at Halyard?"
-    at.text_input(key=f"edit_{ids[1]}").input(edited)
+    at.text_input(key=f"edit_{order[1]}").input(edited)
     at.button(key="review_accept").click().run()
     assert not at.exception
 
-    at.selectbox(key="reject_reason").select("too easy or trivial")
+    at.selectbox(key="reject_reason").select("vague or ambiguous")
     at.button(key="review_reject").click().run()
     assert "Rejected candidate" in at.success[0].value
 
     db = open_workspace(workspace)
     frame = review.candidates_frame(db).set_index("id")
-    assert list(frame["status"]) == ["accepted", "accepted", "rejected"]
-    assert frame.loc[ids[1], "question"] == edited
-    assert frame.loc[ids[2], "reject_reason"] == "too easy or trivial"
-    qid = frame.loc[ids[1], "query_id"]
+    assert frame.loc[order, "status"].tolist() == ["accepted", "accepted", "rejected"]
+    assert frame.loc[order[1], "question"] == edited
+    assert frame.loc[order[2], "reject_reason"] == "vague or ambiguous"
+    qid = frame.loc[order[1], "query_id"]
     assert db.conn.execute("SELECT text, source FROM queries WHERE id = ?", [qid]).fetchone() == (
         edited, "synthetic"
     )
     assert judgment_history(db, qid)[0]["annotator"] == "generator"
+    feedback = _frame_with(at.run(), "reason")
+    assert feedback.to_dict("records") == [
+        {"reason": "vague or ambiguous", "rejected": 1, "share": 1.0}]
+    edits = _frame_with(at, "accepted as")
+    assert edits["accepted as"].tolist() == [edited]
     at.switch_page("pages/queries.py").run()
     texts = {t for df in at.dataframe if "text" in df.value.columns for t in df.value["text"]}
-    assert edited in texts and QUESTIONS[0] in texts
+    assert edited in texts
 
 
 def test_reviewing_needs_a_name(open_app, workspace):
@@ -72,7 +117,8 @@ def test_reviewing_needs_a_name(open_app, workspace):
 def test_table_view_and_batch_reject(open_app, workspace):
     at, _ = _open(open_app, workspace)
     at.segmented_control(key="review_mode").set_value("Table").run()
-    assert len(at.dataframe[0].value) == 3 and "overlap" in at.dataframe[0].value.columns
+    table = _frame_with(at, "overlap")
+    assert len(table) == 3 and table["quality"].is_monotonic_decreasing
     at.selectbox(key="batch_reason").select("duplicate")
     at.button(key="batch_reject").click().run()
     assert "Rejected 3 candidates" in at.success[0].value
@@ -85,5 +131,60 @@ def test_generate_from_the_page(open_app, workspace):
     assert "No candidates yet" in at.info[0].value
     at.number_input(key="gen_sample").set_value(4)
     at.button(key="gen_button").click().run()
+    assert not at.exception
     assert "Queued" in at.success[0].value
     assert at.text_input  # the first candidate is shown
+
+
+def test_the_llm_batch_shows_its_cost_first(open_app, workspace, monkeypatch):
+    monkeypatch.setenv(llm.ENV_BASE_URL, "http://127.0.0.1:9/v1")
+    monkeypatch.setenv(llm.ENV_MODEL, "tiny")
+    settings.set_settings(open_workspace(workspace), {"llm_max_calls": 6})
+    at = open_app("review")
+    at.selectbox(key="gen_generator").select("llm").run()
+    at.number_input(key="gen_sample").set_value(5).run()
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "This batch sends 3 passages: 6 calls, about" in captions
+    assert "2 passages are beyond the call cap" in captions
+    monkeypatch.delenv(llm.ENV_BASE_URL)
+    at.run()
+    assert "SCORECARD_LLM_BASE_URL" in shown(at.warning[0].value)
+    assert at.button(key="gen_button").disabled
+
+
+def test_settings_are_saved(open_app, workspace):
+    at = open_app("review").run()
+    assert at.button(key="set_save").disabled is False  # no accounts: everyone may
+    at.slider(key="set_floor").set_value(40)
+    at.number_input(key="set_mix_keyword").set_value(0.5)
+    at.text_input(key="set_domain").input("the Halyard handbook")
+    at.button(key="set_save").click().run()
+    stored = settings.get_settings(open_workspace(workspace))
+    assert stored["quality_floor"] == 0.4 and stored["llm_domain"] == "the Halyard handbook"
+    assert stored["form_mix"]["keyword"] == pytest.approx(0.5 / 1.3)  # shares renormalised
+    assert "Saved" in at.success[0].value
+
+
+def test_an_llm_batch_from_the_page_counts_and_shows_unmatched_replies(
+    open_app, workspace, monkeypatch
+):
+    server = ChatServer()
+    try:
+        monkeypatch.setenv(llm.ENV_BASE_URL, server.url)
+        monkeypatch.setenv(llm.ENV_MODEL, "tiny-model")
+        server.script = ["unmatched", "good"]
+        at = open_app("review")
+        at.selectbox(key="gen_generator").select("llm").run()
+        at.number_input(key="gen_sample").set_value(2).run()
+        at.button(key="gen_button").click().run()
+        assert not at.exception
+        warnings = " ".join(shown(w.value) for w in at.warning)
+        assert "1 replies gave an answer that is not in their passage" in warnings
+        assert "Queued 3 candidates" in shown(at.success[0].value)
+        unmatched = _frame_with(at, "answer")
+        assert unmatched[["question", "answer"]].values.tolist() == [
+            ["What is invented?", "not in the passage"]]
+        runs = _frame_with(at, "unmatched")
+        assert runs[["passages", "done", "calls", "unmatched"]].values.tolist() == [[2, 2, 4, 1]]
+    finally:
+        server.close()

@@ -1,0 +1,187 @@
+"""Does the quality score predict which synthetic questions an expert accepts as written?
+
+Measured on the manual-page development corpus (``benchmarks/manpage_corpus.py``), graded by
+hand against ``benchmarks/synthetic_grading/CRITERIA.md``.
+
+    python benchmarks/synthetic_quality.py sample --round round2 [--passages 80] [--seed 2027]
+    python benchmarks/synthetic_quality.py figures [--round round1 ...]
+
+``sample`` builds the corpus (if missing) and a fresh workspace from it, runs the offline
+generator as ``scorecard generate`` does (the team's default form mix, 2 questions a passage)
+and writes, into ``benchmarks/synthetic_grading/<round>/``:
+
+- ``candidates.jsonl``: every queued candidate with its grading key, question, answer span,
+  form, quality score and features, and the corpus's SHA-256;
+- ``sheet.md``: the grading sheet, blind to the score: passages in a seeded random order, each
+  with its questions shuffled, keyed by an opaque hash (the candidate ids follow the score, so
+  they are not shown).
+
+The grader writes ``grades.tsv`` (``key<TAB>accept|reject<TAB>reason``) from the sheet alone.
+``figures`` joins the grades with the scores and prints, for each round (default: every
+round folder), the accept rate of the top and bottom halves by quality score (ties broken by
+candidate id), overall and by form, and the reject reasons.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))
+
+from labeling.files.importers.records import import_chunks  # noqa: E402
+from labeling.synthetic import review  # noqa: E402
+from labeling.workspace.grading import init_workspace  # noqa: E402
+
+GRADING = ROOT / "synthetic_grading"
+CORPUS = ROOT / "_data" / "manpages"
+
+
+def _key(batch: str, cid: int) -> str:
+    return "g" + hashlib.sha1(f"{batch}/{cid}".encode()).hexdigest()[:7]
+
+
+def sample(folder: Path, passages: int, seed: int) -> None:
+    chunks = CORPUS / "chunks.jsonl"
+    if not chunks.exists():
+        import manpage_corpus
+
+        manpage_corpus.build(CORPUS, 24, 10, 120)
+    digest = hashlib.sha256(chunks.read_bytes()).hexdigest()
+    path = CORPUS / "workspace.db"
+    for extra in ("", "-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+    db = init_workspace(path)
+    import_chunks(db, chunks)
+    ids, errors = review.generate(db, passages, seed=seed, per_chunk=2)
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+    frame = review.candidates_frame(db)
+    frame = frame[frame["id"].isin(ids)]
+    texts = {cid: (title, text) for cid, title, text in db.conn.execute(
+        "SELECT id, coalesce(title, ''), text FROM chunks")}
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for _, r in frame.iterrows():
+        rows.append({
+            "key": _key(r["batch"], int(r["id"])), "id": int(r["id"]), "chunk_id": r["chunk_id"],
+            "title": texts[r["chunk_id"]][0], "question": r["question"], "answer": r["answer"],
+            "answer_start": int(r["answer_start"]), "answer_end": int(r["answer_end"]),
+            "form": r["form"], "generator": r["generator"], "quality": float(r["quality"]),
+            "features": r["features"], "corpus_sha256": digest, "seed": seed,
+        })
+    (folder / "candidates.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    by_chunk: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_chunk[r["chunk_id"]].append(r)
+    rng = random.Random(seed)
+    order = sorted(by_chunk)
+    rng.shuffle(order)
+    lines = ["# Grading sheet (blind: no scores, opaque keys)", "",
+             "Grade each question against CRITERIA.md; write `key<TAB>accept|reject<TAB>reason`"
+             " lines to grades.tsv.", ""]
+    for chunk_id in order:
+        title, text = texts[chunk_id]
+        lines += [f"## {title} ({chunk_id})", "", "```", text, "```", ""]
+        questions = by_chunk[chunk_id]
+        rng.shuffle(questions)
+        for r in questions:
+            answer = " ".join(r["answer"].split())
+            lines.append(f"- `{r['key']}` **{r['question']}**  \n  answer: {answer}")
+        lines.append("")
+    (folder / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
+    print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
+          f"{digest[:12]}) -> {folder}")
+
+
+def load(folder: Path) -> list[dict]:
+    """Graded candidates: the candidate rows with ``accepted`` (bool) and ``reason``."""
+    candidates = {}
+    for line in (folder / "candidates.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        candidates[row["key"]] = row
+    graded = []
+    for number, line in enumerate((folder / "grades.tsv").read_text(
+            encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) < 2 or parts[1] not in ("accept", "reject") or parts[0] not in candidates:
+            raise SystemExit(f"grades.tsv, line {number}: expected a known key, then accept or "
+                             f"reject: {line!r}")
+        row = dict(candidates[parts[0]])
+        row["accepted"] = parts[1] == "accept"
+        row["reason"] = parts[2] if len(parts) > 2 else ""
+        graded.append(row)
+    return graded
+
+
+def rate(rows: list[dict]) -> str:
+    if not rows:
+        return "-"
+    n = sum(r["accepted"] for r in rows)
+    return f"{n}/{len(rows)} ({n / len(rows):.0%})"
+
+
+def figures(folder: Path) -> dict[str, float]:
+    graded = load(folder)
+    print(f"### {folder.name}")
+    print()
+    ranked = sorted(graded, key=lambda r: (-r["quality"], r["id"]))
+    half = len(ranked) // 2
+    top, bottom = ranked[:half], ranked[len(ranked) - half:]
+    top_rate = sum(r["accepted"] for r in top) / len(top)
+    bottom_rate = sum(r["accepted"] for r in bottom) / len(bottom)
+    print(f"graded: {len(graded)} questions from {len({r['chunk_id'] for r in graded})} "
+          f"passages; accepted as written: {rate(graded)}")
+    print(f"top half by quality score: {rate(top)}; bottom half: {rate(bottom)}; ratio "
+          f"{top_rate / bottom_rate if bottom_rate else float('inf'):.2f}")
+    print()
+    print("| form | graded | accepted (all) | accepted (top half) |")
+    print("|---|---|---|---|")
+    top_keys = {r["key"] for r in top}
+    for form in sorted({r["form"] for r in graded}):
+        rows = [r for r in graded if r["form"] == form]
+        print(f"| {form} | {len(rows)} | {rate(rows)} | "
+              f"{rate([r for r in rows if r['key'] in top_keys])} |")
+    reasons = defaultdict(int)
+    for r in graded:
+        if not r["accepted"]:
+            reasons[r["reason"].split(":")[0].strip() or "(none)"] += 1
+    print()
+    print("| reject reason | questions |")
+    print("|---|---|")
+    for reason, count in sorted(reasons.items(), key=lambda x: -x[1]):
+        print(f"| {reason} | {count} |")
+    print()
+    return {"top": top_rate, "bottom": bottom_rate}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    one = sub.add_parser("sample", help="generate and write the blind grading sheet")
+    one.add_argument("--round", required=True, help="folder name under synthetic_grading")
+    one.add_argument("--passages", type=int, default=80)
+    one.add_argument("--seed", type=int, default=2026)
+    two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
+    two.add_argument("--round", nargs="*", help="round folders (default: all)")
+    args = parser.parse_args()
+    if args.command == "sample":
+        sample(GRADING / args.round, args.passages, args.seed)
+    else:
+        names = args.round or sorted(p.name for p in GRADING.iterdir()
+                                     if (p / "grades.tsv").exists())
+        for name in names:
+            figures(GRADING / name)
+
+
+if __name__ == "__main__":
+    main()
