@@ -14,7 +14,8 @@ from labeling.evaluation.ranked_runs import _ranked, load_run
 from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL, Controls
 from labeling.evaluation.scoring import per_query
 from labeling.evaluation.segmenting import _segments
-from labeling.judging import queue
+from labeling.judging import pooling, queue
+from labeling.workspace import provenance, store
 
 COVERAGE_WARNING = 0.8  # Judged@k below this share is flagged
 
@@ -91,6 +92,17 @@ def unjudged_pairs(
     return list(pairs)
 
 
-def send_unjudged_to_queue(db: sqlite_utils.Database, pairs: Sequence[tuple[str, str]]) -> int:
-    """Put ``pairs`` in the labeling queue; returns how many were new."""
-    return int(queue.enqueue_pairs(db, pairs, reason="coverage"))
+def send_unjudged_to_queue(
+    db: sqlite_utils.Database, pairs: Sequence[tuple[str, str]], *, k: int | None = None,
+    runs: Sequence[str] = (),
+) -> int:
+    """Put ``pairs`` in the labeling queue; returns how many were new. When they are the
+    unjudged part of the top ``k`` of ``runs`` (``unjudged_pairs``), each is recorded as
+    brought by a pool of depth ``k`` (``pair_sources``), in the same transaction."""
+    listed = [(str(q), str(c)) for q, c in pairs]
+    with store.write_transaction(db, action="enqueue") as conn:
+        new = queue.enqueue_pairs(db, listed, reason="coverage")
+        if k is not None and listed:
+            provenance.add_pair_sources(conn, listed, "pool", pool_depth=int(k),
+                                        detail=pooling.pool_detail(runs, k) + " (coverage)")
+    return int(new)

@@ -15,7 +15,7 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import queue
-from labeling.workspace import contents
+from labeling.workspace import contents, provenance, store
 
 DEFAULT_K = 10
 POOL_REASON = "pool"
@@ -83,12 +83,21 @@ def build_pool(
     segment: tuple[str, Sequence[str]] | None = None,
     split: str | None = None,
 ) -> PoolResult:
-    """Pool the runs (see ``pool_pairs``) and put the pairs in the labeling queue."""
+    """Pool the runs (see ``pool_pairs``) and put the pairs in the labeling queue, recording
+    for each pair that a pool of depth ``k`` brought it (``pair_sources``), in one
+    transaction."""
     pairs = pool_pairs(db, runs, k, segment=segment, split=split)
-    new = queue.enqueue_pairs(
-        db, zip(pairs["query_id"], pairs["chunk_id"], strict=True), reason=POOL_REASON
-    )
+    listed = list(zip(pairs["query_id"], pairs["chunk_id"], strict=True))
+    with store.write_transaction(db, action="enqueue") as conn:
+        new = queue.enqueue_pairs(db, listed, reason=POOL_REASON)
+        provenance.add_pair_sources(conn, listed, "pool", pool_depth=int(k),
+                                    detail=pool_detail(runs, k))
     return PoolResult(pooled=len(pairs), new=new)
+
+
+def pool_detail(runs: Sequence[str], k: int) -> str:
+    """How a pool is described in ``pair_sources.detail``: "top 10 of bm25, fusion"."""
+    return f"top {int(k)} of {', '.join(runs)}"
 
 
 def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> pd.DataFrame:
