@@ -37,7 +37,7 @@ QUERY_SET_VERSION = "demo-1"
 POOL_DEPTH = 10
 
 
-def record_pool(db: sqlite_utils.Database) -> None:
+def _record_pool(db: sqlite_utils.Database) -> None:
     """Record that every judged pair of the demo reached the annotators through the pool of
     the runs' top ``POOL_DEPTH`` (how its labels were made)."""
     with store.write_transaction(db, action="import") as conn:
@@ -72,7 +72,7 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
                     db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
                     origin="person", strict=True,
                 )
-            record_pool(db)
+            _record_pool(db)
         finally:
             db.conn.close()  # the last connection checkpoints and removes the WAL file
         try:

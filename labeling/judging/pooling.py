@@ -106,7 +106,7 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> 
     not judged by ``annotator``), judged, needed."""
     frame = pd.read_sql_query(
         """
-        SELECT q.chunk_id, coalesce(c.title, '') AS title, coalesce(c.text, '') AS text,
+        SELECT q.chunk_id, coalesce(c.title, '') AS title, c.text,
                (SELECT j.grade FROM judgments j WHERE j.query_id = q.query_id
                  AND j.chunk_id = q.chunk_id AND j.annotator = ?
                 ORDER BY j.id DESC LIMIT 1) AS my_grade,
@@ -118,6 +118,8 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> 
         db.conn,
         params=[(annotator or "").strip(), query_id],
     )
+    frame["text"] = [contents.shown_text(t, c) for c, t in zip(frame["chunk_id"], frame["text"],
+                                                               strict=True)]
     return frame.astype({"chunk_id": "string", "my_grade": "Int64"})
 
 
