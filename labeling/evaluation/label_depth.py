@@ -54,6 +54,12 @@ class LabelDepth:
         """Whether more than half of the relevant labels come from pools of depth <= ``k``."""
         return self.relevant > 0 and 2 * self.within(k) > self.relevant
 
+    @property
+    def depth_of_most(self) -> int | None:
+        """The shallowest pool depth d such that most relevant labels come from pools of depth
+        <= d (None when most come from elsewhere): how deep the labels go."""
+        return next((d for d in sorted(self.pools) if self.most_within(d)), None)
+
     def sentence(self) -> str:
         """Where the relevant labels come from, in one sentence."""
         if not self.relevant:
@@ -69,14 +75,15 @@ class LabelDepth:
         parsed = parse_measure(measure)
         if parsed.kind not in RECALL_KINDS or parsed.cutoff is None:
             return None
-        k = parsed.cutoff
-        if not self.most_within(k):
+        depth = self.depth_of_most
+        if depth is None or parsed.cutoff < depth:
             return None
-        return (f"{measure} counts against labels that mostly come from pools no deeper than "
-                f"{k} ({self.within(k)} of {self.relevant} relevant labels): a relevant chunk "
-                "outside every pool was never labeled, so it cannot count as missed, and a run "
-                "that made a pool finds its own labeled chunks by construction. Label deeper "
-                "(a deeper pool, search) before trusting recall at this k.")
+        return (f"{measure} looks as deep as the labels go: {self.within(depth)} of the "
+                f"{self.relevant} relevant labels come from pools of depth {depth} or less, and "
+                f"k = {parsed.cutoff}. A relevant chunk outside every pool was never labeled, so "
+                "it cannot count as missed, and a run that made a pool finds its own labeled "
+                "chunks by construction: recall here is an upper bound. Label deeper (a deeper "
+                "pool, search) before trusting it.")
 
 
 def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
