@@ -127,6 +127,7 @@ def show_ranked(frame: pd.DataFrame, key: str, scale: list[tuple]) -> None:
                                                    subset=["grade_name"]),
         hide_index=True,
         key=key,
+        placeholder="–",  # an unjudged grade: the label column says why
         column_config={
             "grade_name": st.column_config.TextColumn("label"),
             "snippet": st.column_config.TextColumn(width="large"),
@@ -280,7 +281,7 @@ def read_controls(
         custom = row[3].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5")
         segment = row[4].selectbox("Segment", segmenting.segment_options(db), index=0,
                                    key="dash_segment")
-        row = st.columns([1, 1, 1, 1, 2, 1])
+        row = st.columns([1, 1, 1, 1, 2])
         default = grading.default_relevance(db)
         choices = score_controls.relevance_choices(g for g, _, _ in scale)
         settings = {
@@ -305,8 +306,8 @@ def read_controls(
                 + f". The workspace's default is grade {default}."),
             "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
                                    key="dash_policy", format_func=score_controls.POLICIES.get),
-            "missing": "skip" if row[5].toggle(
-                "Skip queries with no results", key="dash_skip_missing",
+            "missing": "skip" if st.toggle(
+                "Skip queries the run returned nothing for", key="dash_skip_missing",
                 help="Leave out labeled queries the run returned nothing for (--skip-missing). "
                 "Off: they score 0 and count in the means, as trec_eval -c does.") else "zero",
         }
@@ -398,6 +399,7 @@ def run_notices(view: View) -> None:
 
 
 COVERAGE_PARTS = {"judged": "judged", "unjudged": "unjudged chunk", "short": "empty: list < k"}
+COVERAGE_COLOURS = {"judged": "#1f6fb2", "unjudged chunk": "#f0b429", "empty: list < k": "#c5ccd3"}
 
 
 def coverage_tab(view: View) -> None:
@@ -411,8 +413,8 @@ def coverage_tab(view: View) -> None:
                                    threshold=threshold)
     for _, low in cov.loc[cov["below"]].iterrows():
         st.warning(escape_inline(
-            f"Coverage of {low['run']} in {low['segment']} is {low['judged']:.0%} at "
-            f"{controls.k}: " + judged_coverage.coverage_sentence(low, controls.k)
+            f"Coverage of {low['run']} in {low['segment']} is below {threshold:.0%}: "
+            + judged_coverage.coverage_sentence(low, controls.k)
             + " Scores there count unjudged chunks as not relevant (or skip them)."
         ))
     share = st.column_config.ProgressColumn
@@ -428,8 +430,9 @@ def coverage_tab(view: View) -> None:
     chart = px.bar(escape_chart_frame(long), x="segment", y="share", color="slot",
                    facet_col="run", barmode="stack", range_y=FULL_RANGE,
                    title=f"Top-{controls.k} slots: judged, unjudged, empty",
-                   category_orders={"slot": list(COVERAGE_PARTS.values()), "segment": [
-                       escape_chart_text(v) for v in dict.fromkeys(cov["segment"])]})
+                   color_discrete_map=COVERAGE_COLOURS, category_orders={
+                       "slot": list(COVERAGE_PARTS.values()), "segment": [
+                           escape_chart_text(v) for v in dict.fromkeys(cov["segment"])]})
     chart.add_hline(y=threshold, line_dash="dot", annotation_text="warn below")
     st.plotly_chart(chart, key="dash_cov_chart")
     pairs = judged_coverage.unjudged_pairs(view.db, controls, runs)
