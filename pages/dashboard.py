@@ -628,7 +628,8 @@ def history_tab(view: View) -> None:
     st.dataframe(frame, hide_index=True, key="dash_history_table", placeholder="not saved")
     csv_button(frame, "history", "dash_history_csv")
     st.caption(f"Now and saved under the same controls: consensus rule {headline.rule}, unit "
-               f"{headline.unit}, split {headline.split}, policy {headline.policy}.")
+               f"{headline.unit}, split {headline.split}, policy {headline.policy}, queries "
+               f"without results {'skipped' if headline.skip_missing else 'scored 0'}.")
     st.button(f"Save {escape_inline(headline.run)}'s scores to the history",
               key="dash_save_history", on_click=save_history, args=(headline,),
               disabled=not _auth.can(view.db, "save_scores"),

@@ -112,7 +112,11 @@ def test_report_counts_skips_and_lists_unanswered_queries_apart(partial) -> None
     zero = report.build_scorecard(partial, report.report_controls(PARTIAL), n_resamples=100)
     assert zero.counts.summary() == (f"{EVALUATED} evaluated queries, of which "
                                      f"{RETURNED_NOTHING} returned nothing")
-    assert len(zero.not_retrieved) == RETURNED_NOTHING
+    assert len(zero.not_retrieved) == report.N_WORST  # the first ten of the 44, by id
+    assert [w["query_id"] for w in zero.not_retrieved] == sorted(
+        set(scoring.unanswered_queries(partial, Controls(PARTIAL))))[:report.N_WORST]
+    assert f"Not retrieved at all ({RETURNED_NOTHING} queries; the first 10)" in \
+        report.to_html(zero)
     assert {w["query_id"] for w in zero.worst} <= set(ANSWERED)
     assert any(f"of which {RETURNED_NOTHING} returned nothing" in w for w in zero.warnings)
     data = json.loads(report.to_json(zero))
@@ -398,3 +402,14 @@ def test_history_shows_readable_times_and_no_raw_stamps(make_workspace) -> None:
     assert score_history.readable_time("2026-05-09T07:35:25.123456+02:00") == \
         "2026-05-09 05:35 UTC"
     assert score_history.readable_time(None) is None
+
+
+def test_history_keeps_skipped_and_zero_scores_apart(partial) -> None:
+    skip = Controls(PARTIAL, missing="skip")
+    score_history.save_snapshot(partial, skip)
+    saved = score_history.history(partial, skip, "(unversioned)")[0].set_index("measure")
+    means, _ = engine_means(partial, PARTIAL, list(saved.index), missing="skip")
+    np.testing.assert_allclose(saved["saved"].to_numpy(), means[saved.index].to_numpy(),
+                               atol=1e-12)
+    zero = score_history.history(partial, Controls(PARTIAL), "(unversioned)")[0]
+    assert zero["saved"].isna().all()  # saved with the unanswered left out: not these numbers

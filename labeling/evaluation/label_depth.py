@@ -20,7 +20,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.evaluation.label_sets import label_snapshot
-from labeling.evaluation.result_cache import _CACHE, _db_state, _workspace
+from labeling.evaluation.result_cache import _CACHE, _workspace
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
 from labeling.metrics.measures import parse_measure
@@ -88,28 +88,28 @@ class LabelDepth:
 
 def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     """``LabelDepth`` of the relevant consensus labels under ``controls`` (rule, relevance,
-    split). Cached until the next write to the workspace."""
+    split). The labels' sources are cached until a judgment or a pair source is added."""
     labels = label_snapshot(db, controls.rule)
+    sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
     key = ("label_depth", _workspace(db), labels.version, controls.rule, controls.relevance,
-           controls.split, _db_state(db))
+           sources_version)
 
-    def compute() -> LabelDepth:
+    def compute() -> pd.DataFrame:
         relevant = labels.qrels.loc[labels.qrels["relevance"] >= controls.relevance,
                                     ["query_id", "doc_id"]].astype("string")
-        relevant = in_split(db, relevant.set_index("query_id"), controls.split).reset_index()
-        sources = pair_origins(db)
-        merged = relevant.merge(sources, how="left", left_on=["query_id", "doc_id"],
+        merged = relevant.merge(pair_origins(db), how="left", left_on=["query_id", "doc_id"],
                                 right_on=["query_id", "chunk_id"])
-        depths = merged["depth"].dropna().astype(int).value_counts()
-        others = merged.loc[merged["depth"].isna(), "source"].fillna(NO_RECORD).value_counts()
-        order = [*OTHER_SOURCES.values(), NO_RECORD]
-        return LabelDepth(
-            relevant=len(merged), relevance=controls.relevance,
-            pools={int(d): int(n) for d, n in sorted(depths.items())},
-            others={name: int(others[name]) for name in order if name in others.index},
-        )
+        return merged[["query_id", "depth", "source"]].set_index("query_id")
 
-    return _CACHE.get(key, compute)
+    merged = in_split(db, _CACHE.get(key, compute), controls.split)
+    depths = merged["depth"].dropna().astype(int).value_counts()
+    others = merged.loc[merged["depth"].isna(), "source"].fillna(NO_RECORD).value_counts()
+    order = [*OTHER_SOURCES.values(), NO_RECORD]
+    return LabelDepth(
+        relevant=len(merged), relevance=controls.relevance,
+        pools={int(d): int(n) for d, n in sorted(depths.items())},
+        others={name: int(others[name]) for name in order if name in others.index},
+    )
 
 
 def pair_origins(db: sqlite_utils.Database) -> pd.DataFrame:

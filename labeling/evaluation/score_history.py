@@ -30,11 +30,11 @@ def save_snapshot(
     with store.write_transaction(db, action="save_scores") as conn:
         conn.execute(
             "INSERT INTO evaluation_snapshots (run_name, query_set_version, split, unit, policy,"
-            " rule, snapshot_hash, n_queries, means, created_by, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " rule, missing, snapshot_hash, n_queries, means, created_by, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (controls.run, version, controls.split, controls.unit, controls.policy,
-             controls.rule, labels.snapshot, len(values), json.dumps(_means(values)),
-             created_by, store.utc_now()),
+             controls.rule, controls.missing, labels.snapshot, len(values),
+             json.dumps(_means(values)), created_by, store.utc_now()),
         )
     return labels.snapshot
 
@@ -74,8 +74,9 @@ def history(
     run), and warnings.
 
     Rows: run, created (when the run was stored, ``readable_time``), measure, now (on the
-    current labels), saved (the latest saved snapshot with the same unit, policy, split and
-    rule; NaN if none), saved_snapshot, saved_at (readable; None when nothing was saved).
+    current labels), saved (the latest saved snapshot with the same unit, policy, split, rule
+    and treatment of queries without results; NaN if none), saved_snapshot, saved_at
+    (readable; None when nothing was saved).
     A warning names runs whose saved numbers come from different label snapshots.
     """
     runs = list(db.query(
@@ -87,8 +88,10 @@ def history(
         now = _means(per_query(db, controls.for_run(run["name"])))
         saved = db.conn.execute(
             "SELECT means, snapshot_hash, created_at FROM evaluation_snapshots WHERE run_name = ?"
-            " AND unit = ? AND policy = ? AND split = ? AND rule = ? ORDER BY id DESC LIMIT 1",
-            [run["name"], controls.unit, controls.policy, controls.split, controls.rule],
+            " AND unit = ? AND policy = ? AND split = ? AND rule = ? AND missing = ?"
+            " ORDER BY id DESC LIMIT 1",
+            [run["name"], controls.unit, controls.policy, controls.split, controls.rule,
+             controls.missing],
         ).fetchone()
         saved_means = json.loads(saved[0]) if saved else {}
         if saved:

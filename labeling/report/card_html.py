@@ -154,7 +154,9 @@ def _worst_html(card: Scorecard) -> list[str]:
         else:
             parts.append(f"<p class='muted'>No labeled relevant chunk outside the top {k}: the "
                          "relevant chunks were retrieved, or none is labeled yet.</p>")
-    parts.append(f"<h2>Not retrieved at all ({len(card.not_retrieved)} queries)</h2>")
+    total = card.counts.returned_nothing
+    listed = "" if total == len(card.not_retrieved) else f"; the first {len(card.not_retrieved)}"
+    parts.append(f"<h2>Not retrieved at all ({total} queries{listed})</h2>")
     if not card.not_retrieved:
         parts.append("<p class='muted'>The run returned results for every evaluated query.</p>")
     for item in card.not_retrieved:

@@ -77,7 +77,9 @@ def to_markdown(card: Scorecard) -> str:
     for item in card.worst:
         lines.append(f"- **{_md(item['query_id'])}** ({fmt(item['value'])}): "
                      f"{_md(item['text'])} — missed: {_md_missed(item['missed'])}")
-    lines += ["", f"### Not retrieved at all ({len(card.not_retrieved)} queries)", ""]
+    total = card.counts.returned_nothing
+    listed = "" if total == len(card.not_retrieved) else f"; the first {len(card.not_retrieved)}"
+    lines += ["", f"### Not retrieved at all ({total} queries{listed})", ""]
     for item in card.not_retrieved:
         lines.append(f"- **{_md(item['query_id'])}**: {_md(item['text'])} — relevant: "
                      f"{_md_missed(item['missed'])}")

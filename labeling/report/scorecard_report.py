@@ -97,7 +97,9 @@ class Scorecard:
     worst: list[dict[str, Any]] = field(default_factory=list)
     gate_example: str = ""
     counts: QueryCount = QueryCount(0, 0, False)  # n evaluated, m returned nothing
-    not_retrieved: list[dict[str, Any]] = field(default_factory=list)  # as ``worst``, no value
+    # The first ``n_worst`` queries the run returned nothing for (by id), as ``worst`` without
+    # a value; ``counts.returned_nothing`` says how many there are.
+    not_retrieved: list[dict[str, Any]] = field(default_factory=list)
     verdict: Verdict | None = None  # the first sentence
     threshold: str = ""  # the relevance threshold in the scale's words
     label_depth: label_depth.LabelDepth | None = None
@@ -238,7 +240,8 @@ def build_scorecard(
     unanswered = scoring.unanswered_queries(db, controls)
     worst = _worst_queries(db, controls, values, queries, worst_measure, segment, n_worst,
                            base_values, unanswered)
-    not_retrieved = _not_retrieved(db, controls, queries, worst_measure, segment, unanswered)
+    not_retrieved = _not_retrieved(db, controls, queries, worst_measure, segment,
+                                   unanswered[:n_worst])
     counts = scoring.query_count(db, controls)
     depth = label_depth.label_depth(db, controls)
     threshold = score_controls.threshold_sentence(controls.relevance, grading.get_scale(db))
@@ -299,7 +302,9 @@ def _not_retrieved(
     db: sqlite_utils.Database, controls: Controls, queries: pd.DataFrame, worst_measure: str,
     segment: str, unanswered: pd.Index,
 ) -> list[dict[str, Any]]:
-    """The evaluated queries the run returned nothing for, with their relevant chunks."""
+    """The evaluated queries the run returned nothing for (``unanswered``: the first
+    ``n_worst`` by id; ``Scorecard.counts`` has how many there are), with their relevant
+    chunks."""
     rows = drilldown.not_retrieved(queries, unanswered, segment=segment)
     return [{**{k: str(v) for k, v in row.items()},
              "missed": _missed(db, controls, str(row["query_id"]), worst_measure)}

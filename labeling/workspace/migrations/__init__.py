@@ -19,7 +19,7 @@ from labeling.workspace.migrations import (
     m006_sessions,
     m007_consensus_rule,
     m008_provenance,
-    m009_query_arrivals,
+    m009_query_sets,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -31,5 +31,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m006_sessions.migrate,
     m007_consensus_rule.migrate,
     m008_provenance.migrate,
-    m009_query_arrivals.migrate,
+    m009_query_sets.migrate,
 ]

@@ -1,4 +1,5 @@
-"""Migration 9: the order in which queries arrived, and how far it had got when a run was made.
+"""Migration 9: which queries a score is made of -- the order in which queries arrived, how far
+it had got when a run was made, and whether a saved score skipped the queries without results.
 
 - ``query_arrivals``: one row per query, numbered (``seq``) in the order the queries reached the
   workspace (filled by a trigger on every insert into ``queries``, whatever inserts it: an
@@ -8,6 +9,8 @@
   trigger). A labeled query with a higher ``seq`` that the run has no result for was added after
   the run was made: the run is older than the query set. Runs stored before this migration have
   NULL: their query set at import is unknown.
+- ``evaluation_snapshots.missing``: ``zero`` (queries the run returned nothing for scored 0,
+  the only treatment before) or ``skip`` (left out), as ``Controls.missing``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ BEGIN
     UPDATE runs SET newest_query_seq = (SELECT coalesce(max(seq), 0) FROM query_arrivals)
     WHERE id = NEW.id;
 END;
+ALTER TABLE evaluation_snapshots ADD COLUMN missing TEXT NOT NULL DEFAULT 'zero'
+    CHECK (missing IN ('zero', 'skip'));
 """
 
 
