@@ -369,8 +369,9 @@ def scorecard_tab(view: View) -> None:
                              points="all", title="Per-query distribution",
                              hover_data=["query_id"], category_orders=order),
                       key="dash_box")
+    ages = run_freshness.run_ages(view.db, controls.rule)
     curve_runs = right.multiselect("Runs on the curve", view.runs, default=[controls.run],
-                                   key="dash_curve_runs")
+                                   key="dash_curve_runs", format_func=lambda r: ages[r].label())
     curve = scoring.curves(view.db, controls.headline(), curve_runs)
     line_chart(right, curve, "dash_curve", "Measure as k grows", x="k", y="mean", color="run",
                line_dash="measure")
@@ -404,7 +405,9 @@ COVERAGE_COLOURS = {"judged": "#1f6fb2", "unjudged chunk": "#f0b429", "empty: li
 
 def coverage_tab(view: View) -> None:
     row = st.columns(3)
-    runs = row[0].multiselect("Runs", view.runs, default=view.runs, key="dash_cov_runs")
+    ages = run_freshness.run_ages(view.db, view.controls.rule)
+    runs = row[0].multiselect("Runs", view.runs, default=view.runs, key="dash_cov_runs",
+                              format_func=lambda r: ages[r].label())
     k = row[1].number_input("Judged@k", 1, 1000, view.controls.k, 1, key="dash_cov_k")
     threshold = row[2].slider("Warn below", 0.0, 1.0, judged_coverage.COVERAGE_WARNING, 0.05,
                               key="dash_cov_threshold")

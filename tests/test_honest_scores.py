@@ -31,6 +31,8 @@ from labeling.judging import consensus, pooling, queue
 from labeling.metrics import statistics
 from labeling.metrics.engine import evaluate
 from labeling.report import scorecard_report as report
+from labeling.synthetic import review
+from labeling.synthetic.candidate import Candidate
 from labeling.workspace import file_identity, grading, store
 from labeling.workspace.migrations import MIGRATIONS
 from tests.partial_runs import (
@@ -174,6 +176,20 @@ def test_a_new_unlabeled_query_or_a_runs_own_placeholder_is_not_staleness(make_w
     assert run_freshness.run_age(db, "old").newer == 0  # q2 has no label yet
     add_rows(db, judgments=[("q2", "c2", 1, "ann")])
     assert run_freshness.run_age(db, "old").newer == 1
+
+
+def test_accepting_a_synthetic_question_makes_the_older_runs_stale(make_workspace) -> None:
+    db = make_workspace("demo")
+    assert not any(age.stale for age in run_freshness.run_ages(db).values())
+    [candidate] = review.add_candidates(
+        db, [Candidate("leave-01", "How many days of annual leave does a new starter get?",
+                       "offline")])
+    question = review.accept(db, candidate, "alice")
+    ages = run_freshness.run_ages(db)
+    assert {run: age.newer for run, age in ages.items()} == dict.fromkeys(ages, 1)
+    before = scoring.query_count(db, Controls("bm25"))
+    assert question in set(scoring.unanswered_queries(db, Controls("bm25")))
+    assert (before.evaluated, before.returned_nothing) == (47, 2)  # q44 and the new question
 
 
 def test_runs_stored_before_the_record_are_never_called_stale(tmp_path) -> None:

@@ -140,6 +140,9 @@ def test_a_run_older_than_the_query_set_is_flagged_where_it_is_picked(partial_pa
     # bm25 never answered q44 either: it covers 45 of the 49.
     assert warning.startswith("bm25 is older than the query set: 3 labeled queries were added")
     assert f"It covers 45 of the {EVALUATED} evaluated queries" in warning
+    assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_curve_runs").options
+    open_tab(at, "Coverage")
+    assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_cov_runs").options
     open_tab(at, "Compare")
     assert "fusion (stale: 3 newer queries)" in at.selectbox(key="dash_baseline").options
     at.selectbox(key="dash_run").set_value(PARTIAL).run()
