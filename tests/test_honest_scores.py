@@ -142,6 +142,7 @@ def test_report_command_offers_skip_missing(partial, tmp_path, capsys) -> None:
     assert f"of which {RETURNED_NOTHING} returned nothing (left out)" in capsys.readouterr().out
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["missing"] == "skip" and data["queries"] == len(ANSWERED)
+    assert "--skip-missing" in data["gate_example"]  # the CI gate scores the same way
 
 
 def test_report_help_shows_a_plain_percent(capsys) -> None:
@@ -312,6 +313,7 @@ def test_workspace_default_threshold(make_workspace, capsys) -> None:
     assert main(["report", path, "--run", "bm25", "--out", out]) == 0
     card = json.loads(open(out, encoding="utf-8").read())
     assert card["relevance"] == 2 and "Relevant from grade 2" in card["threshold"]
+    assert "--relevance 2" in card["gate_example"]
     grading.set_scale(db, [(0, "no", ""), (1, "yes", ""), (2, "sure", ""), (3, "exact", ""),
                            (4, "best", "")])
     assert grading.default_relevance(db) == 2

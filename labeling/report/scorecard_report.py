@@ -335,6 +335,10 @@ def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
         options.append(f"--consensus {controls.rule}")
     if controls.judged_only:
         options.append("--judged-only")
+    if controls.skip_missing:
+        options.append("--skip-missing")
+    if controls.relevance != score_controls.DEFAULT_RELEVANCE:
+        options.append(f"--relevance {controls.relevance}")
     return " ".join(
         ["scorecard evaluate --db", _shell_word(Path(_db_path(db)).name), "--run",
          _shell_word(controls.run), *options]
