@@ -22,9 +22,11 @@ from labeling.evaluation import (
     drilldown,
     failure_tags,
     judged_coverage,
+    label_depth,
     label_sets,
     locked_splits,
     run_comparison,
+    run_freshness,
     score_controls,
     score_history,
     scoring,
@@ -42,6 +44,7 @@ from labeling.evaluation.score_controls import (
 from labeling.files import exporters as exports
 from labeling.files import uploads
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
+from labeling.metrics.measures import parse_measure
 from labeling.workspace import contents, grading
 from pages import _auth, _common
 
@@ -124,6 +127,7 @@ def show_ranked(frame: pd.DataFrame, key: str, scale: list[tuple]) -> None:
                                                    subset=["grade_name"]),
         hide_index=True,
         key=key,
+        placeholder="–",  # an unjudged grade: the label column says why
         column_config={
             "grade_name": st.column_config.TextColumn("label"),
             "snippet": st.column_config.TextColumn(width="large"),
@@ -137,18 +141,20 @@ def show_missed(frame: pd.DataFrame, key: str, unit: str) -> None:
         with st.container(border=True, key=f"{key}_{item.Index}"):
             grade = f"grade {item.grade} {item.grade_name}"
             where = (
-                f"{item.chunk_id} · {grade} · document {item.doc_id}"
+                f"{item.chunk_id} · {grade} · {item.where} · document {item.doc_id}"
                 if unit == "chunk"
-                else f"{item.doc_id} · {grade} · best chunk {item.chunk_id}"
+                else f"{item.doc_id} · {grade} · {item.where} · best chunk {item.chunk_id}"
             )
             st.text(f"Missed: {where}")
             st.text(item.snippet)
 
 
 def show_drill_down(
-    ranked: pd.DataFrame, missed: pd.DataFrame, unit: str, query_id: str, scale: list[tuple]
+    ranked: pd.DataFrame, missed: pd.DataFrame, unit: str, query_id: str, scale: list[tuple],
+    k: int | None = None,
 ) -> None:
-    """A query's ranked chunks or documents and the relevant ones the run missed, with CSVs."""
+    """A query's ranked chunks or documents and the relevant ones the run missed in its top
+    ``k``, with CSVs."""
     table_key, missed_key, prefix = DRILL_KEYS[unit]
     if not ranked.empty:
         show_ranked(ranked, table_key, scale)
@@ -156,9 +162,10 @@ def show_drill_down(
         st.caption(f"Blind judging: a {unit} marked {drilldown.HIDDEN} has grades you have not "
                    "judged yourself; they appear once you have.")
     csv_button(ranked, f"ranked-{prefix}{query_id}", f"{table_key}_csv")
-    st.subheader(f"Relevant {unit}s the run missed")
+    st.subheader(f"Relevant {unit}s the run missed" + (f" in its top {k}" if k else ""))
     if missed.empty:
-        st.caption(f"None: the run retrieved every {unit} labeled relevant.")
+        st.caption(f"None: the run retrieved every {unit} labeled relevant"
+                   + (f" in its top {k}." if k else "."))
     else:
         show_missed(missed, missed_key, unit)
         csv_button(missed, f"missed-{prefix}{query_id}", f"{missed_key}_csv")
@@ -212,11 +219,19 @@ def add_tag() -> None:
     st.session_state["dash_new_tag"] = ""
 
 
-def send_to_queue(pairs: list[tuple[str, str]]) -> None:
+def send_to_queue(pairs: list[tuple[str, str]], k: int, runs: list[str]) -> None:
     _run_write(
         WHERE_COVERAGE,
-        lambda: judged_coverage.send_unjudged_to_queue(_common.get_db(), pairs),
+        lambda: judged_coverage.send_unjudged_to_queue(_common.get_db(), pairs, k=k, runs=runs),
         "Sent {result} new pair(s) to the labeling queue.",
+    )
+
+
+def set_default_threshold() -> None:
+    grade = st.session_state.get("dash_relevance")
+    _run_write(
+        WHERE, lambda: grading.set_default_relevance(_common.get_db(), grade),
+        "Grade {result} is now the workspace's default relevance threshold.",
     )
 
 
@@ -252,9 +267,13 @@ def read_controls(
     db: sqlite_utils.Database, runs: list[str], scale: list[tuple]
 ) -> tuple[Controls, str]:
     """The widgets at the top, read into one ``Controls``, and the segment attribute."""
+    ages = run_freshness.run_ages(db)
     with st.container(border=True):
         row = st.columns([2, 1, 2, 1, 1])
-        run = row[0].selectbox("Run", runs, key="dash_run")
+        run = row[0].selectbox("Run", runs, key="dash_run", format_func=lambda r: ages[r].label(),
+                               help="A run marked stale is older than the query set: labeled "
+                               "queries were added after it was made and it has no results "
+                               "for them.")
         k = row[1].number_input("k", 1, 1000, score_controls.DEFAULT_K, 1, key="dash_k",
                                 help="The cutoff your pipeline passes to its model.")
         extra = row[2].multiselect("More measures", MORE_MEASURES, key="dash_extra",
@@ -263,6 +282,8 @@ def read_controls(
         segment = row[4].selectbox("Segment", segmenting.segment_options(db), index=0,
                                    key="dash_segment")
         row = st.columns([1, 1, 1, 1, 2])
+        default = grading.default_relevance(db)
+        choices = score_controls.relevance_choices(g for g, _, _ in scale)
         settings = {
             "run": run, "k": int(k),
             "split": row[0].selectbox("Split", score_controls.SPLITS, key="dash_split"),
@@ -277,14 +298,24 @@ def read_controls(
                            score_controls.CONSENSUS_RULES.items())
                 + " Compare strict and lenient to see how much disagreement moves the scores."),
             "relevance": row[3].selectbox(
-                "Relevant from grade",
-                score_controls.relevance_choices(g for g, _, _ in scale), key="dash_relevance",
+                "Relevant from grade", choices, key="dash_relevance",
+                index=choices.index(default) if default in choices else 0,
                 help="The lowest grade binary measures (P, R, Success, RR, AP) count as "
                 "relevant, as trec_eval's -l; nDCG uses the grades themselves. Grades: "
-                + escape_inline(", ".join(f"{g} {n}" for g, n, _ in scale)) + "."),
+                + escape_inline(", ".join(f"{g} {n}" for g, n, _ in scale))
+                + f". The workspace's default is grade {default}."),
             "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
                                    key="dash_policy", format_func=score_controls.POLICIES.get),
+            "missing": "skip" if st.toggle(
+                "Skip queries the run returned nothing for", key="dash_skip_missing",
+                help="Leave out labeled queries the run returned nothing for (--skip-missing). "
+                "Off: they score 0 and count in the means, as trec_eval -c does.") else "zero",
         }
+        if settings["relevance"] != default:
+            row[3].button(f"Make grade {settings['relevance']} the default",
+                          key="dash_relevance_default", on_click=set_default_threshold,
+                          disabled=not _auth.can(db, "set_relevance"),
+                          help=_auth.refusal_help(db, "set_relevance"))
     # The Metric guide's chooser may have set the lead measures for this session.
     lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
     measures = tuple(dict.fromkeys((*lead, *extra)))
@@ -300,44 +331,83 @@ def read_controls(
 
 
 def scorecard_tab(view: View) -> None:
+    controls = view.controls
     card = scoring.with_error_bars(scoring.segment_scorecard(
-        view.db, view.controls, view.segment, queries=view.queries))
+        view.db, controls, view.segment, queries=view.queries))
+    segments = list(dict.fromkeys(card["segment"]))  # overall first, then by name
+    order = {"segment": [escape_chart_text(v) for v in segments]}  # the same in every chart
     table = card.drop(columns=["err_plus", "err_minus"])
     st.dataframe(table, hide_index=True, key="dash_card",
                  column_config=number_columns(("mean", "ci_low", "ci_high"), "%.3f"))
-    csv_button(table, f"scorecard-{view.controls.run}", "dash_card_csv")
+    csv_button(table, f"scorecard-{controls.run}", "dash_card_csv")
+    count = scoring.query_count(view.db, controls)
     st.caption(
         f"Mean per query, {CONFIDENCE:.0%} percentile bootstrap interval "
-        f"({BOOTSTRAP_RESAMPLES} resamples, seed {SEED}), "
-        "n = evaluated queries (those with at least one label)."
+        f"({BOOTSTRAP_RESAMPLES} resamples, seed {SEED}), n = the queries in the mean: "
+        f"{count.summary()}."
     )
+    if count.returned_nothing:
+        st.warning(escape_inline(f"{controls.run}: {count.sentence()}"))
+    st.caption(escape_inline(score_controls.threshold_sentence(controls.relevance, view.scale)))
+    label_depth_notes(view)
     left, right = st.columns(2)
     left.plotly_chart(bar_chart(card, f"Mean by segment, with {CONFIDENCE:.0%} intervals",
                                 x="segment", y="mean", color="measure", error_y="err_plus",
-                                error_y_minus="err_minus"), key="dash_bars")
+                                error_y_minus="err_minus", category_orders=order),
+                      key="dash_bars")
+    matrix = scoring.scorecard_matrix(card).reindex(segments)
     heat = px.imshow(
-        scoring.scorecard_matrix(card).rename(index=escape_chart_text, columns=escape_chart_text),
+        matrix.rename(index=escape_chart_text, columns=escape_chart_text),
         text_auto=".2f", zmin=0, zmax=1, aspect="auto", color_continuous_scale="RdYlGn",
         title="Segment × measure",
     )
     right.plotly_chart(heat, key="dash_heat")
     left, right = st.columns(2)
-    values = scoring.per_query(view.db, view.controls)
+    values = scoring.per_query(view.db, controls)
     long = segmenting.segment_values(values, view.queries, view.segment)
     left.plotly_chart(px.box(escape_chart_frame(long), x="segment", y="value", color="measure",
                              points="all", title="Per-query distribution",
-                             hover_data=["query_id"]), key="dash_box")
-    curve_runs = right.multiselect("Runs on the curve", view.runs, default=[view.controls.run],
-                                   key="dash_curve_runs")
-    curve = scoring.curves(view.db, view.controls.headline(), curve_runs)
+                             hover_data=["query_id"], category_orders=order),
+                      key="dash_box")
+    ages = run_freshness.run_ages(view.db, controls.rule)
+    curve_runs = right.multiselect("Runs on the curve", view.runs, default=[controls.run],
+                                   key="dash_curve_runs", format_func=lambda r: ages[r].label())
+    curve = scoring.curves(view.db, controls.headline(), curve_runs)
     line_chart(right, curve, "dash_curve", "Measure as k grows", x="k", y="mean", color="run",
                line_dash="measure")
     csv_button(curve, "curves", "dash_curve_csv")
 
 
+def label_depth_notes(view: View) -> None:
+    """Beside recall-type measures: where the relevant labels come from (pool depths) and a
+    warning for each one whose k reaches the depth of most labels."""
+    measures = view.controls.measures
+    if not any(parse_measure(m).kind in label_depth.RECALL_KINDS for m in measures):
+        return
+    depth = label_depth.label_depth(view.db, view.controls)
+    st.caption(escape_inline(depth.sentence()))
+    for warning in filter(None, (depth.warning(m) for m in measures)):
+        st.warning(escape_inline(warning))
+
+
+def run_notices(view: View) -> None:
+    """Above the tabs: the chosen run flagged when it is older than the query set, and the
+    outcome of a change to the default threshold."""
+    age = run_freshness.run_age(view.db, view.controls.run, view.controls.rule)
+    if age.stale:
+        st.warning(escape_inline(age.sentence(scoring.query_count(view.db, view.controls))))
+    _common.show_flash(WHERE)
+
+
+COVERAGE_PARTS = {"judged": "judged", "unjudged": "unjudged chunk", "short": "empty: list < k"}
+COVERAGE_COLOURS = {"judged": "#1f6fb2", "unjudged chunk": "#f0b429", "empty: list < k": "#c5ccd3"}
+
+
 def coverage_tab(view: View) -> None:
     row = st.columns(3)
-    runs = row[0].multiselect("Runs", view.runs, default=view.runs, key="dash_cov_runs")
+    ages = run_freshness.run_ages(view.db, view.controls.rule)
+    runs = row[0].multiselect("Runs", view.runs, default=view.runs, key="dash_cov_runs",
+                              format_func=lambda r: ages[r].label())
     k = row[1].number_input("Judged@k", 1, 1000, view.controls.k, 1, key="dash_cov_k")
     threshold = row[2].slider("Warn below", 0.0, 1.0, judged_coverage.COVERAGE_WARNING, 0.05,
                               key="dash_cov_threshold")
@@ -345,23 +415,36 @@ def coverage_tab(view: View) -> None:
     cov = judged_coverage.coverage(view.db, controls, runs, view.queries, view.segment,
                                    threshold=threshold)
     for _, low in cov.loc[cov["below"]].iterrows():
-        st.warning(
-            f"Coverage of {escape_inline(low['run'])} in {escape_inline(low['segment'])} is "
-            f"{low['judged']:.0%} at {controls.k}: scores there count unjudged chunks as not "
-            "relevant (or skip them)."
-        )
+        st.warning(escape_inline(
+            f"Coverage of {low['run']} in {low['segment']} is below {threshold:.0%}: "
+            + judged_coverage.coverage_sentence(low, controls.k)
+            + " Scores there count unjudged chunks as not relevant (or skip them)."
+        ))
+    share = st.column_config.ProgressColumn
     st.dataframe(cov, hide_index=True, key="dash_cov_table", column_config={
-        "judged": st.column_config.ProgressColumn("Judged@k", min_value=0.0, max_value=1.0,
-                                                  format="percent")})
+        "judged": share("Judged@k", min_value=0.0, max_value=1.0, format="percent"),
+        "unjudged": share("unjudged chunks", min_value=0.0, max_value=1.0, format="percent"),
+        "short": share("empty (list < k)", min_value=0.0, max_value=1.0, format="percent"),
+    })
     csv_button(cov, "coverage", "dash_cov_csv")
-    chart = bar_chart(cov, f"Judged@{controls.k}", x="segment", y="judged", color="run")
+    long = cov.melt(id_vars=["run", "segment"], value_vars=list(COVERAGE_PARTS),
+                    var_name="slot", value_name="share")
+    long["slot"] = long["slot"].map(COVERAGE_PARTS)
+    chart = px.bar(escape_chart_frame(long), x="segment", y="share", color="slot",
+                   facet_col="run", barmode="stack", range_y=FULL_RANGE,
+                   title=f"Top-{controls.k} slots: judged, unjudged, empty",
+                   color_discrete_map=COVERAGE_COLOURS, category_orders={
+                       "slot": list(COVERAGE_PARTS.values()), "segment": [
+                           escape_chart_text(v) for v in dict.fromkeys(cov["segment"])]})
     chart.add_hline(y=threshold, line_dash="dot", annotation_text="warn below")
     st.plotly_chart(chart, key="dash_cov_chart")
     pairs = judged_coverage.unjudged_pairs(view.db, controls, runs)
     st.caption(f"{len(pairs)} unjudged (query, chunk) pairs in the top {controls.k} of these "
-               "runs.")
+               "runs: only these go to the labeling queue (recorded as a pool of depth "
+               f"{controls.k}). Empty slots come from result lists shorter than {controls.k}; "
+               "no label can fill them.")
     st.button("Send unjudged pairs to the labeling queue", key="dash_enqueue",
-              on_click=send_to_queue, args=(pairs,),
+              on_click=send_to_queue, args=(pairs, controls.k, list(runs)),
               disabled=not pairs or not _auth.can(view.db, "enqueue"),
               help=_auth.refusal_help(view.db, "enqueue"))
     _common.show_flash(WHERE_COVERAGE)
@@ -369,10 +452,12 @@ def coverage_tab(view: View) -> None:
 
 def compare_tab(view: View) -> None:
     row = st.columns([1, 2, 1])
-    baseline = row[0].selectbox("Baseline", view.runs, key="dash_baseline")
+    ages = run_freshness.run_ages(view.db, view.controls.rule)
+    baseline = row[0].selectbox("Baseline", view.runs, key="dash_baseline",
+                                format_func=lambda r: ages[r].label())
     others = [r for r in view.runs if r != baseline]
     candidates = row[1].multiselect("Candidates", others, default=others[:1],
-                                    key="dash_candidates")
+                                    key="dash_candidates", format_func=lambda r: ages[r].label())
     target = row[2].number_input("Difference to detect", 0.005, 1.0, 0.05, 0.005,
                                  key="dash_target", format="%.3f")
     if not candidates:
@@ -380,8 +465,10 @@ def compare_tab(view: View) -> None:
         return
     controls = view.controls.for_run(baseline)
     table = run_comparison.compare_runs(view.db, controls, candidates)
-    st.dataframe(table, hide_index=True, key="dash_compare_table",
-                 column_config=number_columns(COMPARE_NUMBERS, "%.4f"))
+    # Wide: every column keeps its full name and the table scrolls sideways.
+    st.dataframe(table, hide_index=True, key="dash_compare_table", width="content",
+                 column_config={**number_columns(COMPARE_NUMBERS, "%.4f"),
+                                "candidate": st.column_config.TextColumn(width="medium")})
     csv_button(table, f"compare-{baseline}", "dash_compare_csv")
     st.caption(f"Paired randomization test ({TEST_RESAMPLES} resamples, seed {SEED}) and "
                f"t-test on the queries both runs score; p adjusted with Holm across the "
@@ -427,38 +514,58 @@ def worst_queries_tab(view: View) -> None:
     if order != WORST_ORDERS[0]:
         base_run = st.selectbox("Baseline run", view.runs, key="dash_worst_baseline")
         baseline = scoring.per_query(view.db, controls.for_run(base_run))
+    value = None if chosen == EVERY_SEGMENT else chosen
+    unanswered = scoring.unanswered_queries(view.db, controls)
     worst = drilldown.worst_queries(
         values, view.queries, measure, baseline=baseline, segment=view.segment,
-        segment_value=None if chosen == EVERY_SEGMENT else chosen)
+        segment_value=value, exclude=unanswered)
+    st.subheader("Retrieved badly")
     st.dataframe(worst, hide_index=True, key="dash_worst_table")
     csv_button(worst, f"worst-{controls.run}", "dash_worst_csv")
-    if worst.empty:
+    nothing = drilldown.not_retrieved(view.queries, unanswered, segment=view.segment,
+                                      segment_value=value)
+    st.subheader(f"Not retrieved at all ({len(nothing)})")
+    if nothing.empty:
+        st.caption("The run returned results for every evaluated query here.")
+    else:
+        st.caption("Labeled queries the run returned nothing for: "
+                   + ("left out of the means." if controls.skip_missing
+                      else "each scores 0 in the means."))
+        st.dataframe(nothing, hide_index=True, key="dash_not_retrieved_table")
+        csv_button(nothing, f"not-retrieved-{controls.run}", "dash_not_retrieved_csv")
+    choices = [*worst["query_id"], *nothing["query_id"]]
+    if not choices:
         st.info("No evaluated queries here.")
         return
-    query_id = st.selectbox("Open query", worst["query_id"].tolist(), key="dash_drill_query")
-    st.text(f"Query {query_id}: {view.queries['text'].get(query_id, '')}")
-    scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in controls.measures)
-    st.caption(f"{escape_inline(controls.run)}: {escape_inline(scores)}")
-    ranked = drill_down_lists(view, query_id)
+    query_id = st.selectbox("Open query", choices, key="dash_drill_query")
+    text = view.queries["text"].get(query_id)
+    st.text(f"Query {query_id}: {contents.shown_text(text, query_id)}")
+    if query_id in values.index:
+        scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in controls.measures)
+        st.caption(f"{escape_inline(controls.run)}: {escape_inline(scores)}")
+    ranked = drill_down_lists(view, query_id, measure)
     judge_form(view, query_id, drilldown.unjudged_chunks(ranked))
     tag_form(view, query_id)
     _common.show_flash(WHERE_DRILL)
 
 
-def drill_down_lists(view: View, query_id: str) -> pd.DataFrame:
-    """The query's ranked list and missed items in the controls' unit; returns the chunks."""
+def drill_down_lists(view: View, query_id: str, measure: str | None = None) -> pd.DataFrame:
+    """The query's ranked list and the relevant items missed in the top k of ``measure``
+    (its cutoff and ``rel=``, else the controls'; as the report lists them), in the controls'
+    unit; returns the chunks."""
     sight = _common.sight(view.db, query_id)  # blind: grades not yet seen are hidden
-    ranked, missed = drilldown.drill_down(view.db, view.controls, query_id, sight=sight)
+    scoped, k = drilldown.miss_scope(view.controls, measure)
+    ranked, missed = drilldown.drill_down(view.db, scoped, query_id, k=k, sight=sight)
     if ranked.empty:
         st.info("The run returned nothing for this query.")
     if view.controls.unit == "chunk":
-        show_drill_down(ranked, missed, "chunk", query_id, view.scale)
+        show_drill_down(ranked, missed, "chunk", query_id, view.scale, k)
         return ranked
     docs, missed_docs = drilldown.drill_down_documents(
-        view.db, view.controls, query_id, chunk_lists=(ranked, missed), sight=sight)
+        view.db, scoped, query_id, k=k, chunk_lists=(ranked, missed), sight=sight)
     st.caption("Unit: document. A document is ranked where its best chunk is and graded with "
                "the highest label among its chunks, as the scores count it.")
-    show_drill_down(docs, missed_docs, "document", query_id, view.scale)
+    show_drill_down(docs, missed_docs, "document", query_id, view.scale, k)
     if not ranked.empty:
         with st.expander(f"The {len(ranked)} chunks behind these documents"):
             show_ranked(ranked, "dash_ranked", view.scale)
@@ -517,12 +624,15 @@ def history_tab(view: View) -> None:
     for warning in warnings:
         st.warning(escape_inline(warning))
     if not frame.empty:
-        line_chart(st, frame, "dash_history_chart", "Headline measures by run, in creation order",
+        # One point per run, in creation order, labelled with the run and when it was stored.
+        axis = frame.assign(run=frame["run"] + " (" + frame["created"] + ")")
+        line_chart(st, axis, "dash_history_chart", "Headline measures by run, in creation order",
                    x="run", y="now", color="measure")
-    st.dataframe(frame, hide_index=True, key="dash_history_table")
+    st.dataframe(frame, hide_index=True, key="dash_history_table", placeholder="not saved")
     csv_button(frame, "history", "dash_history_csv")
     st.caption(f"Now and saved under the same controls: consensus rule {headline.rule}, unit "
-               f"{headline.unit}, split {headline.split}, policy {headline.policy}.")
+               f"{headline.unit}, split {headline.split}, policy {headline.policy}, queries "
+               f"without results {'skipped' if headline.skip_missing else 'scored 0'}.")
     st.button(f"Save {escape_inline(headline.run)}'s scores to the history",
               key="dash_save_history", on_click=save_history, args=(headline,),
               disabled=not _auth.can(view.db, "save_scores"),
@@ -536,7 +646,8 @@ def test_split_lock(view: View) -> None:
     if view.lock:
         lock = view.lock
         current = locked_splits.split_hash(view.db, rule=lock["rule"])
-        st.text(f"Locked by {lock['locked_by']} at {lock['locked_at']} under consensus rule "
+        when = score_history.readable_time(lock["locked_at"])
+        st.text(f"Locked by {lock['locked_by']} at {when} under consensus rule "
                 f"{lock['rule']}; label snapshot {lock['snapshot_hash']} (now {current}). "
                 "Test labels cannot change.")
         st.button("Unlock the test split", key="dash_unlock", on_click=unlock_test,
@@ -578,6 +689,7 @@ def main() -> None:
               if lock else "")
     st.caption(f"{controls.describe()} Label snapshot {labels.snapshot}{locked}")
     view = View(db, runs, segmenting.query_table(db), scale, controls, segment, lock)
+    run_notices(view)
     tabs = st.tabs(list(TABS), key="dash_tab", on_change="rerun")
     for tab, draw in zip(tabs, TABS.values(), strict=True):
         with tab:

@@ -26,7 +26,10 @@ st.info(guide.NOT_MEASURED, icon=":material/info:")
 
 st.header("The measures")
 matrix = pd.DataFrame(guide.definitions_table())
-st.dataframe(matrix, hide_index=True, key="guide_matrix")
+# A static table wraps its long cells (best use, definition) instead of cutting them.
+st.table(matrix.assign(**{"order sensitive": matrix["order sensitive"].map({True: "yes",
+                                                                             False: "no"})}),
+         hide_index=True)
 st.download_button(
     "Download the table (CSV)", exports.csv_bytes(matrix),
     file_name="metric_guide.csv", mime="text/csv", key="guide_download",

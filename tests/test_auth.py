@@ -493,6 +493,7 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
     calls = {
         "judgments.add_judgment": lambda: judgments.add_judgment(db, q, c, 1, "vic"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
+        "grading.set_default_relevance": lambda: grading.set_default_relevance(db, 2),
         "importers.records.import_chunks": lambda: imports.import_chunks(db, chunks),
         "importers.records.import_queries": lambda: imports.import_queries(db, queries),
         "importers.qrels.import_qrels": lambda: imports.import_qrels(db, qrels),
@@ -607,6 +608,7 @@ REFUSAL_PHRASES = {
     "queue.undo": "undoing a judgment",
     "queue.rejudge": "sending pairs back to the labeling queue",
     "queue.set_overlap_share": "changing the overlap share",
+    "grading.set_default_relevance": "changing the workspace's default relevance threshold",
     "pooling.build_pool": "adding pairs to the labeling queue",
     "judged_coverage.send_unjudged_to_queue": "adding pairs to the labeling queue",
     "failure_tags.add_failure_tag": "adding a failure tag",

@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "labeling.commands.workspace",
     "labeling.commands.access",
     "labeling.commands.report",
+    "labeling.commands.threshold",
     "labeling.commands.synthetic",
 ]
 

@@ -48,6 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="leave out labeled queries the run returned nothing for (default: they score 0)",
     )
     parser.add_argument(
+        "--relevance", type=int, metavar="GRADE",
+        help="with --db: the lowest grade binary measures count as relevant (default: the "
+        "workspace's default threshold, see `scorecard threshold`)",
+    )
+    parser.add_argument(
         "--fail-under", action="append", default=[], metavar="MEASURE=FLOOR",
         help="exit with status 1 when a mean falls below its floor, e.g. nDCG@10=0.6",
     )
@@ -68,21 +73,34 @@ def _parse_floors(items: list[str]) -> dict[str, float]:
     return floors
 
 
-def _evaluate_stored_run(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+def _evaluate_stored_run(
+    args: argparse.Namespace, measures: list[str]
+) -> tuple[Evaluation, dict[str, str]]:
     """A stored run on the workspace's consensus labels, under the controls the options give
-    (``labeling.evaluation.score_controls.Controls``), as the dashboard scores it."""
+    (``labeling.evaluation.score_controls.Controls``), as the dashboard scores it; with each
+    measure's column (a binary measure names the threshold when it is not grade 1:
+    ``R(rel=2)@10``)."""
     if not args.run_name or args.qrels or args.run:
         raise ScorecardError("with --db, name a stored run with --run NAME and no files")
     from labeling.evaluation.score_controls import Controls
     from labeling.evaluation.scoring import stored_run_evaluation
+    from labeling.workspace.grading import default_relevance
     from labeling.workspace.store import open_workspace
 
+    db = open_workspace(args.db, create=False)
     controls = Controls(
         args.run_name, measures=tuple(measures), rule=args.consensus,
         policy="judged_only" if args.judged_only else "nonrelevant",
+        relevance=default_relevance(db) if args.relevance is None else args.relevance,
+        missing=_missing(args),
     )
-    db = open_workspace(args.db, create=False)
-    return stored_run_evaluation(db, controls, missing="skip" if args.skip_missing else "zero")
+    columns = {name: controls.with_measures([name]).measures[0] for name in measures}
+    return stored_run_evaluation(db, controls), columns
+
+
+def _missing(args: argparse.Namespace) -> str:
+    """The engine's ``missing=`` the options ask for."""
+    return "skip" if args.skip_missing else "zero"
 
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -100,15 +118,21 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
-def _evaluate(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+def _evaluate(
+    args: argparse.Namespace, measures: list[str]
+) -> tuple[Evaluation, dict[str, str]]:
+    """The evaluation and the column of each measure as given."""
     if args.db:
         return _evaluate_stored_run(args, measures)
+    if args.relevance is not None:
+        raise ScorecardError("--relevance applies to a stored run (--db); with files, write "
+                             "the threshold into the measure, e.g. P(rel=2)@5")
     qrels, run = _load(args)
     try:
         return evaluate(
             qrels, run, measures,
-            judged_only=args.judged_only, missing="skip" if args.skip_missing else "zero",
-        )
+            judged_only=args.judged_only, missing=_missing(args),
+        ), {name: name for name in measures}
     except InputError as error:
         if error.source not in ("qrels", "run"):
             raise
@@ -120,11 +144,15 @@ def _evaluate(args: argparse.Namespace, measures: list[str]) -> Evaluation:
 
 
 def write_evaluation(
-    result: Evaluation, measures: list[str], fmt: str, per_query: bool, out: TextIO
+    result: Evaluation, measures: list[str], fmt: str, per_query: bool, out: TextIO,
+    *, missing: str = "zero",
 ) -> None:
-    """Print ``result`` as a table, JSON, CSV or trec_eval-style lines."""
+    """Print ``result`` (evaluated with ``missing``) as a table, JSON, CSV or trec_eval-style
+    lines. The table and JSON say how many evaluated queries returned nothing; CSV and trec
+    lines stay as trec_eval prints them (``run_evaluate`` says it on stderr)."""
     means = result.mean
     frame = result.per_query
+    count = result.query_count(missing)
     if fmt == "trec":
         if per_query:
             for query_id, values in zip(frame.index, frame.itertuples(index=False), strict=True):
@@ -135,6 +163,9 @@ def write_evaluation(
     elif fmt == "json":
         payload: dict[str, object] = {
             "queries": len(frame),
+            "evaluated": count.evaluated,
+            "returned_nothing": count.returned_nothing,
+            "missing": missing,
             "mean": {name: float(means[name]) for name in measures},
         }
         if per_query:
@@ -158,6 +189,7 @@ def write_evaluation(
         out.write(f"{'measure':<{width}}  mean    (over {len(frame)} queries)\n")
         for name in measures:
             out.write(f"{name:<{width}}  {means[name]:.4f}\n")
+        out.write(count.sentence() + "\n")
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -165,12 +197,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
     for name in measures:
         parse_measure(name)
     floors = _parse_floors(args.fail_under)
-    result = _evaluate(args, measures + [m for m in floors if m not in measures])
-    shown = Evaluation(result.per_query[measures], result.parts)
-    write_evaluation(shown, measures, args.format, args.per_query, sys.stdout)
+    result, columns = _evaluate(args, measures + [m for m in floors if m not in measures])
+    names = list(dict.fromkeys(columns[m] for m in measures))
+    shown = Evaluation(result.per_query[names], result.parts, result.unanswered)
+    write_evaluation(shown, names, args.format, args.per_query, sys.stdout,
+                     missing=_missing(args))
+    count = shown.query_count(_missing(args))
+    if count.returned_nothing and args.format in ("csv", "trec"):
+        print(f"scorecard: {count.sentence()}", file=sys.stderr)
     failed = [
-        f"{name} = {result.mean[name]:.4f} < {floor}"
-        for name, floor in floors.items() if result.mean[name] < floor
+        f"{columns[name]} = {result.mean[columns[name]]:.4f} < {floor}"
+        for name, floor in floors.items() if result.mean[columns[name]] < floor
     ]
     for line in failed:
         print(f"scorecard: below floor: {line}", file=sys.stderr)

@@ -7,6 +7,8 @@ yet is ``HIDDEN``.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -19,7 +21,8 @@ from labeling.evaluation.score_controls import NO_SEGMENT, Controls
 from labeling.evaluation.segmenting import _segments
 from labeling.judging import queue
 from labeling.judging.visibility import Sight
-from labeling.workspace import grading
+from labeling.metrics.measures import parse_measure
+from labeling.workspace import contents, grading
 
 HIDDEN = "hidden"  # grade_name of a grade the viewer may not see yet (labeling.judging.visibility)
 SNIPPET_CHARS = 240
@@ -38,12 +41,19 @@ def worst_queries(
     segment: str = NO_SEGMENT,
     segment_value: str | None = None,
     limit: int = 50,
+    exclude: Collection[str] = (),
 ) -> pd.DataFrame:
     """Queries sorted by ``measure`` ascending, or by the drop versus ``baseline`` (largest
-    first) when given. Columns: query_id, text, segment, value[, baseline, drop]."""
+    first) when given. Columns: query_id, text, segment, value[, baseline, drop].
+
+    ``exclude``: queries left out, e.g. those the run returned nothing for
+    (``scoring.unanswered_queries``), which ``not_retrieved`` lists apart: "retrieved badly" is
+    then not mixed with "not retrieved at all"."""
     frame = pd.DataFrame({"value": values[measure]})
+    if len(exclude):
+        frame = frame.loc[~frame.index.isin(list(exclude))]
     frame["segment"] = _segments(queries, segment, frame.index)
-    frame["text"] = queries["text"].reindex(frame.index)
+    frame["text"] = _query_texts(queries, frame.index)
     if segment_value is not None:
         frame = frame.loc[frame["segment"] == segment_value]
     if baseline is not None:
@@ -57,9 +67,54 @@ def worst_queries(
     return frame[columns + (["baseline", "drop"] if baseline is not None else [])]
 
 
-def _snippet(text: object) -> str:
-    value = " ".join(str(text or "").split())
+def not_retrieved(
+    queries: pd.DataFrame,
+    unanswered: Collection[str],
+    *,
+    segment: str = NO_SEGMENT,
+    segment_value: str | None = None,
+) -> pd.DataFrame:
+    """The evaluated queries the run returned nothing for (``unanswered``), in id order:
+    query_id, text, segment (only those of ``segment_value`` when given)."""
+    index = pd.Index(sorted(map(str, unanswered)), dtype="string", name="query_id")
+    frame = pd.DataFrame({"text": _query_texts(queries, index),
+                          "segment": _segments(queries, segment, index)}, index=index)
+    if segment_value is not None:
+        frame = frame.loc[frame["segment"] == segment_value]
+    return frame.reset_index()[["query_id", "text", "segment"]]
+
+
+def _query_texts(queries: pd.DataFrame, index: pd.Index) -> pd.Series:
+    """The text of each query of ``index`` ("text not imported (id ...)" for a placeholder)."""
+    texts = queries["text"].reindex(index)
+    return pd.Series([contents.shown_text(t, q) for q, t in zip(index, texts, strict=True)],
+                     index=index, dtype="object")
+
+
+def _snippet(text: object, item_id: object = "") -> str:
+    value = " ".join(contents.shown_text(text, item_id).split())
     return value if len(value) <= SNIPPET_CHARS else value[: SNIPPET_CHARS - 1] + "…"
+
+
+def miss_scope(controls: Controls, measure: str | None = None) -> tuple[Controls, int]:
+    """The controls and the cutoff k under which a relevant chunk counts as missed when queries
+    are sorted by ``measure``: its own ``rel=`` and cutoff when it has them, else the controls'
+    threshold and k. The drill-down and the report both ask here."""
+    if measure is None:
+        return controls, controls.k
+    parsed = parse_measure(measure)
+    relevance = int(dict(parsed.params).get("rel", controls.relevance))
+    return replace(controls, relevance=relevance), parsed.cutoff or controls.k
+
+
+def missed_at_k(
+    db: sqlite_utils.Database, controls: Controls, query_id: str, k: int, *,
+    sight: Sight | None = None,
+) -> pd.DataFrame:
+    """The relevant chunks (graded ``controls.relevance`` or above) that ``controls.run`` did
+    not rank in its top ``k`` for ``query_id``: the missed list of ``drill_down``, which the
+    dashboard and the report both show."""
+    return drill_down(db, controls, query_id, k=k, sight=sight)[1]
 
 
 def _hidden_grades(
@@ -74,16 +129,19 @@ def _hidden_grades(
 
 def drill_down(
     db: sqlite_utils.Database, controls: Controls, query_id: str, *, depth: int | None = None,
-    sight: Sight | None = None,
+    k: int | None = None, sight: Sight | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One query's ranked list of ``controls.run`` and the judged-relevant chunks it did not
-    retrieve, on the consensus labels under ``controls.rule``.
+    """One query's ranked list of ``controls.run`` and the judged-relevant chunks it missed,
+    on the consensus labels under ``controls.rule``.
 
     Ranked list columns: rank, chunk_id, doc_id, score, grade (NA when unjudged), grade_name
-    (``unjudged`` when unjudged), relevant, snippet. Missed: chunk_id, doc_id, grade,
-    grade_name, snippet, for chunks graded ``controls.relevance`` or above that are nowhere in
-    the run's list (or below ``depth`` when given). Ranks follow trec_eval's order (score, then
-    id desc). The chunk list whatever ``controls.unit``; ``drill_down_documents`` is the other.
+    (``unjudged`` when unjudged), relevant, snippet (cut to ``depth`` when given). Missed:
+    chunk_id, doc_id, grade, grade_name, rank (NA: not retrieved), where (``rank 13`` or
+    ``not retrieved``), snippet, for chunks graded ``controls.relevance`` or above outside the
+    top ``k`` (with ``k`` None: outside the listed ranks), sorted by grade (highest first),
+    then rank (not retrieved last), then id. Ranks follow trec_eval's order (score, then id
+    desc). The chunk list whatever ``controls.unit``; ``drill_down_documents`` is the other. A
+    chunk without text (a placeholder) reads "text not imported (id ...)".
 
     ``sight`` (default: everything) is who looks (``labeling.judging.visibility``): a grade they may
     not see is NA with grade_name ``hidden`` (relevant False) in the ranked list, and its chunk
@@ -95,6 +153,7 @@ def drill_down(
     mine = frame.loc[frame["query_id"] == query_id, ["doc_id", "score"]]
     mine = mine.sort_values(["score", "doc_id"], ascending=[False, False], ignore_index=True)
     mine.insert(0, "rank", np.arange(1, len(mine) + 1))
+    every_rank = pd.Series(mine["rank"].to_numpy(), index=mine["doc_id"].astype(str).to_numpy())
     if depth is not None:
         mine = mine.loc[mine["rank"] <= depth]
     grades = labels.qrels.loc[labels.qrels["query_id"] == query_id].set_index("doc_id")[
@@ -118,17 +177,37 @@ def drill_down(
     ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
     ranked.loc[ranked["chunk_id"].isin(hidden_ids), "grade_name"] = HIDDEN
     ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
-    ranked["snippet"] = ranked["chunk_id"].map(chunks["text"]).map(_snippet)
-    retrieved = set(ranked["chunk_id"])
+    ranked["snippet"] = _snippets(ranked["chunk_id"], chunks["text"])
+    found = set(ranked["chunk_id"]) if k is None else set(every_rank.index[every_rank <= k])
     relevant = grades.loc[grades >= rel]
     missed = pd.DataFrame({"chunk_id": [str(c) for c in relevant.index
-                                        if str(c) not in retrieved]})
+                                        if str(c) not in found]}, dtype="object")
     missed["doc_id"] = missed["chunk_id"].map(chunks["doc_id"])
     missed["grade"] = missed["chunk_id"].map(relevant).astype("Int64")
     missed["grade_name"] = missed["grade"].map(scale).astype(str)
-    missed["snippet"] = missed["chunk_id"].map(chunks["text"]).map(_snippet)
-    return ranked, missed.sort_values(["grade", "chunk_id"], ascending=[False, True],
-                                      ignore_index=True)
+    missed["rank"] = missed["chunk_id"].map(every_rank).astype("Int64")
+    missed["where"] = [_where(r) for r in missed["rank"]]
+    missed["snippet"] = _snippets(missed["chunk_id"], chunks["text"])
+    return ranked, _missed_order(missed, "chunk_id")
+
+
+def _where(rank: object) -> str:
+    """Where a missed item is: ``rank 13`` or ``not retrieved``."""
+    return "not retrieved" if pd.isna(rank) else f"rank {int(rank)}"
+
+
+def _missed_order(missed: pd.DataFrame, item: str) -> pd.DataFrame:
+    """Missed items by grade (highest first), then rank (not retrieved last), then id."""
+    order = missed.assign(_unranked=missed["rank"].isna(),
+                          _rank=missed["rank"].fillna(0).astype("int64"))
+    order = order.sort_values(["grade", "_unranked", "_rank", item],
+                              ascending=[False, True, True, True], kind="stable")
+    return order.drop(columns=["_unranked", "_rank"]).reset_index(drop=True)
+
+
+def _snippets(ids: pd.Series, texts: pd.Series) -> list[str]:
+    """The snippet of each chunk id of ``ids`` (its text in ``texts``, by id)."""
+    return [_snippet(texts.get(c), c) for c in ids]
 
 
 def drill_down_documents(
@@ -137,6 +216,7 @@ def drill_down_documents(
     query_id: str,
     *,
     depth: int | None = None,
+    k: int | None = None,
     chunk_lists: tuple[pd.DataFrame, pd.DataFrame] | None = None,
     sight: Sight | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -146,9 +226,11 @@ def drill_down_documents(
     chunks (unjudged when none of them is labeled). Ranked columns: rank, doc_id,
     best_chunk_id, chunk_rank (that chunk's rank), chunks (how many of its chunks the run
     returned), grade, grade_name, relevant, snippet (of the best chunk). Missed: doc_id, grade,
-    grade_name, chunk_id (its highest-labeled chunk), snippet, for documents graded
-    ``controls.relevance`` or above that the run did not return (or only below ``depth`` when
-    given). Run, consensus rule and relevance come from ``controls``.
+    grade_name, chunk_id (its highest-labeled chunk), rank (the document's, NA when not
+    retrieved), where, snippet, for documents graded ``controls.relevance`` or above outside
+    the top ``k`` documents (``k`` None: outside the listed ones; the list is cut at ``depth``
+    when given), sorted as ``drill_down``'s. Run, consensus rule and relevance come from
+    ``controls``.
 
     ``chunk_lists``: what ``drill_down(db, controls, query_id, sight=sight)`` returned,
     when the caller has it already (it is not read again). ``sight`` as in ``drill_down``: a
@@ -182,15 +264,17 @@ def drill_down_documents(
     ranked.loc[ranked["doc_id"].isin(hidden_docs), "grade_name"] = HIDDEN
     ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
     ranked["snippet"] = best["snippet"].to_numpy()
+    every_rank = pd.Series(ranked["rank"].to_numpy(), index=ranked["doc_id"].to_numpy())
     if depth is not None:
         ranked = ranked.loc[ranked["rank"] <= depth]
+    found = set(ranked["doc_id"]) if k is None else set(every_rank.index[every_rank <= k])
     # A relevant chunk is either in the run's list or missed: both carry its snippet.
     texts = pd.concat([
         chunks.set_index("chunk_id")["snippet"], missed_chunks.set_index("chunk_id")["snippet"]
     ])
     texts = texts[~texts.index.duplicated()]
     relevant = graded.assign(document=document.to_numpy()).loc[graded["relevance"] >= rel]
-    relevant = relevant.loc[~relevant["document"].isin(ranked["doc_id"])
+    relevant = relevant.loc[~relevant["document"].isin(found)
                             & ~relevant["document"].isin(hidden_docs)]
     relevant = relevant.sort_values(["relevance", "doc_id"], ascending=[False, True])
     top = relevant.drop_duplicates("document")
@@ -201,10 +285,11 @@ def drill_down_documents(
     })
     missed["grade"] = missed["grade"].astype("Int64")
     missed["grade_name"] = missed["grade"].map(scale).astype(str)
+    missed["rank"] = missed["doc_id"].map(every_rank).astype("Int64")
+    missed["where"] = [_where(r) for r in missed["rank"]]
     missed["snippet"] = missed["chunk_id"].map(texts)
-    missed = missed[["doc_id", "grade", "grade_name", "chunk_id", "snippet"]]
-    return ranked, missed.sort_values(["grade", "doc_id"], ascending=[False, True],
-                                      ignore_index=True)
+    missed = missed[["doc_id", "grade", "grade_name", "chunk_id", "rank", "where", "snippet"]]
+    return ranked, _missed_order(missed, "doc_id")
 
 
 def unjudged_chunks(ranked: pd.DataFrame) -> list[str]:

@@ -24,6 +24,11 @@ POLICIES: dict[str, str] = {
     "(trec_eval -J)",
 }
 SPLITS = ("all", "dev", "test")
+# What happens to an evaluated query the run returned nothing for (the engine's ``missing=``).
+MISSING_QUERIES: dict[str, str] = {
+    "zero": "score 0 and count in the mean (as trec_eval -c)",
+    "skip": "are left out of the mean (--skip-missing)",
+}
 CONSENSUS_RULES = consensus.RULES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
@@ -60,6 +65,8 @@ class Controls:
       ``SPLITS``; ``rule``: a consensus rule (``labeling.judging.consensus.RULES``).
     - ``relevance``: the lowest grade that counts as relevant (trec_eval's ``-l``), also for the
       drill-down's relevant and missed chunks.
+    - ``missing``: a key of ``MISSING_QUERIES``: an evaluated query the run returned nothing
+      for scores 0 (``zero``, the default, as ``trec_eval -c``) or is left out (``skip``).
 
     The defaults are the dashboard's and the CLI's. Bad values raise ``ScorecardError`` when the
     value is made, naming the problem; a made ``Controls`` is valid and hashable (a cache key).
@@ -73,6 +80,7 @@ class Controls:
     split: str = "all"
     rule: str = "default"
     relevance: int = DEFAULT_RELEVANCE
+    missing: str = "zero"
 
     def __post_init__(self) -> None:
         if not isinstance(self.run, str) or not self.run.strip():
@@ -86,6 +94,8 @@ class Controls:
         _check_choice("policy", self.policy, tuple(POLICIES))
         _check_choice("split", self.split, SPLITS)
         _check_choice("consensus rule", self.rule, tuple(CONSENSUS_RULES))
+        _check_choice("treatment of queries without results", self.missing,
+                      tuple(MISSING_QUERIES))
         object.__setattr__(self, "k", int(self.k))
         object.__setattr__(self, "relevance", int(self.relevance))
         object.__setattr__(self, "measures", self._resolve(self.measures))
@@ -111,6 +121,11 @@ class Controls:
         return str(Measure(measure.kind, measure.cutoff, params))
 
     @property
+    def skip_missing(self) -> bool:
+        """Whether evaluated queries the run returned nothing for are left out of the means."""
+        return self.missing == "skip"
+
+    @property
     def judged_only(self) -> bool:
         """Whether unjudged retrieved items are dropped before scoring (trec_eval -J)."""
         return self.policy == "judged_only"
@@ -134,8 +149,23 @@ class Controls:
             f"Policy: {POLICIES[self.policy]}. Unit: {self.unit}. Split: {self.split}. "
             f"Consensus rule {self.rule}: {CONSENSUS_RULES[self.rule]}. "
             f"Relevant: grade {self.relevance} and above. "
+            f"Queries the run returned nothing for {MISSING_QUERIES[self.missing]}. "
             "Recall is measured against the labeled set, not the whole corpus."
         )
+
+
+def threshold_sentence(relevance: int, scale: Iterable[tuple]) -> str:
+    """What the relevance threshold means on ``scale`` ((grade, name, ...) rows), in the
+    scale's words: which grades binary measures count as relevant and which they do not."""
+    names = {int(row[0]): str(row[1]) for row in scale}
+    counted = [f"{g} {names[g]}" for g in sorted(names) if g >= relevance]
+    below = [f"{g} {names[g]}" for g in sorted(names) if 0 < g < relevance]
+    text = (f"Relevant from grade {relevance}: P, R, Success, RR and AP count "
+            + (", ".join(counted) if counted else f"grades {relevance} and above")
+            + " as relevant")
+    if below:
+        text += "; " + ", ".join(below) + " count as not relevant"
+    return text + " (nDCG uses the grades themselves)."
 
 
 def relevance_choices(grades: Iterable[int]) -> list[int]:

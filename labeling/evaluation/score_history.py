@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime
 
 import pandas as pd
 import sqlite_utils
@@ -29,11 +30,11 @@ def save_snapshot(
     with store.write_transaction(db, action="save_scores") as conn:
         conn.execute(
             "INSERT INTO evaluation_snapshots (run_name, query_set_version, split, unit, policy,"
-            " rule, snapshot_hash, n_queries, means, created_by, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " rule, missing, snapshot_hash, n_queries, means, created_by, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (controls.run, version, controls.split, controls.unit, controls.policy,
-             controls.rule, labels.snapshot, len(values), json.dumps(_means(values)),
-             created_by, store.utc_now()),
+             controls.rule, controls.missing, labels.snapshot, len(values),
+             json.dumps(_means(values)), created_by, store.utc_now()),
         )
     return labels.snapshot
 
@@ -41,6 +42,20 @@ def save_snapshot(
 def _means(values: pd.DataFrame) -> dict[str, float]:
     """Each column's mean (0 over no query, as the engine reports it)."""
     return {m: float(values[m].mean()) if len(values) else 0.0 for m in values.columns}
+
+
+def readable_time(stamp: str | None) -> str | None:
+    """A workspace timestamp (ISO-8601) as people read it: ``2026-05-09 07:35 UTC`` (None
+    stays None; text that is not a timestamp is returned as it is)."""
+    if stamp is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def query_set_versions(db: sqlite_utils.Database) -> list[str]:
@@ -58,8 +73,10 @@ def history(
     (its measures, unit, policy, split and consensus rule; ``controls.run`` is replaced by each
     run), and warnings.
 
-    Rows: run, created_at, measure, now (on the current labels), saved (the latest saved
-    snapshot with the same unit, policy, split and rule; NaN if none), saved_snapshot, saved_at.
+    Rows: run, created (when the run was stored, ``readable_time``), measure, now (on the
+    current labels), saved (the latest saved snapshot with the same unit, policy, split, rule
+    and treatment of queries without results; NaN if none), saved_snapshot, saved_at
+    (readable; None when nothing was saved).
     A warning names runs whose saved numbers come from different label snapshots.
     """
     runs = list(db.query(
@@ -71,18 +88,21 @@ def history(
         now = _means(per_query(db, controls.for_run(run["name"])))
         saved = db.conn.execute(
             "SELECT means, snapshot_hash, created_at FROM evaluation_snapshots WHERE run_name = ?"
-            " AND unit = ? AND policy = ? AND split = ? AND rule = ? ORDER BY id DESC LIMIT 1",
-            [run["name"], controls.unit, controls.policy, controls.split, controls.rule],
+            " AND unit = ? AND policy = ? AND split = ? AND rule = ? AND missing = ?"
+            " ORDER BY id DESC LIMIT 1",
+            [run["name"], controls.unit, controls.policy, controls.split, controls.rule,
+             controls.missing],
         ).fetchone()
         saved_means = json.loads(saved[0]) if saved else {}
         if saved:
             snapshots[run["name"]] = saved[1]
         for measure in controls.measures:
             rows.append({
-                "run": run["name"], "created_at": run["created_at"], "measure": measure,
-                "now": now[measure], "saved": saved_means.get(measure, math.nan),
+                "run": run["name"], "created": readable_time(run["created_at"]),
+                "measure": measure, "now": now[measure],
+                "saved": saved_means.get(measure, math.nan),
                 "saved_snapshot": saved[1] if saved else None,
-                "saved_at": saved[2] if saved else None,
+                "saved_at": readable_time(saved[2]) if saved else None,
             })
     warnings = []
     if len(set(snapshots.values())) > 1:
@@ -94,5 +114,5 @@ def history(
             "Saved scores come from different label snapshots, so they are not directly "
             f"comparable ({listing}). Compare the 'now' column, computed on today's labels."
         )
-    return pd.DataFrame(rows, columns=["run", "created_at", "measure", "now", "saved",
+    return pd.DataFrame(rows, columns=["run", "created", "measure", "now", "saved",
                                        "saved_snapshot", "saved_at"]), warnings

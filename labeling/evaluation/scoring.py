@@ -41,19 +41,21 @@ from labeling.evaluation.score_controls import (
 )
 from labeling.evaluation.segmenting import _segments, query_table
 from labeling.metrics import statistics
-from labeling.metrics.engine import Evaluation, evaluate_ranked
+from labeling.metrics.engine import Evaluation, QueryCount, evaluate_ranked
 from labeling.metrics.measures import parse_measure
 
 
 def stored_run_evaluation(
-    db: sqlite_utils.Database, controls: Controls, *, missing: str = "zero"
+    db: sqlite_utils.Database, controls: Controls, *, missing: str | None = None
 ) -> Evaluation:
     """The engine's evaluation of ``controls.run`` (per-query values and the parts they are
     made of) over the evaluated queries of ``controls.split``, uncached: what the CLI prints.
-    ``missing`` as in ``labeling.metrics.engine.evaluate``."""
-    result = _evaluate(db, controls, missing)
+    ``missing`` as in ``labeling.metrics.engine.evaluate`` (default: ``controls.missing``);
+    ``unanswered`` holds the split's evaluated queries the run returned nothing for."""
+    result = _evaluate(db, controls, missing or controls.missing)
     kept = in_split(db, result.per_query, controls.split).index
-    return Evaluation(result.per_query.loc[kept], result.parts.loc[kept])
+    unanswered = in_split(db, pd.DataFrame(index=result.unanswered), controls.split).index
+    return Evaluation(result.per_query.loc[kept], result.parts.loc[kept], unanswered)
 
 
 def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Evaluation:
@@ -65,23 +67,56 @@ def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Ev
             per_query=pd.DataFrame({m: pd.Series(dtype="float64") for m in controls.measures},
                                    index=index),
             parts=pd.DataFrame(index=index),
+            unanswered=index,
         )
     rows = _ranked(db, controls.run, controls.unit, labels)
     result = evaluate_ranked(rows, controls.measures, judged_only=controls.judged_only,
                              missing=missing)
     for frame in (result.per_query, result.parts):
         frame.index = frame.index.astype("string")
+    result.unanswered = result.unanswered.astype("string")
     return result
 
 
 def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
     """Per-query values of ``controls.run`` (index query_id, one column per measure of
-    ``controls.measures``) over the evaluated queries of ``controls.split``."""
+    ``controls.measures``) over the evaluated queries of ``controls.split``; without the
+    queries the run returned nothing for when ``controls.missing`` is ``skip``."""
     labels = label_snapshot(db, controls.rule)
     key = ("per_query", _workspace(db), _run_version(db, controls.run), labels.version,
-           controls.rule, controls.unit, controls.policy, controls.measures)
-    values = _CACHE.get(key, lambda: _evaluate(db, controls, "zero").per_query)
+           controls.rule, controls.unit, controls.policy, controls.measures, controls.missing)
+    values = _CACHE.get(key, lambda: _evaluate(db, controls, controls.missing).per_query)
     return in_split(db, values, controls.split, key)
+
+
+def unanswered_queries(db: sqlite_utils.Database, controls: Controls) -> pd.Index:
+    """The evaluated queries of ``controls.split`` that ``controls.run`` returned nothing for
+    (whatever ``controls.missing``), in query id order."""
+    return _answers(db, controls)[1]
+
+
+def query_count(db: sqlite_utils.Database, controls: Controls) -> QueryCount:
+    """``QueryCount`` of ``controls.run`` under ``controls`` (split, rule, ``missing``)."""
+    evaluated, unanswered = _answers(db, controls)
+    return QueryCount(len(evaluated), len(unanswered), controls.skip_missing)
+
+
+def _answers(db: sqlite_utils.Database, controls: Controls) -> tuple[pd.Index, pd.Index]:
+    """(evaluated queries, those without a result) of ``controls.run`` in ``controls.split``."""
+    labels = label_snapshot(db, controls.rule)
+    key = ("answers", _workspace(db), _run_version(db, controls.run), labels.version,
+           controls.rule, controls.unit)
+
+    def compute() -> pd.DataFrame:
+        if labels.qrels.empty:
+            return pd.DataFrame({"answered": pd.Series(dtype=bool)},
+                                index=pd.Index([], dtype="string", name="query_id"))
+        rows = _ranked(db, controls.run, controls.unit, labels)
+        index = pd.Index(rows.query_ids, name="query_id").astype("string")
+        return pd.DataFrame({"answered": rows.retrieved > 0}, index=index).sort_index()
+
+    frame = in_split(db, _CACHE.get(key, compute), controls.split, key)
+    return frame.index, frame.index[~frame["answered"].to_numpy(dtype=bool)]
 
 
 def in_split(

@@ -10,8 +10,10 @@ import os
 import uuid
 from pathlib import Path
 
+import sqlite_utils
+
 from labeling.files import importers as imports
-from labeling.workspace import grading
+from labeling.workspace import grading, provenance, store
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -31,6 +33,17 @@ RUNS: dict[str, dict[str, str]] = {
 }
 ANNOTATORS = ("alice", "bob")
 QUERY_SET_VERSION = "demo-1"
+# The annotators judged the union of the three runs' top 10 (scripts/make_demo_data.py).
+POOL_DEPTH = 10
+
+
+def _record_pool(db: sqlite_utils.Database) -> None:
+    """Record that every judged pair of the demo reached the annotators through the pool of
+    the runs' top ``POOL_DEPTH`` (how its labels were made)."""
+    with store.write_transaction(db, action="import") as conn:
+        pairs = conn.execute("SELECT DISTINCT query_id, chunk_id FROM judgments").fetchall()
+        provenance.add_pair_sources(conn, pairs, "pool", pool_depth=POOL_DEPTH,
+                                    detail=f"top {POOL_DEPTH} of {', '.join(RUNS)}")
 
 
 def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
@@ -59,6 +72,7 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
                     db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
                     origin="person", strict=True,
                 )
+            _record_pool(db)
         finally:
             db.conn.close()  # the last connection checkpoints and removes the WAL file
         try:

@@ -29,7 +29,7 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import consensus, queue
-from labeling.workspace import grading
+from labeling.workspace import contents, grading
 
 CONSENSUS_RULE = (
     "Consensus: the latest adjudicated grade, else the grade more than half of the annotators "
@@ -237,7 +237,8 @@ def disagreements(db: sqlite_utils.Database, include_adjudicated: bool = False) 
     agreed = consensus.consensus(current).set_index(PAIR)["grade"]
     out["consensus"] = agreed.reindex(out.index).astype("Int64")
     out = out.reset_index()
-    texts = dict(db.conn.execute("SELECT id, coalesce(text, '') FROM queries").fetchall())
+    texts = {query: contents.shown_text(text, query)
+             for query, text in db.conn.execute("SELECT id, text FROM queries")}
     out["query"] = out["query_id"].map(texts)
     if not include_adjudicated:
         out = out.loc[~out["adjudicated"]]

@@ -15,7 +15,7 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import queue
-from labeling.workspace import contents
+from labeling.workspace import contents, provenance, store
 
 DEFAULT_K = 10
 POOL_REASON = "pool"
@@ -83,12 +83,21 @@ def build_pool(
     segment: tuple[str, Sequence[str]] | None = None,
     split: str | None = None,
 ) -> PoolResult:
-    """Pool the runs (see ``pool_pairs``) and put the pairs in the labeling queue."""
+    """Pool the runs (see ``pool_pairs``) and put the pairs in the labeling queue, recording
+    for each pair that a pool of depth ``k`` brought it (``pair_sources``), in one
+    transaction."""
     pairs = pool_pairs(db, runs, k, segment=segment, split=split)
-    new = queue.enqueue_pairs(
-        db, zip(pairs["query_id"], pairs["chunk_id"], strict=True), reason=POOL_REASON
-    )
+    listed = list(zip(pairs["query_id"], pairs["chunk_id"], strict=True))
+    with store.write_transaction(db, action="enqueue") as conn:
+        new = queue.enqueue_pairs(db, listed, reason=POOL_REASON)
+        provenance.add_pair_sources(conn, listed, "pool", pool_depth=int(k),
+                                    detail=pool_detail(runs, k))
     return PoolResult(pooled=len(pairs), new=new)
+
+
+def pool_detail(runs: Sequence[str], k: int) -> str:
+    """How a pool is described in ``pair_sources.detail``: "top 10 of bm25, fusion"."""
+    return f"top {int(k)} of {', '.join(runs)}"
 
 
 def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> pd.DataFrame:
@@ -97,7 +106,7 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> 
     not judged by ``annotator``), judged, needed."""
     frame = pd.read_sql_query(
         """
-        SELECT q.chunk_id, coalesce(c.title, '') AS title, coalesce(c.text, '') AS text,
+        SELECT q.chunk_id, coalesce(c.title, '') AS title, c.text,
                (SELECT j.grade FROM judgments j WHERE j.query_id = q.query_id
                  AND j.chunk_id = q.chunk_id AND j.annotator = ?
                 ORDER BY j.id DESC LIMIT 1) AS my_grade,
@@ -109,6 +118,8 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> 
         db.conn,
         params=[(annotator or "").strip(), query_id],
     )
+    frame["text"] = [contents.shown_text(t, c) for c, t in zip(frame["chunk_id"], frame["text"],
+                                                               strict=True)]
     return frame.astype({"chunk_id": "string", "my_grade": "Int64"})
 
 

@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
-from labeling.workspace import judgments, roles, store
+from labeling.workspace import contents, judgments, roles, store
 
 OVERLAP_SETTING = "overlap_share"
 DEFAULT_OVERLAP_SHARE = 0.1
@@ -277,7 +277,7 @@ def _take_lease(db: sqlite_utils.Database, name: str, query_id: str, chunk_id: s
 def card_for(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> Card:
     """The card of any pair (queued or not), e.g. to go back to a pair already judged."""
     row = db.conn.execute(
-        "SELECT coalesce(qu.text, ''), coalesce(c.text, ''), coalesce(c.title, ''),"
+        "SELECT qu.text, c.text, coalesce(c.title, ''),"
         " coalesce(c.doc_id, ''), coalesce(l.reason, ''), coalesce(l.needed, 1),"
         " coalesce(l.judged, 0)"
         " FROM queries qu JOIN chunks c ON c.id = ?2"
@@ -287,7 +287,9 @@ def card_for(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> Card:
     ).fetchone()
     if row is None:
         raise ScorecardError(f"no pair ({query_id!r}, {chunk_id!r}) in this workspace")
-    return Card(query_id, chunk_id, *row)
+    query_text, chunk_text, *rest = row  # a placeholder reads "text not imported (id ...)"
+    return Card(query_id, chunk_id, contents.shown_text(query_text, query_id),
+                contents.shown_text(chunk_text, chunk_id), *rest)
 
 
 # ---------------------------------------------------------------------------------------------

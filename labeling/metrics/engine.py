@@ -21,7 +21,7 @@ input (``InputError``), a bad measure name (``MeasureError``), a bad argument (`
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -31,7 +31,40 @@ from labeling.metrics.measures import KINDS, Measure, parse_measure
 from labeling.metrics.ranked_arrays import RankedArrays
 from labeling.metrics.ranking import RankedRows, rank_rows
 
-__all__ = ["Evaluation", "evaluate", "evaluate_ranked", "ranked_list"]
+__all__ = ["Evaluation", "QueryCount", "evaluate", "evaluate_ranked", "ranked_list"]
+
+
+@dataclass(frozen=True)
+class QueryCount:
+    """How many queries a score is made of: ``evaluated`` (the queries with at least one
+    label, in the scope scored), of which ``returned_nothing`` got no result from the run;
+    they score 0 unless ``skipped``, when the means are over the others."""
+
+    evaluated: int
+    returned_nothing: int
+    skipped: bool
+
+    @property
+    def scored(self) -> int:
+        """The n of the means."""
+        return self.evaluated - self.returned_nothing if self.skipped else self.evaluated
+
+    def summary(self) -> str:
+        """'46 evaluated queries, of which 1 returned nothing' (and whether they are left out)."""
+        text = (f"{self.evaluated} evaluated queries, of which {self.returned_nothing} "
+                "returned nothing")
+        return text + (" (left out)" if self.skipped and self.returned_nothing else "")
+
+    def sentence(self) -> str:
+        """'n evaluated, of which m returned nothing', with what that does to the means."""
+        text = (f"{self.evaluated} evaluated queries, of which {self.returned_nothing} "
+                "returned nothing")
+        if not self.returned_nothing:
+            return text + "."
+        if self.skipped:
+            return text + f": they are left out, so the means are over {self.scored} queries."
+        return text + (": they score 0 and count in the means (as trec_eval -c); skip them to "
+                       "score only the queries the run answered.")
 
 
 @dataclass
@@ -39,11 +72,19 @@ class Evaluation:
     """Per-query values (one column per measure, as written by the caller) and their means.
 
     ``parts`` holds, per query, the numbers each value is made of (``AP.sum_precision``,
-    ``nDCG@10.idcg`` ...), so that a page can show the arithmetic.
+    ``nDCG@10.idcg`` ...), so that a page can show the arithmetic. ``unanswered`` names the
+    evaluated queries the run returned nothing for, whether they were scored 0 or skipped.
     """
 
     per_query: pd.DataFrame
     parts: pd.DataFrame
+    unanswered: pd.Index = field(default_factory=lambda: pd.Index([], name="query_id"))
+
+    def query_count(self, missing: str = "zero") -> QueryCount:
+        """How many queries the values are made of, when evaluated with ``missing``."""
+        skipped = missing == "skip"
+        evaluated = len(self.per_query) + (len(self.unanswered) if skipped else 0)
+        return QueryCount(evaluated, len(self.unanswered), skipped)
 
     @property
     def mean(self) -> pd.Series:
@@ -78,9 +119,10 @@ def evaluate_ranked(
     index = pd.Index(rows.query_ids, name="query_id")
     per_query = pd.DataFrame(values, index=index)
     part_frame = pd.DataFrame(parts, index=index)
+    unanswered = index[~answered]
     if missing == "skip":
         per_query, part_frame = per_query[answered], part_frame[answered]
-    return Evaluation(per_query=per_query, parts=part_frame)
+    return Evaluation(per_query=per_query, parts=part_frame, unanswered=unanswered)
 
 
 def evaluate(

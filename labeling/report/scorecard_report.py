@@ -4,12 +4,17 @@ or JSON.
 Every number comes from ``labeling.evaluation`` (the engine, ``labeling.metrics.engine``, on the
 consensus labels; intervals and tests from ``labeling.metrics.statistics``) under one
 ``score_controls.Controls`` (run, measures, unit, policy, split, consensus rule, relevance
-threshold), which the file names; this module gathers them into a ``Scorecard`` and writes it.
+threshold, queries without results), which the file names; this module gathers them into a
+``Scorecard`` and writes it. A scorecard speaks first in one sentence (``verdict``), states
+"n evaluated, of which m returned nothing", warns where the numbers could mislead (a run older
+than the query set, recall as deep as the labels go) and lists the worst queries the run
+retrieved badly apart from those it returned nothing for.
 
-- HTML is one file that opens offline: plotly's JavaScript is inlined once, there is no other
-  resource to fetch, and every piece of user text (workspace, run metadata, segment names,
-  queries, chunks) goes through ``html.escape`` -- a chunk holding ``<script>`` shows as text.
-- Markdown is for a pull-request comment; user text is escaped with
+- HTML (``card_html``) is one file that opens offline: plotly's JavaScript is inlined once,
+  there is no other resource to fetch, and every piece of user text (workspace, run metadata,
+  segment names, queries, chunks) goes through ``html.escape`` -- a chunk holding
+  ``<script>`` shows as text.
+- Markdown (``card_markdown``) is for a pull-request comment; user text is escaped with
   ``labeling.markdown.escape_inline``.
 - JSON is for machines: plain numbers, ``null`` for a missing value.
 
@@ -20,22 +25,22 @@ quote their settings, the constants of ``labeling.evaluation.score_controls``.
 
 from __future__ import annotations
 
-import html
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
     drilldown,
+    label_depth,
     label_sets,
     run_comparison,
+    run_freshness,
     score_controls,
     scoring,
     segmenting,
@@ -48,8 +53,10 @@ from labeling.evaluation.score_controls import (
     Controls,
 )
 from labeling.files.formats.values import plain_value
-from labeling.markdown import escape_inline
-from labeling.metrics.measures import parse_measure
+from labeling.metrics.engine import QueryCount
+from labeling.report.card_html import to_html
+from labeling.report.card_markdown import to_markdown
+from labeling.report.verdict import GLOSSARY, Verdict, build_verdict
 from labeling.teaching import guide
 from labeling.workspace import contents, file_identity, grading, store
 
@@ -89,6 +96,14 @@ class Scorecard:
     worst_measure: str
     worst: list[dict[str, Any]] = field(default_factory=list)
     gate_example: str = ""
+    counts: QueryCount = QueryCount(0, 0, False)  # n evaluated, m returned nothing
+    # The first ``n_worst`` queries the run returned nothing for (by id), as ``worst`` without
+    # a value; ``counts.returned_nothing`` says how many there are.
+    not_retrieved: list[dict[str, Any]] = field(default_factory=list)
+    verdict: Verdict | None = None  # the first sentence
+    threshold: str = ""  # the relevance threshold in the scale's words
+    label_depth: label_depth.LabelDepth | None = None
+    warnings: list[str] = field(default_factory=list)  # stale runs, recall vs pool depth
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (NaN becomes None)."""
@@ -117,6 +132,21 @@ class Scorecard:
                 for item in self.worst
             ],
             "gate_example": self.gate_example,
+            "verdict": None if self.verdict is None else {
+                k: plain_value(v) for k, v in self.verdict.to_dict().items()},
+            "evaluated_queries": self.counts.evaluated,
+            "returned_nothing": self.counts.returned_nothing,
+            "missing": self.controls.missing, "query_count": self.counts.sentence(),
+            "not_retrieved_queries": [
+                {k: (v if k == "missed" else plain_value(v)) for k, v in item.items()}
+                for item in self.not_retrieved
+            ],
+            "threshold": self.threshold,
+            "label_depth": None if self.label_depth is None else {
+                "relevant_labels": self.label_depth.relevant,
+                "pools": {str(d): n for d, n in self.label_depth.pools.items()},
+                "others": self.label_depth.others, "sentence": self.label_depth.sentence()},
+            "warnings": self.warnings, "glossary": GLOSSARY,
         }
 
 
@@ -141,7 +171,7 @@ def _run_meta(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     return meta
 
 
-def _conventions(controls: Controls, n_resamples: int) -> list[str]:
+def _conventions(controls: Controls, n_resamples: int, threshold: str) -> list[str]:
     return [
         "Measures use trec_eval's conventions: a run is ordered by score descending, ties by "
         "chunk id descending; P@k divides by k; AP divides by every relevant chunk; nDCG's gain "
@@ -149,12 +179,12 @@ def _conventions(controls: Controls, n_resamples: int) -> list[str]:
         "written RR@k.",
         f"Labels: one consensus grade per (query, chunk), rule {controls.rule}: "
         + score_controls.CONSENSUS_RULES[controls.rule]
-        + f". Grades >= {controls.relevance} are relevant.",
+        + f". Grades >= {controls.relevance} are relevant. " + threshold,
         "Policy: " + score_controls.POLICIES[controls.policy] + ".",
         f"Unit: {controls.unit}. Split: {controls.split}.",
         "Recall is measured against the labeled chunks, not the whole corpus.",
-        "The evaluated queries are those with at least one label; a labeled query the run "
-        "returned nothing for scores 0.",
+        "The evaluated queries are those with at least one label; labeled queries the run "
+        f"returned nothing for {score_controls.MISSING_QUERIES[controls.missing]}.",
         f"Intervals: {CONFIDENCE:.0%} percentile bootstrap over queries ({n_resamples} "
         f"resamples, seed {SEED}).",
         f"Significance: paired randomization test on the queries both runs score, Holm-adjusted "
@@ -207,52 +237,95 @@ def build_scorecard(
         comparison = run_comparison.compare_runs(db, controls.for_run(baseline), [run],
                                                  alpha=ALPHA)
 
+    unanswered = scoring.unanswered_queries(db, controls)
     worst = _worst_queries(db, controls, values, queries, worst_measure, segment, n_worst,
-                           base_values)
+                           base_values, unanswered)
+    not_retrieved = _not_retrieved(db, controls, queries, worst_measure, segment,
+                                   unanswered[:n_worst])
+    counts = scoring.query_count(db, controls)
+    depth = label_depth.label_depth(db, controls)
+    threshold = score_controls.threshold_sentence(controls.relevance, grading.get_scale(db))
     return Scorecard(
         workspace=Path(_db_path(db)).name, generated_at=store.utc_now(), run=run_meta,
         baseline=base_meta, snapshot=labels.snapshot, measures=measures, segment=segment,
         controls=controls, n_queries=len(values), n_labels=len(labels.qrels),
-        conventions=_conventions(controls, n_resamples), card=card, baseline_card=baseline_card,
-        comparison=comparison, worst_measure=worst_measure, worst=worst,
-        gate_example=_gate_example(db, controls),
+        conventions=_conventions(controls, n_resamples, threshold), card=card,
+        baseline_card=baseline_card, comparison=comparison, worst_measure=worst_measure,
+        worst=worst, gate_example=_gate_example(db, controls), counts=counts,
+        not_retrieved=not_retrieved,
+        verdict=build_verdict(db, controls, card, comparison, baseline, n_resamples=n_resamples),
+        threshold=threshold, label_depth=depth,
+        warnings=_warnings(db, controls, baseline, counts, depth),
     )
+
+
+def _warnings(
+    db: sqlite_utils.Database, controls: Controls, baseline: str | None, counts: QueryCount,
+    depth: label_depth.LabelDepth,
+) -> list[str]:
+    """What could make the numbers mislead: queries without results, a run older than the
+    query set, recall measured as deep as the labels go."""
+    warnings = [counts.sentence()] if counts.returned_nothing else []
+    for name in filter(None, (controls.run, baseline)):
+        age = run_freshness.run_age(db, name, controls.rule)
+        if age.stale:
+            warnings.append(age.sentence(scoring.query_count(db, controls.for_run(name))))
+    warnings += filter(None, (depth.warning(m) for m in controls.measures))
+    return warnings
 
 
 def _worst_queries(
     db: sqlite_utils.Database, controls: Controls, values: pd.DataFrame, queries: pd.DataFrame,
     worst_measure: str, segment: str, n_worst: int, base_values: pd.DataFrame | None,
+    unanswered: pd.Index,
 ) -> list[dict[str, Any]]:
-    """The ``n_worst`` queries by ``worst_measure`` with the relevant chunks they missed."""
+    """The ``n_worst`` queries by ``worst_measure`` among those the run returned something for,
+    with the relevant chunks they missed (``drilldown.missed_at_k``, as the dashboard)."""
     # Ties on the sorting measure are broken by the other measures (lowest first), so that
     # among queries with equal recall the ones with the worst ranking come first.
     others = [m for m in values.columns if m != worst_measure]
     ordered = values.sort_values([worst_measure, *others], kind="stable")
     worst_rows = drilldown.worst_queries(ordered, queries, worst_measure, segment=segment,
-                                         limit=n_worst)
-    sorting = parse_measure(worst_measure)
-    # Missed means relevant to the sorting measure: its own rel= when it has one (the controls'
-    # threshold is written into it), else the controls' threshold (nDCG).
-    missing = replace(controls.with_measures([worst_measure]),
-                      relevance=dict(sorting.params).get("rel", controls.relevance))
-    scale = {g: name for g, name, _ in grading.get_scale(db)}
+                                         limit=n_worst, exclude=unanswered)
     worst = []
     for row in worst_rows.to_dict("records"):
-        query_id = str(row["query_id"])
-        _, missed = drilldown.drill_down(db, missing, query_id, depth=sorting.cutoff)
-        texts = _chunk_texts(db, list(missed["chunk_id"]))
-        item = {"query_id": query_id, "text": row["text"], "segment": row["segment"],
+        item = {"query_id": str(row["query_id"]), "text": row["text"], "segment": row["segment"],
                 "value": row["value"]}
         if base_values is not None:
-            item["baseline"] = base_values[worst_measure].get(query_id, math.nan)
-        item["missed"] = [
-            {"chunk_id": c, "doc_id": d, "grade": g, "grade_name": scale.get(g, str(g)),
-             "text": texts.get(c, "")}
-            for c, d, g in zip(missed["chunk_id"], missed["doc_id"], missed["grade"],
-                               strict=True)
-        ]
+            item["baseline"] = base_values[worst_measure].get(item["query_id"], math.nan)
+        item["missed"] = _missed(db, controls, item["query_id"], worst_measure)
         worst.append(item)
     return worst
+
+
+def _not_retrieved(
+    db: sqlite_utils.Database, controls: Controls, queries: pd.DataFrame, worst_measure: str,
+    segment: str, unanswered: pd.Index,
+) -> list[dict[str, Any]]:
+    """The evaluated queries the run returned nothing for (``unanswered``: the first
+    ``n_worst`` by id; ``Scorecard.counts`` has how many there are), with their relevant
+    chunks."""
+    rows = drilldown.not_retrieved(queries, unanswered, segment=segment)
+    return [{**{k: str(v) for k, v in row.items()},
+             "missed": _missed(db, controls, str(row["query_id"]), worst_measure)}
+            for row in rows.to_dict("records")]
+
+
+def _missed(
+    db: sqlite_utils.Database, controls: Controls, query_id: str, worst_measure: str
+) -> list[dict[str, Any]]:
+    """The query's relevant chunks outside the top k of the sorting measure (its ``rel=`` and
+    cutoff, else the controls'), with their full text."""
+    scoped, k = drilldown.miss_scope(controls, worst_measure)
+    missed = drilldown.missed_at_k(db, scoped, query_id, k)
+    texts = _chunk_texts(db, list(missed["chunk_id"]))
+    return [
+        {"chunk_id": c, "doc_id": plain_value(d), "grade": int(g), "grade_name": name,
+         "rank": plain_value(r), "where": where, "text": texts[c]}
+        for c, d, g, name, r, where in zip(missed["chunk_id"], missed["doc_id"],
+                                           missed["grade"], missed["grade_name"],
+                                           missed["rank"], missed["where"], strict=True)
+    ]
 
 
 def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
@@ -262,6 +335,10 @@ def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
         options.append(f"--consensus {controls.rule}")
     if controls.judged_only:
         options.append("--judged-only")
+    if controls.skip_missing:
+        options.append("--skip-missing")
+    if controls.relevance != score_controls.DEFAULT_RELEVANCE:
+        options.append(f"--relevance {controls.relevance}")
     return " ".join(
         ["scorecard evaluate --db", _shell_word(Path(_db_path(db)).name), "--run",
          _shell_word(controls.run), *options]
@@ -284,261 +361,10 @@ def _chunk_texts(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
     rows = db.conn.execute(
-        "SELECT id, coalesce(text, '') FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
         [json.dumps(ids)],
     )
-    return dict(rows.fetchall())
-
-
-# ---------------------------------------------------------------------------------------------
-# Charts
-
-
-def _charts(card: Scorecard) -> list[go.Figure]:
-    """Overall means with intervals (run vs baseline), and the run's means by segment."""
-    figures = []
-    overall = card.card.loc[card.card["segment"] == score_controls.OVERALL]
-    bars = go.Figure()
-    sources = [(card.run["name"], overall)]
-    if card.baseline_card is not None and card.baseline is not None:
-        sources.insert(0, (card.baseline["name"], card.baseline_card))
-    for name, frame in sources:
-        with_bars = scoring.with_error_bars(frame)
-        bars.add_bar(
-            name=html.escape(str(name)), x=[html.escape(m) for m in with_bars["measure"]],
-            y=with_bars["mean"],
-            error_y={"type": "data", "array": with_bars["err_plus"],
-                     "arrayminus": with_bars["err_minus"]},
-        )
-    bars.update_layout(title="Means with 95% intervals", barmode="group", yaxis_range=[0, 1],
-                       height=380, margin={"t": 50, "b": 40, "l": 40, "r": 10})
-    figures.append(bars)
-
-    matrix = scoring.scorecard_matrix(card.card)
-    matrix = matrix.loc[list(dict.fromkeys(card.card["segment"])),
-                        list(dict.fromkeys(card.card["measure"]))]
-    heat = go.Figure(go.Heatmap(
-        z=matrix.to_numpy(), x=[html.escape(str(c)) for c in matrix.columns],
-        y=[html.escape(str(i)) for i in matrix.index], zmin=0, zmax=1, colorscale="Blues",
-        texttemplate="%{z:.2f}",
-    ))
-    heat.update_layout(title=f"Means by {html.escape(card.segment)}", yaxis_autorange="reversed",
-                       height=120 + 40 * len(matrix), margin={"t": 50, "b": 40, "l": 10, "r": 10})
-    figures.append(heat)
-    return figures
-
-
-# ---------------------------------------------------------------------------------------------
-# HTML
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1100px;
-color:#1f2933;padding:0 1rem;line-height:1.45}
-h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #d9dee3;padding-bottom:.2rem}
-table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}
-th,td{border:1px solid #d9dee3;padding:.3rem .55rem;text-align:left;vertical-align:top}
-th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.meta td:first-child{color:#52606d}.note{background:#fff8e1;border-left:4px solid #f0b429;
-padding:.6rem .9rem}.chunk{white-space:pre-wrap;font-family:ui-monospace,monospace;
-font-size:.85rem;background:#f8f9fa;padding:.4rem;margin:.3rem 0;border-radius:4px}
-.sig{font-weight:600;color:#0b6e4f}.muted{color:#7b8794}code{background:#f3f5f7;padding:0 .2rem}
-"""
-
-
-def _e(value: Any) -> str:
-    """Any value as escaped HTML text."""
-    return html.escape("" if value is None or value is pd.NA else str(value), quote=True)
-
-
-def _fmt(value: Any, digits: int = 3) -> str:
-    value = plain_value(value)
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def _table(frame: pd.DataFrame, numeric: set[str]) -> str:
-    head = "".join(f"<th>{_e(c)}</th>" for c in frame.columns)
-    body = []
-    for row in frame.itertuples(index=False):
-        cells = []
-        for column, value in zip(frame.columns, row, strict=True):
-            css = ' class="num"' if column in numeric else ""
-            cells.append(f"<td{css}>{_e(_fmt(value))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _interval_table(card: pd.DataFrame) -> pd.DataFrame:
-    wide = card.pivot_table(index="segment", columns="measure", values=["mean", "ci_low",
-                                                                      "ci_high"], sort=False)
-    counts = card.groupby("segment", sort=False)["n"].first()
-    rows = []
-    for segment in dict.fromkeys(card["segment"]):
-        row: dict[str, Any] = {"segment": segment, "queries": int(counts[segment])}
-        for measure in dict.fromkeys(card["measure"]):
-            mean = wide.loc[segment, ("mean", measure)]
-            low, high = wide.loc[segment, ("ci_low", measure)], wide.loc[segment,
-                                                                          ("ci_high", measure)]
-            row[measure] = f"{mean:.3f} [{low:.3f}, {high:.3f}]"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _comparison_table(card: Scorecard) -> pd.DataFrame:
-    frame = card.comparison
-    assert frame is not None
-    return pd.DataFrame({
-        "measure": frame["measure"], "queries": frame["n"], "baseline": frame["baseline"],
-        "run": frame["candidate_mean"], "difference": frame["difference"],
-        "p (Holm)": frame["p_holm"],
-        "significant": frame["significant"].map({True: "yes", False: "no"}),
-        "wins / ties / losses": [f"{w} / {t} / {lo}" for w, t, lo in
-                                 zip(frame["wins"], frame["ties"], frame["losses"],
-                                     strict=True)],
-    })
-
-
-def _run_line(meta: dict[str, Any]) -> str:
-    shown = [f"{label} {_e(meta.get(f))}" for f, label in (
-        ("index_build", "index build"), ("chunk_size", "chunk size"),
-        ("embedding_model", "embedding model"), ("query_set_version", "query set"))
-        if meta.get(f) not in (None, "")]
-    return f"<b>{_e(meta['name'])}</b>" + (": " + " · ".join(shown) if shown else "")
-
-
-def _meta_table(card: Scorecard) -> str:
-    """Run metadata, with the baseline's beside it: what makes the scores reproducible."""
-    runs = [card.run] + ([card.baseline] if card.baseline else [])
-    fields = list(dict.fromkeys(k for meta in runs for k in meta))
-    head = "<tr><th>field</th>" + "".join(
-        f"<th>{'run' if i == 0 else 'baseline'}</th>" for i in range(len(runs))) + "</tr>"
-    rows = "".join(
-        f"<tr><td>{_e(f)}</td>" + "".join(f"<td>{_e(_fmt(m.get(f)))}</td>" for m in runs)
-        + "</tr>" for f in fields
-    )
-    return f"<table class='meta'><thead>{head}</thead><tbody>{rows}</tbody></table>"
-
-
-def to_html(card: Scorecard) -> str:
-    """The scorecard as one self-contained HTML document (plotly inlined once)."""
-    charts = []
-    for index, figure in enumerate(_charts(card)):
-        charts.append(figure.to_html(
-            full_html=False, include_plotlyjs="inline" if index == 0 else False,
-            config={"displaylogo": False, "responsive": True},
-        ))
-    title = f"Scorecard: {card.run['name']}" + (
-        f" vs {card.baseline['name']}" if card.baseline else "")
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_e(title)}</h1>",
-        f"<p class='muted'>Workspace <b>{_e(card.workspace)}</b> · generated "
-        f"{_e(card.generated_at[:19].replace('T', ' '))} UTC · label snapshot "
-        f"<code>{_e(card.snapshot)}</code> (consensus rule {_e(card.controls.rule)}) · "
-        f"{card.n_queries} queries evaluated · "
-        f"{card.n_labels} labels</p>",
-        f"<p>{_run_line(card.run)}" + (f"<br>Baseline {_run_line(card.baseline)}"
-                                       if card.baseline else "") + "</p>",
-        f"<p class='note'>{_e(guide.NOT_MEASURED)}</p>",
-    ]
-    if card.comparison is not None and card.baseline:
-        parts += [
-            f"<h2>Against the baseline {_e(card.baseline['name'])}</h2>",
-            _table(_comparison_table(card), {"queries", "baseline", "run", "difference",
-                                             "p (Holm)"}),
-            f"<p class='muted'>Difference = run − baseline, on the queries both runs score. "
-            f"Significant: Holm-adjusted p &lt; {ALPHA}.</p>",
-        ]
-    parts += [
-        f"<h2>Scores by {_e(card.segment)}</h2>",
-        "<p class='muted'>Mean [95% interval] per segment; the first row is every query.</p>",
-        _table(_interval_table(card.card), set()),
-        "<div class='charts'>", *charts, "</div>",
-    ]
-    parts.append(f"<h2>The {len(card.worst)} worst queries by {_e(card.worst_measure)}</h2>")
-    for item in card.worst:
-        value = f"{_e(card.worst_measure)} = {_fmt(item['value'])}"
-        if "baseline" in item:
-            value += f" (baseline {_fmt(item['baseline'])})"
-        parts.append(
-            f"<h3>{_e(item['query_id'])} <span class='muted'>· {_e(item['segment'])} · "
-            f"{value}</span></h3><p>{_e(item['text'])}</p>"
-        )
-        if item["missed"]:
-            parts.append(f"<p class='muted'>{len(item['missed'])} relevant chunk(s) missed:</p>")
-            for missed in item["missed"]:
-                parts.append(
-                    f"<div><b>{_e(missed['chunk_id'])}</b> <span class='muted'>"
-                    f"({_e(missed['grade_name'])}, document {_e(missed['doc_id'])})</span>"
-                    f"<div class='chunk'>{_e(missed['text'])}</div></div>"
-                )
-        else:
-            parts.append("<p class='muted'>No labeled relevant chunk was missed: the relevant "
-                         "chunks were retrieved low, or none is labeled yet.</p>")
-    parts += [
-        "<h2>Runs</h2>", _meta_table(card),
-        "<h2>Conventions</h2><ul>", *[f"<li>{_e(c)}</li>" for c in card.conventions], "</ul>",
-        "<h2>Gate changes in CI</h2><p>Fail a build when a mean drops below its floor:</p>",
-        f"<pre class='chunk'>{_e(card.gate_example)}</pre>",
-        "</body></html>",
-    ]
-    return "\n".join(parts)
-
-
-# ---------------------------------------------------------------------------------------------
-# Markdown
-
-_md = escape_inline
-
-
-def _md_table(frame: pd.DataFrame, user: tuple[str, ...] = ()) -> str:
-    """A Markdown table; cells of the ``user`` columns (user text) are escaped."""
-    lines = ["| " + " | ".join(str(c) for c in frame.columns) + " |",
-             "|" + "---|" * len(frame.columns)]
-    for row in frame.itertuples(index=False):
-        cells = [_md(_fmt(v)) if c in user else _fmt(v).replace("|", "\\|")
-                 for c, v in zip(frame.columns, row, strict=True)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def to_markdown(card: Scorecard) -> str:
-    """The scorecard as Markdown for a pull-request comment (user text escaped)."""
-    run = card.run
-    lines = [
-        f"## Retrieval scorecard: {_md(run['name'])}"
-        + (f" vs {_md(card.baseline['name'])}" if card.baseline else ""),
-        "",
-        f"Workspace {_md(card.workspace)} · {card.generated_at[:10]} · label snapshot "
-        f"`{card.snapshot}` (consensus rule {card.controls.rule}) · {card.n_queries} queries · "
-        f"{card.n_labels} labels",
-        "",
-        "Run: " + "; ".join(f"{_md(k)}: {_md(_fmt(v))}" for k, v in run.items()
-                            if k != "name" and v not in (None, "")),
-        "",
-        f"> {guide.NOT_MEASURED}",
-        "",
-    ]
-    if card.comparison is not None and card.baseline:
-        lines += [f"### Against {_md(card.baseline['name'])}", "",
-                  _md_table(_comparison_table(card)), ""]
-    lines += [f"### By {_md(card.segment)} (mean [95% interval])", "",
-              _md_table(_interval_table(card.card), ("segment",)), "",
-              f"### Worst queries by {_md(card.worst_measure)}", ""]
-    for item in card.worst:
-        missed = ", ".join(_md(m["chunk_id"]) for m in item["missed"]) or "none"
-        lines.append(f"- **{_md(item['query_id'])}** ({_fmt(item['value'])}): "
-                     f"{_md(item['text'])} — missed: {missed}")
-    lines += ["", "<details><summary>Conventions</summary>", ""]
-    lines += [f"- {c}" for c in card.conventions]
-    lines += ["", "</details>", ""]
-    return "\n".join(lines)
+    return {chunk: contents.shown_text(text, chunk) for chunk, text in rows.fetchall()}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,9 +5,22 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+
+# What stands for the text of a chunk or query known only by its id (a placeholder made by a
+# qrels or run import): shown with the id, never as an empty cell, "None" or "nan".
+PLACEHOLDER_TEXT = "text not imported"
+
+
+def shown_text(text: object, item_id: object) -> str:
+    """``text`` as a page or an export shows it: itself, or for a chunk or query without text
+    (NULL, NaN, NA) ``"text not imported (id <item_id>)"``."""
+    missing = text is None or (pd.api.types.is_scalar(text) and bool(pd.isna(text)))
+    return f"{PLACEHOLDER_TEXT} (id {item_id})" if missing else str(text)
+
 
 # ---------------------------------------------------------------------------------------------
 # Small read helpers for the app

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +18,9 @@ GRADED_SCALE: list[tuple[int, str, str]] = [
     (2, "relevant", "The chunk answers part of the query."),
     (3, "highly relevant", "The chunk answers the query fully."),
 ]
+# The workspace's default relevance threshold lives in ``labeling_settings`` under this name.
+RELEVANCE_SETTING = "relevance_threshold"
+DEFAULT_RELEVANCE = 1  # trec_eval's -l: grade 1 and above are relevant
 BINARY_SCALE: list[tuple[int, str, str]] = [
     (0, "not relevant", "The chunk does not help answer the query."),
     (1, "relevant", "The chunk helps answer the query."),
@@ -71,6 +75,38 @@ def get_scale(db: sqlite_utils.Database) -> list[tuple[int, str, str]]:
     return [
         tuple(r) for r in db.conn.execute("SELECT grade, name, guideline FROM scale ORDER BY grade")
     ]
+
+
+def default_relevance(db: sqlite_utils.Database) -> int:
+    """The workspace's default relevance threshold: the lowest grade binary measures count as
+    relevant unless a page or a command picks another (1, trec_eval's, until one is set; also
+    when the stored grade left the scale)."""
+    row = db.conn.execute(
+        "SELECT value FROM labeling_settings WHERE name = ?", [RELEVANCE_SETTING]
+    ).fetchone()
+    grades = {g for g, _, _ in get_scale(db)}
+    try:
+        grade = int(row[0]) if row else DEFAULT_RELEVANCE
+    except ValueError:
+        return DEFAULT_RELEVANCE
+    return grade if grade in grades and grade >= DEFAULT_RELEVANCE else DEFAULT_RELEVANCE
+
+
+def set_default_relevance(db: sqlite_utils.Database, grade: int) -> int:
+    """Store ``grade`` as the workspace's default relevance threshold (admin); it must be a
+    grade of the scale, at least 1. Returns it."""
+    grades = sorted(g for g, _, _ in get_scale(db) if g >= DEFAULT_RELEVANCE)
+    if isinstance(grade, bool) or not isinstance(grade, numbers.Integral) or grade not in grades:
+        raise ScorecardError(
+            f"the relevance threshold must be a grade of the scale from 1 up "
+            f"({', '.join(map(str, grades)) or 'none'}), not {grade!r}"
+        )
+    with write_transaction(db, action="set_relevance") as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO labeling_settings (name, value) VALUES (?, ?)",
+            [RELEVANCE_SETTING, str(int(grade))],
+        )
+    return grade
 
 
 def init_workspace(

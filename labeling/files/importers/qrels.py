@@ -16,7 +16,7 @@ from labeling.files.importers.ids import ensure_pair_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace.provenance import check_origin
+from labeling.workspace.provenance import add_pair_sources, check_origin
 from labeling.workspace.store import utc_now
 
 
@@ -57,7 +57,8 @@ def store_qrels(
     source: str,
     origin: str = "import",
 ) -> ImportResult:
-    """Store qrels batches as judgments (one timestamp for all), placeholders for unknown ids."""
+    """Store qrels batches as judgments (one timestamp for all), placeholders for unknown ids;
+    each pair is recorded as reached through an ``import`` of the file (``pair_sources``)."""
     result = ImportResult("qrels")
     scale = [r[0] for r in conn.execute("SELECT grade FROM scale")]
     created_at = utc_now()
@@ -88,6 +89,8 @@ def store_qrels(
                 strict=True,
             ),
         )
+        add_pair_sources(conn, zip(batch["query_id"].tolist(), batch["doc_id"].tolist(),
+                                   strict=True), "import", detail=Path(source).name)
         result.rows += len(batch)
     result.add_placeholders(added_q, added_c)
     return result

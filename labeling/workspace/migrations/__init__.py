@@ -19,6 +19,7 @@ from labeling.workspace.migrations import (
     m006_sessions,
     m007_consensus_rule,
     m008_provenance,
+    m009_query_sets,
     m011_synthetic_quality,
 )
 
@@ -31,5 +32,6 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m006_sessions.migrate,
     m007_consensus_rule.migrate,
     m008_provenance.migrate,
+    m009_query_sets.migrate,
     m011_synthetic_quality.migrate,
 ]

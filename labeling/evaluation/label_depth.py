@@ -1,0 +1,132 @@
+"""How deep the relevant labels go: the pool depth (or other source) that brought each relevant
+label's pair to the judges, and the warning recall needs when k reaches that depth.
+
+Conventions
+- A pair's source comes from ``pair_sources`` (``labeling.workspace.provenance``): when some
+  pool brought it, its depth is the deepest such pool (``pool_depth``); otherwise the first of
+  search, synthetic, transfer, queue and import that did; otherwise ``no record``.
+- Counted over the relevant labels (consensus grade at or above ``controls.relevance``) of the
+  evaluated queries of ``controls.split``: recall's denominator.
+- When most of them (more than half) come from pools of depth <= k, R@k is measured against
+  what those pools found: a relevant chunk outside every pool was never labeled, so it cannot
+  count as missed, and a run that made a pool finds its own labeled chunks by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+import sqlite_utils
+
+from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.result_cache import _CACHE, _workspace
+from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.scoring import in_split
+from labeling.metrics.measures import parse_measure
+
+# Measures whose denominator is every relevant label of the query: the ones pool depth bounds.
+RECALL_KINDS = ("R", "Rprec", "AP")
+# Sources other than a pool, in the order that names a pair reached in several ways.
+OTHER_SOURCES = {
+    "search": "found by search", "synthetic": "synthetic question", "transfer": "transferred",
+    "queue": "queued by hand", "import": "imported",
+}
+NO_RECORD = "no record"
+
+
+@dataclass(frozen=True)
+class LabelDepth:
+    """Relevant labels by where their pair came from: ``pools`` maps a pool depth to the labels
+    whose deepest pool it is; ``others`` maps a phrase of ``OTHER_SOURCES`` (or ``NO_RECORD``)
+    to the labels no pool brought."""
+
+    relevant: int
+    relevance: int
+    pools: dict[int, int] = field(default_factory=dict)
+    others: dict[str, int] = field(default_factory=dict)
+
+    def within(self, k: int) -> int:
+        """Relevant labels whose deepest pool is at most ``k`` deep."""
+        return sum(n for depth, n in self.pools.items() if depth <= k)
+
+    def most_within(self, k: int) -> bool:
+        """Whether more than half of the relevant labels come from pools of depth <= ``k``."""
+        return self.relevant > 0 and 2 * self.within(k) > self.relevant
+
+    @property
+    def depth_of_most(self) -> int | None:
+        """The shallowest pool depth d such that most relevant labels come from pools of depth
+        <= d (None when most come from elsewhere): how deep the labels go."""
+        return next((d for d in sorted(self.pools) if self.most_within(d)), None)
+
+    def sentence(self) -> str:
+        """Where the relevant labels come from, in one sentence."""
+        if not self.relevant:
+            return f"No relevant labels (grade {self.relevance} and above) yet."
+        parts = [f"pools of depth {d} ({n})" for d, n in sorted(self.pools.items())]
+        parts += [f"{name} ({n})" for name, n in self.others.items()]
+        return (f"The {self.relevant} relevant labels (grade {self.relevance} and above) come "
+                f"from: {', '.join(parts)}.")
+
+    def warning(self, measure: str) -> str | None:
+        """What ``measure`` cannot see when its cutoff reaches the depth of most labels (None
+        when it can, or it is not a recall-type measure with a cutoff)."""
+        parsed = parse_measure(measure)
+        if parsed.kind not in RECALL_KINDS or parsed.cutoff is None:
+            return None
+        depth = self.depth_of_most
+        if depth is None or parsed.cutoff < depth:
+            return None
+        return (f"{measure} looks as deep as the labels go: {self.within(depth)} of the "
+                f"{self.relevant} relevant labels come from pools of depth {depth} or less, and "
+                f"k = {parsed.cutoff}. A relevant chunk outside every pool was never labeled, so "
+                "it cannot count as missed, and a run that made a pool finds its own labeled "
+                "chunks by construction: recall here is an upper bound. Label deeper (a deeper "
+                "pool, search) before trusting it.")
+
+
+def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
+    """``LabelDepth`` of the relevant consensus labels under ``controls`` (rule, relevance,
+    split). The labels' sources are cached until a judgment or a pair source is added."""
+    labels = label_snapshot(db, controls.rule)
+    sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
+    key = ("label_depth", _workspace(db), labels.version, controls.rule, controls.relevance,
+           sources_version)
+
+    def compute() -> pd.DataFrame:
+        relevant = labels.qrels.loc[labels.qrels["relevance"] >= controls.relevance,
+                                    ["query_id", "doc_id"]].astype("string")
+        merged = relevant.merge(pair_origins(db), how="left", left_on=["query_id", "doc_id"],
+                                right_on=["query_id", "chunk_id"])
+        return merged[["query_id", "depth", "source"]].set_index("query_id")
+
+    merged = in_split(db, _CACHE.get(key, compute), controls.split)
+    depths = merged["depth"].dropna().astype(int).value_counts()
+    others = merged.loc[merged["depth"].isna(), "source"].fillna(NO_RECORD).value_counts()
+    order = [*OTHER_SOURCES.values(), NO_RECORD]
+    return LabelDepth(
+        relevant=len(merged), relevance=controls.relevance,
+        pools={int(d): int(n) for d, n in sorted(depths.items())},
+        others={name: int(others[name]) for name in order if name in others.index},
+    )
+
+
+def pair_origins(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Per recorded pair: query_id, chunk_id, depth (the deepest pool that brought it, NA when
+    none did) and source (a phrase of ``OTHER_SOURCES`` for pairs no pool brought)."""
+    frame = pd.read_sql_query(
+        "SELECT query_id, chunk_id, max(pool_depth) AS depth,"
+        " group_concat(DISTINCT source) AS sources FROM pair_sources"
+        " GROUP BY query_id, chunk_id",
+        db.conn,
+    ).astype({"query_id": "string", "chunk_id": "string"})
+    frame["depth"] = frame["depth"].astype("Int64")
+
+    def first_other(sources: str) -> str:
+        present = set(sources.split(","))
+        return next((phrase for name, phrase in OTHER_SOURCES.items() if name in present),
+                    NO_RECORD)
+
+    frame["source"] = frame["sources"].map(first_other)
+    return frame.drop(columns="sources")
