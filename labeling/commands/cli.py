@@ -20,6 +20,8 @@ COMMAND_MODULES = [
     "labeling.commands.workspace",
     "labeling.commands.access",
     "labeling.commands.report",
+    "labeling.commands.plan",
+    "labeling.commands.gate",
     "labeling.commands.synthetic",
 ]
 
