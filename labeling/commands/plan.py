@@ -85,7 +85,8 @@ def to_json(plan) -> str:
 
     summary = {key: plain_value(getattr(plan, key)) for key in (
         "measure", "baseline", "candidate", "difference", "power", "alpha", "sides",
-        "pool_depth", "sd", "sd_source", "queries_have", "queries_needed", "more_queries",
+        "pool_depth", "sd", "sd_source", "queries_have", "queries_needed", "formula_queries",
+        "max_drop", "simulated_power", "more_queries",
         "detectable_now", "pool_per_query", "judgments_needed", "to_judge", "hours",
         "machine_calls", "machine_tokens")}
     summary["seconds_per_card"] = plan.pace.seconds_per_card
@@ -107,17 +108,20 @@ def run_plan(args: argparse.Namespace) -> int:
 
         raise ScorecardError("--true-drop goes with --max-drop")
     if args.max_drop is not None:
-        difference, sides = judging_budget.gate_difference(args.max_drop, args.true_drop), 1
+        difference = judging_budget.gate_difference(args.max_drop, args.true_drop)
     else:
-        difference, sides = args.difference, 2
+        difference = args.difference
     controls = Controls(args.baseline, measures=(args.measure,), rule=args.consensus,
                         split=args.split)
     db = open_workspace(args.db, create=False)
+    if args.max_drop is not None and args.candidate:
+        print("scorecard: checking the count by simulating the gate on the paired differences "
+              "(a few seconds)", file=sys.stderr)
     try:
         plan = judging_budget.plan(
             db, controls, args.measure, difference, candidate=args.candidate, power=args.power,
-            alpha=args.alpha, sides=sides, pool_depth=args.pool_depth,
-            segment=args.segment or NO_SEGMENT)
+            alpha=args.alpha, pool_depth=args.pool_depth, segment=args.segment or NO_SEGMENT,
+            max_drop=args.max_drop)
     finally:
         db.close()
     if args.format == "json":

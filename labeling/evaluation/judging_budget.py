@@ -48,6 +48,7 @@ from labeling.evaluation.score_controls import ALPHA, NO_SEGMENT, POWER, Control
 from labeling.evaluation.scoring import per_query
 from labeling.evaluation.segmenting import _segments, query_table
 from labeling.judging import pace
+from labeling.metrics import drop_test
 from labeling.metrics import power as power_calc
 from labeling.metrics.measures import KINDS, Measure, parse_measure
 from labeling.model_calls.tokens import estimate_tokens
@@ -85,6 +86,9 @@ class JudgingPlan:
     sd_source: str
     queries_have: int
     queries_needed: int
+    formula_queries: int
+    max_drop: float | None
+    simulated_power: float | None
     detectable_now: float
     pool_per_query: float
     judgments_needed: int
@@ -103,14 +107,28 @@ class JudgingPlan:
 
     def sentences(self) -> list[str]:
         """The plan in plain sentences, each saying what its number is made of."""
-        test = "two-sided" if self.sides == 2 else "one-sided"
-        versus = f" against {self.candidate}" if self.candidate else ""
+        versus = f"{self.candidate} against {self.baseline}" if self.candidate else self.baseline
+        if self.max_drop is None:
+            goal = (f"Detecting a true difference of {self.difference:.3f} on {self.measure} "
+                    f"({versus}) with {self.power:.0%} power in a two-sided paired t-test "
+                    f"at level {self.alpha:g}")
+        else:
+            goal = (f"Catching a true drop of {self.max_drop + self.difference:.3f} on "
+                    f"{self.measure} ({versus}) with the gate's allowed drop "
+                    f"{self.max_drop:g}, {self.power:.0%} power, one-sided level {self.alpha:g}")
+        now = (f"detect {self.detectable_now:.3f} or more" if self.max_drop is None else
+               f"catch a true drop of {self.max_drop + self.detectable_now:.3f} or more")
+        first = (f"{goal} takes {self.queries_needed:,} queries; you have "
+                 f"{self.queries_have:,}, which {now} ({self.sd_source}).")
+        if self.simulated_power is not None:
+            first += (f" The paired t formula says {self.formula_queries:,}; simulating the "
+                      f"gate on {self.candidate}'s own differences (their ties and skew kept, "
+                      f"{drop_test.PLANNING_TRIALS} trials) gives {self.simulated_power:.0%} "
+                      f"power at {self.queries_needed:,}.")
+        elif self.max_drop is not None:
+            first += " Without a candidate run the gate cannot be simulated: paired t formula."
         return [
-            f"Detecting a true difference of {self.difference:.3f} on {self.measure} "
-            f"({self.baseline}{versus}) with {self.power:.0%} power in a {test} paired t-test "
-            f"at level {self.alpha:g} takes {self.queries_needed:,} queries; you have "
-            f"{self.queries_have:,}, which detect {self.detectable_now:.3f} or more "
-            f"({self.sd_source}).",
+            first,
             f"At pool depth {self.pool_depth} (the top {self.pool_depth} of the planned runs, "
             f"{self.pool_per_query:.1f} chunks per query) that is {self.judgments_needed:,} "
             f"judgments, {self.to_judge:,} of them not judged yet.",
@@ -263,8 +281,14 @@ def plan(
     sides: int = 2,
     pool_depth: int = DEFAULT_POOL_DEPTH,
     segment: str = NO_SEGMENT,
+    max_drop: float | None = None,
 ) -> JudgingPlan:
-    """The judging plan for detecting ``difference`` on ``measure`` (module docstring)."""
+    """The judging plan for detecting ``difference`` on ``measure`` (module docstring). With
+    ``max_drop`` it plans for the regression gate: a one-sided test catching a true drop of
+    ``max_drop + difference``, the formula's count checked by simulating the gate on the
+    candidate's own paired differences (``labeling.metrics.drop_test``)."""
+    if max_drop is not None:
+        sides = 1
     if pool_depth < 1:
         raise ScorecardError(f"the pool depth is at least 1, not {pool_depth}")
     if candidate == controls.run:
@@ -275,7 +299,13 @@ def plan(
     if math.isnan(sd):
         raise ScorecardError(f"{name} has fewer than two evaluated queries: label more queries "
                              "before planning")
-    needed = power_calc.queries_for_power(difference, sd, power=power, alpha=alpha, sides=sides)
+    formula = power_calc.queries_for_power(difference, sd, power=power, alpha=alpha,
+                                           sides=sides)
+    needed, simulated = formula, None
+    if max_drop is not None and candidate:
+        needed, simulated = drop_test.queries_for_simulated_power(
+            diffs.to_numpy(), formula, true_change=-(max_drop + difference), max_drop=max_drop,
+            power=power, alpha=alpha)
     runs = [controls.run] + ([candidate] if candidate else [])
     depths = pair_depths(db, runs, controls.split)
     judged = _judged_mask(db, depths, controls.rule)
@@ -290,6 +320,7 @@ def plan(
         measure=name, baseline=controls.run, candidate=candidate, difference=difference,
         power=power, alpha=alpha, sides=sides, pool_depth=pool_depth, sd=sd,
         sd_source=source.format(sd=sd, n=n_have), queries_have=n_have, queries_needed=needed,
+        formula_queries=formula, max_drop=max_drop, simulated_power=simulated,
         detectable_now=power_calc.detectable_difference(sd, n_have, power=power, alpha=alpha,
                                                         sides=sides),
         pool_per_query=work.per_query, judgments_needed=work.judgments,
