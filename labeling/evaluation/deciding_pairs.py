@@ -89,20 +89,27 @@ class ComparisonState:
 
 
 @dataclass(frozen=True)
-class _Setup:
-    measure: str  # as the engine names it (relevance threshold written out)
+class ComparisonSetup:
+    """What a comparison is computed under: ``measure`` as the engine names it (relevance
+    threshold written out), the cutoff ``k`` of the pairs in play, the unjudged policy and
+    the scale's top grade."""
+
+    measure: str
     k: int
     judged_only: bool
     top_grade: int
 
 
-def _setup(db: sqlite_utils.Database, controls: Controls, measure: str) -> _Setup:
+def comparison_setup(
+    db: sqlite_utils.Database, controls: Controls, measure: str
+) -> ComparisonSetup:
+    """The setup of a comparison on ``measure`` under ``controls`` in this workspace."""
     name = controls.with_measures([measure]).measures[0]
     scale = grading.get_scale(db)
     if not scale:
         raise ScorecardError("the workspace has no grading scale")
     cutoff = parse_measure(name).cutoff
-    return _Setup(name, int(cutoff or controls.k), controls.judged_only, int(scale[-1][0]))
+    return ComparisonSetup(name, int(cutoff or controls.k), controls.judged_only, int(scale[-1][0]))
 
 
 def _split_qrels(db: sqlite_utils.Database, qrels: pd.DataFrame, split: str) -> pd.DataFrame:
@@ -113,15 +120,18 @@ def _split_qrels(db: sqlite_utils.Database, qrels: pd.DataFrame, split: str) -> 
     return qrels.loc[qrels["query_id"].isin(wanted)]
 
 
-def _values(qrels: pd.DataFrame, run: pd.DataFrame, setup: _Setup) -> pd.Series:
+def _values(qrels: pd.DataFrame, run: pd.DataFrame, setup: ComparisonSetup) -> pd.Series:
     result = evaluate(qrels, run, [setup.measure], judged_only=setup.judged_only)
     values = result.per_query[setup.measure]
     values.index = values.index.astype("string")
     return values
 
 
-def _pairs_in_play(qrels: pd.DataFrame, runs: tuple[pd.DataFrame, pd.DataFrame],
-                   setup: _Setup) -> tuple[pd.DataFrame, tuple[pd.DataFrame, pd.DataFrame]]:
+Runs = tuple[pd.DataFrame, pd.DataFrame]  # (baseline, candidate) frames
+
+
+def _pairs_in_play(qrels: pd.DataFrame, runs: Runs,
+                   setup: ComparisonSetup) -> tuple[pd.DataFrame, Runs]:
     """Unjudged pairs in either run's top k (with each run's rank, NaN when not there) and the
     runs as the engine orders them (query_id, doc_id, score, rank), evaluated queries only."""
     ranked, tops = [], []
@@ -140,7 +150,7 @@ def _pairs_in_play(qrels: pd.DataFrame, runs: tuple[pd.DataFrame, pd.DataFrame],
 
 
 def _expanded_values(qrels: pd.DataFrame, run: pd.DataFrame, pairs: pd.DataFrame, grade: int,
-                     setup: _Setup) -> np.ndarray:
+                     setup: ComparisonSetup) -> np.ndarray:
     """Per pair: the run's value on the pair's query with that pair judged ``grade``."""
     ids = pd.DataFrame({"pid": np.arange(len(pairs)).astype(str),
                         "query_id": pairs["query_id"].to_numpy()})
@@ -156,8 +166,8 @@ def _expanded_values(qrels: pd.DataFrame, run: pd.DataFrame, pairs: pd.DataFrame
     return values.reindex(ids["pid"].astype("string")).fillna(0.0).to_numpy()
 
 
-def _leverage(qrels: pd.DataFrame, runs: tuple[pd.DataFrame, pd.DataFrame], pairs: pd.DataFrame,
-              n: int, setup: _Setup) -> np.ndarray:
+def _leverage(qrels: pd.DataFrame, runs: Runs, pairs: pd.DataFrame,
+              n: int, setup: ComparisonSetup) -> np.ndarray:
     if pairs.empty:
         return np.zeros(0)
     a, b = runs
@@ -177,14 +187,14 @@ def _ordered(pairs: pd.DataFrame) -> pd.DataFrame:
     return pairs.loc[order.sort_values(["size", "best", "query_id", "chunk_id"]).index]
 
 
-def _differences(qrels: pd.DataFrame, runs: tuple[pd.DataFrame, pd.DataFrame],
-                 setup: _Setup) -> pd.Series:
+def _differences(qrels: pd.DataFrame, runs: Runs,
+                 setup: ComparisonSetup) -> pd.Series:
     a, b = (_values(qrels, run, setup) for run in runs)
     return (b - a.reindex(b.index).fillna(0.0)).astype("float64")
 
 
 def _completed(qrels: pd.DataFrame, pairs: pd.DataFrame, relevant: np.ndarray,
-               setup: _Setup) -> pd.DataFrame:
+               setup: ComparisonSetup) -> pd.DataFrame:
     added = pd.DataFrame({"query_id": pairs["query_id"].to_numpy(),
                           "doc_id": pairs["chunk_id"].to_numpy(),
                           "relevance": np.where(relevant, setup.top_grade, 0)})
@@ -201,7 +211,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 
 def compare_on(
-    qrels: pd.DataFrame, baseline: pd.DataFrame, candidate: pd.DataFrame, setup: _Setup,
+    qrels: pd.DataFrame, baseline: pd.DataFrame, candidate: pd.DataFrame, setup: ComparisonSetup,
     judgments: int = 0,
 ) -> tuple[ComparisonState, pd.DataFrame]:
     """The comparison on these labels and the pairs in play, most decisive first."""
@@ -229,8 +239,7 @@ def compare_on(
 # On a workspace
 
 
-def _runs(db: sqlite_utils.Database, controls: Controls, candidate: str) -> tuple[pd.DataFrame,
-                                                                                  pd.DataFrame]:
+def _runs(db: sqlite_utils.Database, controls: Controls, candidate: str) -> Runs:
     if candidate == controls.run:
         raise ScorecardError("choose a candidate other than the baseline")
     return load_run(db, controls.run), load_run(db, candidate)
@@ -245,7 +254,7 @@ def comparison(
 ) -> tuple[ComparisonState, pd.DataFrame]:
     """The comparison of ``controls.run`` with ``candidate`` on ``measure`` now, and the pairs in
     play ordered by leverage (query_id, chunk_id, baseline_rank, candidate_rank, leverage)."""
-    setup = _setup(db, controls, measure)
+    setup = comparison_setup(db, controls, measure)
     key = ("deciding", _workspace(db), _run_version(db, controls.run),
            _run_version(db, candidate), labels_version(db), controls, candidate, setup)
 
@@ -333,7 +342,7 @@ def history(
 ) -> pd.DataFrame:
     """The comparison at each checkpoint (``checkpoints``): judgments, n, difference, ci_low,
     ci_high, label_low, label_high, low, high, in_play, one row per checkpoint."""
-    setup = _setup(db, controls, measure)
+    setup = comparison_setup(db, controls, measure)
     key = ("deciding-history", _workspace(db), _run_version(db, controls.run),
            _run_version(db, candidate), labels_version(db), controls, candidate, setup, points)
 

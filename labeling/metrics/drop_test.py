@@ -90,9 +90,10 @@ def studentized_draws(
         sums[start:stop] = centred[picks].sum(axis=1)
         squares[start:stop] = squared[picks].sum(axis=1)
     shift = sums / n  # mean* - mean
-    variance = np.maximum(squares - n * shift**2, 0.0) / (n - 1)
-    se = np.sqrt(variance / n)
-    tiny = se <= 1e-12 * max(1.0, float(np.abs(centred).max()))
+    spread = squares - n * shift**2
+    # A resample of equal values leaves only rounding in ``spread``: call that no spread.
+    tiny = spread <= 1e-10 * squares
+    se = np.sqrt(np.maximum(spread, 0.0) / (n - 1) / n)
     with np.errstate(divide="ignore", invalid="ignore"):
         draws = np.where(tiny, np.sign(np.round(shift, 12)) * np.inf, shift / se)
     draws = np.nan_to_num(draws, nan=0.0, posinf=np.inf, neginf=-np.inf)
