@@ -23,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fail only when a run is significantly worse than its baseline",
         description=(
             "Compare a run with its baseline query by query and fail only when it is worse by "
-            "more than the allowed drop: one-sided paired t-test, the upper end of the paired "
-            "interval below -MAX_DROP, Holm's correction across measures and segments. Exit "
+            "more than the allowed drop: a one-sided paired test (Student's t and the "
+            "bootstrap-t must agree), the upper end of the paired interval below -MAX_DROP, "
+            "Holm's correction across measures and segments. Exit "
             "status 0 pass, 1 worse, 2 bad input, 3 not enough labels (Judged@k of the run "
             "below --min-judged). On a workspace: DB with stored run names. On files: --qrels "
             "with run files for --run and --baseline."

@@ -3,7 +3,7 @@
 Conventions
 - Each *check* is one measure on one group of queries: all evaluated queries, and with a
   segment attribute also each of its values. On every check the gate runs the one-sided paired
-  t-test of ``labeling.metrics.drop_test`` (change = run - baseline, allowed drop
+  test of ``labeling.metrics.drop_test`` (change = run - baseline, allowed drop
   ``max_drop``) and reports the two-sided (1 - 2 alpha) interval of the change, whose upper end
   is the one-sided bound the test decides with.
 - Holm's step-down correction runs across every testable check (measures x groups), so the
@@ -99,6 +99,8 @@ class GateCheck:
     judged_measure: str
     judged: float
     status: str
+    p_t: float = math.nan
+    p_bootstrap: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,8 @@ def decide(
             raw.append({"measure": measure, "group": group, "n": test.n,
                         "baseline_mean": test.baseline_mean, "run_mean": test.candidate_mean,
                         "change": test.change, "low": test.low, "high": test.high,
-                        "p": test.p, "judged_measure": judged_name, "judged": judged})
+                        "p": test.p, "judged_measure": judged_name, "judged": judged,
+                        "p_t": test.p_t, "p_bootstrap": test.p_bootstrap})
     testable = [i for i, row in enumerate(raw) if not math.isnan(row["p"])]
     adjusted = statistics.holm([raw[i]["p"] for i in testable]) if testable else []
     for row in raw:

@@ -65,8 +65,10 @@ def check_summary(check: GateCheck, result: GateResult) -> str:
 def settings_sentence(result: GateResult) -> str:
     s = result.settings
     segment = "" if s.segment == NO_SEGMENT else f"; segments by {s.segment}"
-    return (f"Allowed drop {s.max_drop:g}, level {s.alpha:g} (one-sided paired t-test, Holm's "
-            f"correction over {result.tests} tests), Judged@k floor {s.min_judged:.0%} for "
+    holm = (f"Holm's correction over {result.tests} tests" if result.tests > 1 else
+            "one test, no correction")
+    return (f"Allowed drop {s.max_drop:g}, level {s.alpha:g} (one-sided paired test: Student's "
+            f"t and the bootstrap-t must agree; {holm}), Judged@k floor {s.min_judged:.0%} for "
             f"{result.run}{segment}.")
 
 
@@ -105,7 +107,8 @@ def to_json(result: GateResult) -> str:
         "settings": {"measures": list(s.measures), "max_drop": s.max_drop, "alpha": s.alpha,
                      "min_judged": s.min_judged,
                      "segment": None if s.segment == NO_SEGMENT else s.segment,
-                     "test": "one-sided paired t-test", "correction": "Holm",
+                     "test": "one-sided paired t statistic, Student's t and bootstrap-t agreeing",
+                     "correction": "Holm",
                      "tests": result.tests, "interval_confidence": result.confidence},
         "checks": [{key: plain_value(value) for key, value in c.__dict__.items()}
                    for c in result.checks],
