@@ -127,8 +127,9 @@ def test_decisive_pairs_go_to_the_queue_with_their_source(make_workspace):
     sources = db.conn.execute("SELECT source, detail, pool_depth FROM pair_sources").fetchall()
     assert len(sources) == 5
     assert set(sources) == {("queue", "decide bm25 vs fusion on R@10", None)}
-    # Sent again: the same pairs are already queued, nothing new.
+    # Sent again: the same pairs are already queued and recorded, nothing new.
     assert deciding_pairs.send_deciding_pairs(db, controls, "fusion", "R@10", limit=5) == 0
+    assert db.conn.execute("SELECT count(*) FROM pair_sources").fetchone()[0] == 5
 
 
 def test_history_replays_the_labels_of_each_moment(make_workspace):

@@ -279,8 +279,9 @@ def send_deciding_pairs(
     limit: int = DEFAULT_BATCH,
 ) -> int:
     """Queue the ``limit`` pairs with the largest leverage (non-zero only) and record that the
-    queue brought them (``pair_sources`` source ``queue``); returns how many were new in the
-    queue. One transaction: either every pair and its source row is written, or none."""
+    queue brought them (``pair_sources`` source ``queue``, once per pair and comparison);
+    returns how many were new in the queue. One transaction: either every pair and its source
+    row is written, or none."""
     if limit < 1:
         raise ScorecardError(f"send at least one pair, not {limit}")
     state, pairs = comparison(db, controls, candidate, measure)
@@ -292,7 +293,11 @@ def send_deciding_pairs(
     detail = f"decide {controls.run} vs {candidate} on {state.measure}"
     with store.write_transaction(db, action="enqueue") as conn:
         new = queue.enqueue_pairs(db, picked, reason=QUEUE_REASON)
-        provenance.add_pair_sources(conn, picked, "queue", detail=detail)
+        recorded = set(conn.execute(
+            "SELECT query_id, chunk_id FROM pair_sources WHERE source = 'queue' AND detail = ?",
+            [detail]).fetchall())
+        provenance.add_pair_sources(conn, [p for p in picked if p not in recorded], "queue",
+                                    detail=detail)
     return int(new)
 
 
