@@ -11,7 +11,11 @@ Conventions
   true difference ``difference`` (``labeling.metrics.power``; Sakai, "Topic set size design",
   2016). ``sides=2`` asks "do the runs differ by ``difference``?"; the regression gate asks a
   one-sided question, where ``difference`` is the distance between the true drop and the
-  allowed one (``gate_difference``).
+  allowed one (``gate_difference``). Planning for the gate (``max_drop``), the formula's count
+  is checked by simulating the gate itself on the candidate's own paired differences (their
+  ties and skew kept) and raised until the gate reaches the power
+  (``labeling.metrics.drop_test.queries_for_simulated_power``): the gate's test is stricter
+  than a t-test on skewed differences. The trade-off table and the segments use the formula.
 - Judgments: a query's pool at depth D is the union of the top D chunks of the planned runs
   (baseline and candidate). The pool size per query is the mean over the queries the runs
   answered. Judgments needed = queries needed x mean pool size; to judge = the unjudged pairs of
