@@ -19,9 +19,11 @@ import streamlit as st
 
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
+    deciding_pairs,
     drilldown,
     failure_tags,
     judged_coverage,
+    judging_budget,
     label_depth,
     label_sets,
     locked_splits,
@@ -485,6 +487,7 @@ def compare_tab(view: View) -> None:
         )
         (st.success if line["significant"] else st.info)(escape_inline(text))
     paired_scatter(view, controls, candidates)
+    budget_and_decision(view, controls, candidates, float(target))
 
 
 def paired_scatter(view: View, controls: Controls, candidates: list[str]) -> None:
@@ -498,6 +501,100 @@ def paired_scatter(view: View, controls: Controls, candidates: list[str]) -> Non
     scatter.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line={"dash": "dot"})
     st.plotly_chart(scatter, key="dash_scatter")
     csv_button(pairs, "paired-scores", "dash_pairs_csv")
+
+
+WHERE_DECIDE = "dashboard_decide"
+
+
+def send_deciding(controls: Controls, candidate: str, measure: str) -> None:
+    batch = int(st.session_state.get("dash_decide_batch") or deciding_pairs.DEFAULT_BATCH)
+    _run_write(
+        WHERE_DECIDE,
+        lambda: deciding_pairs.send_deciding_pairs(_common.get_db(), controls, candidate,
+                                                   measure, limit=batch),
+        "Sent the most decisive pairs to the labeling queue ({result} new).",
+    )
+
+
+def budget_and_decision(view: View, controls: Controls, candidates: list[str],
+                        target: float) -> None:
+    """The judging budget for detecting ``target`` and the pairs that decide the comparison
+    of ``controls.run`` with one candidate."""
+    st.subheader("How many labels are enough")
+    row = st.columns(4)
+    measure = row[0].selectbox("Plan on", controls.measures, key="dash_plan_measure")
+    candidate = row[1].selectbox("Against", candidates, key="dash_plan_candidate")
+    power = row[2].number_input("Power", 0.5, 0.99, POWER, 0.05, key="dash_plan_power")
+    depth = row[3].number_input("Pool depth", 1, 1000, controls.k, 1, key="dash_plan_depth",
+                                help="Judge the top this many chunks of both runs per query.")
+    plan = judging_budget.plan(view.db, controls, measure, target, candidate=candidate,
+                               power=float(power), alpha=ALPHA, pool_depth=int(depth),
+                               segment=view.segment)
+    show_plan(plan)
+    deciding_section(view, controls, candidate, measure)
+
+
+def show_plan(plan: judging_budget.JudgingPlan) -> None:
+    row = st.columns(4)
+    row[0].metric("Queries needed", f"{plan.queries_needed:,}",
+                  help=f"You have {plan.queries_have:,} evaluated queries.")
+    row[1].metric("Judgments", f"{plan.judgments_needed:,}",
+                  help=f"{plan.to_judge:,} of them are not judged yet.")
+    row[2].metric("Hours", f"{plan.hours:,.1f}", help=plan.pace.source)
+    row[3].metric("Machine judge calls", f"{plan.machine_calls:,}",
+                  help=f"About {plan.machine_tokens:,} tokens.")
+    for sentence in plan.sentences():
+        st.caption(escape_inline(sentence))
+    st.dataframe(plan.tradeoff, hide_index=True, key="dash_plan_tradeoff",
+                 column_config={"judged": st.column_config.NumberColumn(format="percent"),
+                                **number_columns(("sd", "pool_per_query", "hours"), "%.2f")})
+    st.caption("The same question at each pool depth: the measure cut there, its spread on "
+               "your labels (Judged@depth says how complete they are), the queries it needs "
+               "and the judgments at that depth. Many queries judged shallowly usually beat "
+               "few judged deeply (Webber, Moffat & Zobel 2008).")
+    curve = px.line(plan.curve, x="queries", y="detectable", log_x=True,
+                    title=escape_chart_text(f"Detectable difference on {plan.measure}"))
+    curve.add_scatter(x=[plan.queries_have], y=[plan.detectable_now], mode="markers",
+                      name="you are here", marker={"size": 12})
+    curve.add_scatter(x=[plan.queries_needed], y=[plan.difference], mode="markers",
+                      name="planned", marker={"size": 12, "symbol": "diamond"})
+    st.plotly_chart(curve, key="dash_plan_curve")
+    if not plan.segments.empty:
+        st.dataframe(plan.segments, hide_index=True, key="dash_plan_segments",
+                     column_config=number_columns(("sd",), "%.3f"))
+        st.caption("Per segment, each at level alpha divided by the number of segments, so a "
+                   "small segment can be protected with Holm's correction across segments.")
+
+
+def deciding_section(view: View, controls: Controls, candidate: str, measure: str) -> None:
+    st.subheader("Which pairs decide the comparison")
+    state, pairs = deciding_pairs.comparison(view.db, controls, candidate, measure)
+    st.dataframe(pd.DataFrame([state.row()]), hide_index=True, key="dash_decide_now")
+    st.caption(escape_inline(
+        f"{state.measure}, {candidate} minus {controls.run} on {state.n} queries (chunk unit): "
+        f"{state.difference:+.3f}, {CONFIDENCE:.0%} paired interval {state.ci_low:+.3f} to "
+        f"{state.ci_high:+.3f}. The {state.in_play} unjudged pairs in either top list could "
+        f"move it from {state.label_low:+.3f} to {state.label_high:+.3f}; allowing for both, "
+        f"the interval is {state.low:+.3f} to {state.high:+.3f}: {state.verdict}."))
+    st.dataframe(pairs.head(50), hide_index=True, key="dash_decide_pairs",
+                 column_config=number_columns(("leverage",), "%.4f"))
+    st.caption("Leverage: how far the mean difference moves if the pair is judged at the top "
+               "grade rather than not relevant; pairs the runs rank differently near the top "
+               "come first. The queue serves queued pairs in its own shuffled order.")
+    row = st.columns([1, 3])
+    row[0].number_input("Pairs to send", 1, 1000, deciding_pairs.DEFAULT_BATCH, 1,
+                        key="dash_decide_batch")
+    row[1].button("Send the most decisive pairs to the labeling queue", key="dash_decide_send",
+                  on_click=send_deciding, args=(controls, candidate, measure),
+                  disabled=deciding_pairs.decisive(pairs).empty
+                  or not _auth.can(view.db, "enqueue"),
+                  help=_auth.refusal_help(view.db, "enqueue"))
+    _common.show_flash(WHERE_DECIDE)
+    history = deciding_pairs.history(view.db, controls, candidate, measure)
+    chart = px.line(history, x="judgments", y=["low", "high", "difference"], markers=True,
+                    title="How the interval narrowed as labels came in")
+    st.plotly_chart(chart, key="dash_decide_history")
+    csv_button(history, f"deciding-{controls.run}-{candidate}", "dash_decide_history_csv")
 
 
 def worst_queries_tab(view: View) -> None:

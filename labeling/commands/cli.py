@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "labeling.commands.access",
     "labeling.commands.report",
     "labeling.commands.threshold",
+    "labeling.commands.plan",
+    "labeling.commands.gate",
     "labeling.commands.synthetic",
 ]
 

@@ -1,7 +1,8 @@
 """Judging pace: how fast each person judges, measured from their judgments' timestamps.
 
 Conventions
-- Only judgments of origin ``person`` count (imports share one timestamp; machines are not paced).
+- Only judgments a person made in the app count: origin ``person`` with no ``origin_source``
+  (a file of a person's judgments is stamped when it was imported; machines are not paced).
 - An annotator's judgments, in time order, form sessions: a gap longer than ``BREAK_SECONDS``
   starts a new one. A card's time is the gap from the previous judgment in the same session, so
   the first judgment of a session has none.
@@ -34,10 +35,12 @@ class Pace:
 
 
 def person_judgment_times(db: sqlite_utils.Database) -> pd.DataFrame:
-    """Columns annotator and at (UTC timestamps) of every person's judgment, oldest first."""
+    """Columns annotator and at (UTC timestamps) of every judgment made in the app by a person,
+    oldest first."""
     frame = pd.DataFrame(
         db.conn.execute(
-            "SELECT annotator, created_at FROM judgments WHERE origin = 'person' ORDER BY id"
+            "SELECT annotator, created_at FROM judgments"
+            " WHERE origin = 'person' AND origin_source IS NULL ORDER BY id"
         ).fetchall(),
         columns=["annotator", "created_at"],
     )
