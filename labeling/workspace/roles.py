@@ -47,6 +47,8 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "accept": ("accepting synthetic questions", _TEAM),
     "reject": ("rejecting synthetic questions", _TEAM),
     "review": ("reviewing synthetic questions", _TEAM),
+    "machine_judge": ("running a machine judge", _TEAM),
+    "audit": ("drawing an audit sample of machine labels", _TEAM),
     "import": ("importing", _ADMIN),
     "add_query": ("adding a query", _ADMIN),
     "edit_queries": ("editing queries", _ADMIN),
