@@ -569,7 +569,7 @@ def main() -> None:
         st.stop()
     scale = grading.get_scale(db)
     controls, segment = read_controls(db, runs, scale)
-    labels = label_sets.label_snapshot(db, controls.rule)
+    labels = label_sets.labels_for(db, controls)
     if labels.qrels.empty:
         st.info("No labels yet: the scorecard evaluates queries with at least one label.")
         st.stop()

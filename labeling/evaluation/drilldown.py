@@ -13,7 +13,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import _document_of, chunk_documents, load_run
 from labeling.evaluation.score_controls import NO_SEGMENT, Controls
 from labeling.evaluation.segmenting import _segments
@@ -90,7 +90,7 @@ def drill_down(
     is left out of the missed list.
     """
     rel = controls.relevance
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     frame = load_run(db, controls.run)
     mine = frame.loc[frame["query_id"] == query_id, ["doc_id", "score"]]
     mine = mine.sort_values(["score", "doc_id"], ascending=[False, False], ignore_index=True)
@@ -160,7 +160,7 @@ def drill_down_documents(
     chunks, missed_chunks = chunk_lists
     rel = controls.relevance
     chunk_doc = chunk_documents(db)
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
     document = _document_of(graded["doc_id"], chunk_doc)
     hidden = _hidden_grades(graded.set_index("doc_id")["relevance"], query_id, sight)

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import _ranked, load_run
 from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL, Controls
 from labeling.evaluation.scoring import per_query
@@ -70,7 +70,7 @@ def unjudged_pairs(
     Queries are the evaluated ones (labeled at least once), filtered by ``controls.split`` and
     ``query_ids``. Pairs are chunks whatever the unit: a chunk is what gets judged.
     """
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     judged = pd.MultiIndex.from_frame(labels.qrels[["query_id", "doc_id"]].astype("string"))
     wanted = None if query_ids is None else set(query_ids)
     if controls.split != "all":

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from labeling.errors import ScorecardError
-from labeling.judging import consensus
+from labeling.judging import consensus, label_sources
 from labeling.metrics.measures import KINDS, PARAM_DEFAULTS, Measure, parse_measure
 
 UNITS = ("chunk", "document")
@@ -25,6 +25,7 @@ POLICIES: dict[str, str] = {
 }
 SPLITS = ("all", "dev", "test")
 CONSENSUS_RULES = consensus.RULES
+LABEL_SOURCES = label_sources.LABEL_SOURCES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
 MISSING = "(missing)"
@@ -60,6 +61,9 @@ class Controls:
       ``SPLITS``; ``rule``: a consensus rule (``labeling.judging.consensus.RULES``).
     - ``relevance``: the lowest grade that counts as relevant (trec_eval's ``-l``), also for the
       drill-down's relevant and missed chunks.
+    - ``label_source``: whose judgments the consensus is taken over, a key of ``LABEL_SOURCES``
+      (people only by default); ``judge``: one machine judge (``model@prompt-version``) for the
+      machine sources, empty for every judge (``labeling.judging.label_sources``).
 
     The defaults are the dashboard's and the CLI's. Bad values raise ``ScorecardError`` when the
     value is made, naming the problem; a made ``Controls`` is valid and hashable (a cache key).
@@ -73,6 +77,8 @@ class Controls:
     split: str = "all"
     rule: str = "default"
     relevance: int = DEFAULT_RELEVANCE
+    label_source: str = label_sources.DEFAULT_SOURCE
+    judge: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.run, str) or not self.run.strip():
@@ -86,6 +92,8 @@ class Controls:
         _check_choice("policy", self.policy, tuple(POLICIES))
         _check_choice("split", self.split, SPLITS)
         _check_choice("consensus rule", self.rule, tuple(CONSENSUS_RULES))
+        object.__setattr__(self, "judge", str(self.judge or "").strip())
+        label_sources.check_source(self.label_source, self.judge)
         object.__setattr__(self, "k", int(self.k))
         object.__setattr__(self, "relevance", int(self.relevance))
         object.__setattr__(self, "measures", self._resolve(self.measures))
@@ -134,8 +142,14 @@ class Controls:
             f"Policy: {POLICIES[self.policy]}. Unit: {self.unit}. Split: {self.split}. "
             f"Consensus rule {self.rule}: {CONSENSUS_RULES[self.rule]}. "
             f"Relevant: grade {self.relevance} and above. "
+            f"Labels: {label_sources.describe(self.label_source, self.judge)}. "
             "Recall is measured against the labeled set, not the whole corpus."
         )
+
+    @property
+    def machine_assisted(self) -> bool:
+        """Whether a machine judge's labels are part of the scores."""
+        return self.label_source in label_sources.MACHINE_SOURCES
 
 
 def relevance_choices(grades: Iterable[int]) -> list[int]:

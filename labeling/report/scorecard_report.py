@@ -194,7 +194,7 @@ def build_scorecard(
     run_meta = _run_meta(db, run)
     base_meta = _run_meta(db, baseline) if baseline else None
 
-    labels = label_sets.label_snapshot(db, controls.rule)
+    labels = label_sets.labels_for(db, controls)
     queries = segmenting.query_table(db)
     values = scoring.per_query(db, controls)
     card = scoring.scorecard(values, queries, segment, n_resamples=n_resamples)
