@@ -66,7 +66,7 @@ def _hidden_grades(
     graded: pd.Series, query_id: str, sight: Sight | None
 ) -> pd.Series:
     """Per labeled chunk id (the index of ``graded``): whether ``sight`` hides its grade."""
-    if sight is None or sight.sees_all:
+    if sight is None or not sight.blind_to_some:
         return pd.Series(False, index=graded.index, dtype=bool)
     return pd.Series([not sight.sees_pair(query_id, c) for c in graded.index.astype(str)],
                      index=graded.index, dtype=bool)
