@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from labeling.commands import add_command, add_consensus_option
+from labeling.commands import add_command, add_consensus_option, add_label_source_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--judged-only", action="store_true",
                         help="drop unlabeled results before scoring (trec_eval -J)")
     add_consensus_option(parser)
+    add_label_source_options(parser)
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -46,10 +47,12 @@ def run_report(args: argparse.Namespace) -> int:
     controls = report.report_controls(
         args.run, measures=tuple(args.measures or report.DEFAULT_MEASURES),
         policy="judged_only" if args.judged_only else "nonrelevant", rule=args.consensus,
+        label_source=args.label_source, judge=args.judge,
     )  # bad measures fail before the workspace is opened
     db = open_workspace(args.db, create=False)
     card = report.build_scorecard(db, controls, baseline=args.baseline, segment=args.segment)
     fmt = report.write_scorecard(card, args.out)
     print(f"wrote the {fmt} scorecard of {args.run} to {args.out} "
-          f"(label snapshot {card.snapshot}, {card.n_queries} queries)")
+          f"(label snapshot {card.snapshot}, {card.n_queries} queries; labels: "
+          f"{card.label_source})")
     return 0

@@ -29,7 +29,7 @@ from labeling.evaluation.score_controls import (
 )
 from labeling.evaluation.scoring import per_query
 from labeling.evaluation.segmenting import _segments, query_table
-from labeling.judging import label_sources, machine_judge
+from labeling.judging import audit_sample, label_sources, machine_judge
 from labeling.metrics import label_agreement as agree
 from labeling.workspace import grading
 
@@ -176,3 +176,51 @@ def disagreements(
     columns = ["query_id", "chunk_id", "query", "chunk", "people", "machine", "gap", "reason"]
     return far.sort_values(["gap", "query_id", "chunk_id"], ascending=[False, True, True],
                            ignore_index=True)[columns]
+
+
+def assistance(db: sqlite_utils.Database, controls: Controls) -> list[dict]:
+    """For a machine-assisted ``controls.label_source``: per judge whose labels the scores use,
+    its labels, its latest audit sample (pairs drawn and judged by people so far) and its
+    agreement with people (kappa, quadratic-weighted kappa, pairs compared). Empty for people
+    only."""
+    if not controls.machine_assisted:
+        return []
+    names = [controls.judge] if controls.judge else machine_judge.judges(db)
+    out = []
+    for name in names:
+        labels = len(machine_judge.machine_labels(db, name))
+        both = paired_grades(db, name, controls.rule)
+        grades = [g for g, _, _ in grading.get_scale(db)]
+        plain = agree.kappa(both["people"], both["machine"], grades) if len(both) else None
+        weighted = (agree.kappa(both["people"], both["machine"], grades, "quadratic")
+                    if len(both) else None)
+        samples = audit_sample.samples(db, name)
+        sample = None
+        if not samples.empty:
+            sample_id = int(samples.iloc[0]["id"])
+            progress = audit_sample.audit_progress(db, sample_id)
+            sample = {"id": sample_id, "drawn": progress.drawn, "judged": progress.judged}
+        out.append({"judge": name, "labels": labels, "audit": sample, "pairs_compared": len(both),
+                    "kappa": plain, "weighted_kappa": weighted})
+    return out
+
+
+def describe_assistance(items: list[dict]) -> list[str]:
+    """One sentence per judge of ``assistance``: audit size and kappa."""
+    lines = []
+    for item in items:
+        audit = item["audit"]
+        audited = ("no audit sample drawn" if audit is None else
+                   f"audit sample {audit['id']}: {audit['judged']} of {audit['drawn']} pairs "
+                   "verified by people")
+        kappa = ("no pair graded by both yet" if item["kappa"] is None else
+                 f"kappa {_number(item['kappa'])} (quadratic-weighted "
+                 f"{_number(item['weighted_kappa'])}) on {item['pairs_compared']} pairs "
+                 "graded by both")
+        lines.append(f"Machine judge {item['judge']}: {item['labels']} labels; {audited}; "
+                     f"{kappa} against people.")
+    return lines
+
+
+def _number(value: float) -> str:
+    return "undefined" if value != value else f"{value:.2f}"

@@ -203,6 +203,12 @@ def parse_reply(content: str, grades: Iterable[int]) -> tuple[int, str]:
     return int(number), reason.strip() if isinstance(reason, str) else json.dumps(reason)
 
 
+def queued_pairs(db: sqlite_utils.Database) -> list[Pair]:
+    """The pairs open in the labeling queue, in its shuffled order (a pair set to judge)."""
+    return [(str(q), str(c)) for q, c in db.conn.execute(
+        "SELECT query_id, chunk_id FROM label_queue WHERE judged < needed ORDER BY shuffle_key")]
+
+
 # ---------------------------------------------------------------------------------------------
 # Planning
 

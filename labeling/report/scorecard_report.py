@@ -35,6 +35,7 @@ from labeling.errors import ScorecardError
 from labeling.evaluation import (
     drilldown,
     label_sets,
+    machine_agreement,
     run_comparison,
     score_controls,
     scoring,
@@ -48,6 +49,7 @@ from labeling.evaluation.score_controls import (
     Controls,
 )
 from labeling.files.formats.values import plain_value
+from labeling.judging import label_sources
 from labeling.markdown import escape_inline
 from labeling.metrics.measures import parse_measure
 from labeling.teaching import guide
@@ -89,6 +91,18 @@ class Scorecard:
     worst_measure: str
     worst: list[dict[str, Any]] = field(default_factory=list)
     gate_example: str = ""
+    # Per machine judge the scores use: labels, audit sample size, kappa against people.
+    assistance: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label_source(self) -> str:
+        """Whose labels the scores are made of, in words."""
+        return label_sources.describe(self.controls.label_source, self.controls.judge)
+
+    def source_lines(self) -> list[str]:
+        """The label source and, for machine-assisted scores, each judge's audit and kappa."""
+        return [f"Labels: {self.label_source}.",
+                *machine_agreement.describe_assistance(self.assistance)]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (NaN becomes None)."""
@@ -105,6 +119,10 @@ class Scorecard:
             "label_snapshot": self.snapshot, "measures": self.measures,
             "segment": self.segment, "policy": self.controls.policy,
             "consensus_rule": self.controls.rule, "unit": self.controls.unit,
+            "label_source": self.controls.label_source, "judge": self.controls.judge or None,
+            "label_source_text": self.label_source,
+            "machine_assistance": [{k: plain_value(v) if not isinstance(v, dict) else v
+                                    for k, v in item.items()} for item in self.assistance],
             "split": self.controls.split, "relevance": self.controls.relevance,
             "queries": self.n_queries,
             "labels": self.n_labels, "conventions": self.conventions,
@@ -149,7 +167,9 @@ def _conventions(controls: Controls, n_resamples: int) -> list[str]:
         "written RR@k.",
         f"Labels: one consensus grade per (query, chunk), rule {controls.rule}: "
         + score_controls.CONSENSUS_RULES[controls.rule]
-        + f". Grades >= {controls.relevance} are relevant.",
+        + f". Grades >= {controls.relevance} are relevant. Whose labels: "
+        + label_sources.describe(controls.label_source, controls.judge)
+        + " (chosen before the consensus: people and machines never vote together).",
         "Policy: " + score_controls.POLICIES[controls.policy] + ".",
         f"Unit: {controls.unit}. Split: {controls.split}.",
         "Recall is measured against the labeled chunks, not the whole corpus.",
@@ -216,6 +236,7 @@ def build_scorecard(
         conventions=_conventions(controls, n_resamples), card=card, baseline_card=baseline_card,
         comparison=comparison, worst_measure=worst_measure, worst=worst,
         gate_example=_gate_example(db, controls),
+        assistance=machine_agreement.assistance(db, controls),
     )
 
 
@@ -262,6 +283,10 @@ def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
         options.append(f"--consensus {controls.rule}")
     if controls.judged_only:
         options.append("--judged-only")
+    if controls.label_source != label_sources.DEFAULT_SOURCE:
+        options.append(f"--label-source {_shell_word(controls.label_source)}")
+    if controls.judge:
+        options.append(f"--judge {_shell_word(controls.judge)}")
     return " ".join(
         ["scorecard evaluate --db", _shell_word(Path(_db_path(db)).name), "--run",
          _shell_word(controls.run), *options]
@@ -443,6 +468,7 @@ def to_html(card: Scorecard) -> str:
         f"<code>{_e(card.snapshot)}</code> (consensus rule {_e(card.controls.rule)}) · "
         f"{card.n_queries} queries evaluated · "
         f"{card.n_labels} labels</p>",
+        "<p class='note'>" + "<br>".join(_e(line) for line in card.source_lines()) + "</p>",
         f"<p>{_run_line(card.run)}" + (f"<br>Baseline {_run_line(card.baseline)}"
                                        if card.baseline else "") + "</p>",
         f"<p class='note'>{_e(guide.NOT_MEASURED)}</p>",
@@ -518,6 +544,8 @@ def to_markdown(card: Scorecard) -> str:
         f"Workspace {_md(card.workspace)} · {card.generated_at[:10]} · label snapshot "
         f"`{card.snapshot}` (consensus rule {card.controls.rule}) · {card.n_queries} queries · "
         f"{card.n_labels} labels",
+        "",
+        *[f"- {_md(line)}" for line in card.source_lines()],
         "",
         "Run: " + "; ".join(f"{_md(k)}: {_md(_fmt(v))}" for k, v in run.items()
                             if k != "name" and v not in (None, "")),
