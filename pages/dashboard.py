@@ -41,6 +41,7 @@ from labeling.evaluation.score_controls import (
 )
 from labeling.files import exporters as exports
 from labeling.files import uploads
+from labeling.judging import machine_judge
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.workspace import contents, grading
 from pages import _auth, _common
@@ -285,6 +286,7 @@ def read_controls(
             "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
                                    key="dash_policy", format_func=score_controls.POLICIES.get),
         }
+        settings.update(read_label_source(db))
     # The Metric guide's chooser may have set the lead measures for this session.
     lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
     measures = tuple(dict.fromkeys((*lead, *extra)))
@@ -294,6 +296,21 @@ def read_controls(
     except ScorecardError as error:  # a bad custom measure name: say so, keep the others
         st.error(escape_inline(f"{type(error).__name__}: {error}"))
         return Controls(measures=measures, **settings), segment
+
+
+def read_label_source(db: sqlite_utils.Database) -> dict[str, str]:
+    """The label source (people only by default) and, for a machine source, the judge."""
+    judges = machine_judge.judges(db)
+    row = st.columns([2, 2, 1])
+    source = row[0].selectbox(
+        "Labels", list(score_controls.LABEL_SOURCES), key="dash_label_source",
+        format_func=score_controls.LABEL_SOURCES.get,
+        help="Whose labels the scores use. Machine labels count only when chosen here; people "
+        "and machines never vote together. Audit a machine judge on the Machine judges page.")
+    if source == "people" or not judges:
+        return {"label_source": source}
+    judge = row[1].selectbox("Machine judge", judges, key="dash_judge")
+    return {"label_source": source, "judge": judge}
 
 
 # --- tabs -------------------------------------------------------------------------------------
@@ -448,6 +465,8 @@ def worst_queries_tab(view: View) -> None:
 def drill_down_lists(view: View, query_id: str) -> pd.DataFrame:
     """The query's ranked list and missed items in the controls' unit; returns the chunks."""
     sight = _common.sight(view.db, query_id)  # blind: grades not yet seen are hidden
+    if view.controls.machine_assisted:  # a machine's grade of a pair waiting to be audited
+        sight = sight.hiding_waiting()
     ranked, missed = drilldown.drill_down(view.db, view.controls, query_id, sight=sight)
     if ranked.empty:
         st.info("The run returned nothing for this query.")

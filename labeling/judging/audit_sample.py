@@ -202,11 +202,16 @@ def design(
 
 def samples(db: sqlite_utils.Database, judge: str | None = None) -> pd.DataFrame:
     """The audit samples (of ``judge`` when given), newest first: id, judge, budget, pairs,
-    relevance, runs, segment, seed, created_by, created_at."""
+    verified (audited pairs people have graded), waiting, relevance, runs, segment, seed,
+    created_by, created_at."""
     where, params = ("WHERE judge = ?", [judge]) if judge else ("", [])
-    return pd.read_sql_query(
+    frame = pd.read_sql_query(
         f"SELECT id, judge, budget, pairs, relevance, runs, segment, seed, created_by,"
         f" created_at FROM audit_samples {where} ORDER BY id DESC", db.conn, params=params)
+    progress = [audit_progress(db, int(i)) for i in frame["id"]]
+    frame.insert(4, "verified", [p.judged for p in progress])
+    frame.insert(5, "waiting", [p.waiting for p in progress])
+    return frame
 
 
 def sample_row(db: sqlite_utils.Database, sample_id: int) -> dict:
