@@ -99,3 +99,14 @@ def test_history_keeps_people_scores_only(db):
         score_history.save_snapshot(db, machine_only)
     _, warnings = score_history.history(db, machine_only.headline(), "(unversioned)")
     assert any("label source 'machine'" in w for w in warnings)
+
+
+def test_exported_qrels_carry_people_labels_only(db, tmp_path):
+    from labeling.files import exporters
+
+    path = tmp_path / "qrels.txt"
+    assert exporters.export_qrels(db, path) == 2
+    lines = sorted(path.read_text(encoding="utf-8").split("\n")[:-1])
+    assert [line.split()[::2] for line in lines] == [["q-indent", "dedent"],
+                                                     ["q-tree", "copytree"]]
+    assert [line.split()[3] for line in lines] == ["1", "3"]
