@@ -118,6 +118,11 @@ def label_tab(db, runs: list[str]) -> None:
     row[1].number_input("Price per million reply tokens", 0.0, 1000.0, 0.0, key="mj_price_out")
     row[2].number_input("Call cap", 0, 1_000_000, DEFAULT_CAP, 50, key="mj_cap",
                         help="Requests this run may send, retries included.")
+    if not str(state.get("mj_model") or "").strip() or not str(
+            state.get("mj_base_url") or "").strip():
+        st.info("Give the server's address and the model's name to plan a batch.")
+        batches_section(db)
+        return
     try:
         judge = _judge_from_widgets()
         pairs, described = _pairs_from_widgets(db)
