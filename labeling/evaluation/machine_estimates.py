@@ -83,32 +83,39 @@ def audit_state(db: sqlite_utils.Database, sample_id: int, rule: str) -> AuditSt
 def _label_sets(pairs: pd.DataFrame, prediction: str, null_grade: int) -> pd.DataFrame:
     """qrels (query_id = hybrid id, doc_id, relevance) of every label set scored, and the
     hybrid table: one row per (query, step) with ``hybrid`` id, ``step`` (0: prediction only;
-    s: the first known pairs plus s - 1 audited ones) and the step's inclusion probability."""
-    guess = pairs["machine_grade"] if prediction == "machine" else pd.Series(
-        null_grade, index=pairs.index, dtype="Int64")
-    rows = []
-    steps = []
-    for query_id, group in pairs.groupby("query_id", sort=True):
-        known = group.loc[group["known"]]
-        audited = group.loc[~group["known"] & group["observed"]]
-        # Step 0: the prediction alone; step 1: known pairs human; then one audited pair each.
-        orders = [(0, 1.0, 0), (1, 1.0, len(known))]
-        orders += [(1 + i + 1, float(p), len(known) + i + 1)
-                   for i, p in enumerate(audited["inclusion"])]
-        human_first = pd.concat([known, audited])
-        for step, inclusion, take in orders:
-            hybrid = f"{query_id}{_SEP}{prediction}{_SEP}{step}"
-            steps.append((query_id, hybrid, step, inclusion))
-            labels = guess.loc[group.index].copy()
-            chosen = human_first.index[:take]
-            labels.loc[chosen] = group.loc[chosen, "human"]
-            keep = labels.notna()
-            rows.append(pd.DataFrame({"query_id": hybrid, "doc_id": group.loc[keep, "chunk_id"],
-                                      "relevance": labels.loc[keep].astype("int64")}))
-    qrels = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["query_id", "doc_id", "relevance"])
-    table = pd.DataFrame(steps, columns=["query_id", "hybrid", "step", "inclusion"])
-    return qrels, table
+    1: the known pairs human; s > 1: and the first s - 1 audited pairs too) and the step's
+    inclusion probability. ``pairs`` is in audit order (query, position)."""
+    pairs = pairs.reset_index(drop=True)
+    guess = (pairs["machine_grade"] if prediction == "machine"
+             else pd.Series(null_grade, index=pairs.index, dtype="Int64"))
+    human_used = pairs["observed"].to_numpy()
+    # A pair's place among the human grades a query uses: known pairs first, then the audit.
+    place = pairs.loc[human_used].groupby("query_id").cumcount() + 1
+    human_place = np.full(len(pairs), np.inf)
+    human_place[place.index.to_numpy()] = place.to_numpy()
+    known = pairs.groupby("query_id", sort=True)["known"].sum()
+    audited = pairs.loc[human_used & ~pairs["known"].to_numpy()]
+    steps = pd.concat([
+        pd.DataFrame({"query_id": known.index, "step": 0, "take": 0, "inclusion": 1.0}),
+        pd.DataFrame({"query_id": known.index, "step": 1, "take": known.to_numpy(),
+                      "inclusion": 1.0}),
+        pd.DataFrame({"query_id": audited["query_id"].to_numpy(),
+                      "step": audited.groupby("query_id").cumcount().to_numpy() + 2,
+                      "take": known.reindex(audited["query_id"]).to_numpy()
+                      + audited.groupby("query_id").cumcount().to_numpy() + 1,
+                      "inclusion": audited["inclusion"].to_numpy()}),
+    ], ignore_index=True).sort_values(["query_id", "step"], ignore_index=True)
+    steps["hybrid"] = (steps["query_id"].astype(str) + f"{_SEP}{prediction}{_SEP}"
+                       + steps["step"].astype(str))
+    frame = pairs[["query_id", "chunk_id"]].assign(
+        human=pairs["human"], guess=guess, place=human_place)
+    grid = frame.merge(steps[["query_id", "hybrid", "take"]], on="query_id")
+    labels = grid["guess"].where(grid["place"] > grid["take"], grid["human"])
+    keep = labels.notna().to_numpy()
+    qrels = pd.DataFrame({"query_id": grid["hybrid"].to_numpy()[keep],
+                          "doc_id": grid["chunk_id"].to_numpy()[keep],
+                          "relevance": labels.to_numpy()[keep].astype("int64")})
+    return qrels, steps[["query_id", "hybrid", "step", "inclusion"]]
 
 
 def _hybrid_values(db, controls: Controls, run: str, qrels: pd.DataFrame,
