@@ -161,9 +161,11 @@ def batches_section(db) -> None:
     if open_ids:
         row = st.columns([1, 1, 3])
         chosen = row[0].selectbox("Batch to resume", open_ids, key="mj_resume_id")
+        no_server = not str(st.session_state.get("mj_base_url") or "").strip()
         if row[1].button("Resume", key="mj_resume",
-                         disabled=not _auth.can(db, "machine_judge"),
-                         help=_auth.refusal_help(db, "machine_judge")):
+                         disabled=no_server or not _auth.can(db, "machine_judge"),
+                         help="Give the server's address above." if no_server
+                         else _auth.refusal_help(db, "machine_judge")):
             _run(db, int(chosen), machine_judge.batch_judge(db, int(chosen)).model)
         failures = machine_judge.batch_failures(db, int(chosen))
         if not failures.empty:

@@ -168,6 +168,14 @@ def test_an_unreachable_server_stops_the_batch_with_one_sentence(db):
     assert result.pending == 3 and result.failed == 1
 
 
+def test_a_server_address_that_is_not_a_url_is_one_sentence(db):
+    batch = mj.start_batch(db, judge(), rows.PAIRS[:2], "two")
+    result = mj.run_batch(db, batch, chat.ChatClient("localhost:8080/v1", MODEL))
+    assert result.stopped == "the server address 'localhost:8080/v1' is not an http:// or " \
+        "https:// URL"
+    assert result.pending == 2 and result.calls == 0
+
+
 def test_pairs_of_a_locked_split_are_left_out(make_workspace, server):
     from labeling.evaluation import locked_splits
 

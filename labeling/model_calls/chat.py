@@ -78,7 +78,10 @@ class ChatClient:
 
     def chat(self, prompt: str) -> str:
         """The assistant message of one chat completion, retried on transient failures."""
-        url = self.base_url.rstrip("/") + "/chat/completions"
+        url = self.base_url.strip().rstrip("/") + "/chat/completions"
+        if not url.lower().startswith(("http://", "https://")):
+            raise ServerUnreachable(
+                f"the server address {self.base_url!r} is not an http:// or https:// URL")
         body = json.dumps({
             "model": self.model, "temperature": self.temperature,
             "messages": [{"role": "user", "content": prompt}],
