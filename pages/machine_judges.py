@@ -13,28 +13,24 @@ import streamlit as st
 
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
-    judged_coverage,
     machine_agreement,
     machine_estimates,
+    machine_pairs,
     score_controls,
     segmenting,
 )
 from labeling.evaluation.score_controls import Controls
 from labeling.files import exporters as exports
-from labeling.judging import audit_sample, machine_judge, pooling
+from labeling.judging import audit_sample, machine_judge
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.model_calls import chat
 from labeling.report import scorecard_report
-from labeling.workspace import contents, grading
+from labeling.workspace import contents, grading, query_store
 from pages import _auth, _common
 
 WHERE = "machine_judges"
 FAILURES = (ScorecardError, sqlite3.Error)
-PAIR_SETS = {
-    "pool": "the top k of runs (their pool)",
-    "unjudged": "the top k of runs that people have not judged",
-    "queue": "the pairs open in the labeling queue",
-}
+NO_FILTER = "(every query)"
 DEFAULT_CAP = 500
 ESTIMATE_MEASURES = ["nDCG@10", "P@10", "R@10", "RR", "AP"]
 
@@ -51,19 +47,12 @@ def _judge_from_widgets() -> machine_judge.Judge:
 
 def _pairs_from_widgets(db) -> tuple[list[tuple[str, str]], str]:
     state = st.session_state
-    kind, runs, k = state.get("mj_pair_set", "pool"), state.get("mj_runs") or [], state.get(
-        "mj_k", 10)
     split = None if state.get("mj_split", "all") == "all" else state["mj_split"]
-    if kind == "queue":
-        return machine_judge.queued_pairs(db), PAIR_SETS["queue"]
-    if not runs:
-        raise ScorecardError("choose at least one run")
-    described = f"top {k} of {', '.join(runs)}" + (f", {split}" if split else "")
-    if kind == "unjudged":
-        controls = Controls(runs[0], k=int(k), split=split or "all")
-        return judged_coverage.unjudged_pairs(db, controls, runs), f"unjudged {described}"
-    frame = pooling.pool_pairs(db, runs, int(k), split=split)
-    return list(zip(frame["query_id"], frame["chunk_id"], strict=True)), described
+    attribute, values = state.get("mj_segment_attr"), state.get("mj_segment_values") or []
+    segment = (attribute, values) if attribute not in (None, NO_FILTER) and values else None
+    return machine_pairs.pair_set(db, state.get("mj_pair_set", "pool"),
+                                  state.get("mj_runs") or [], int(state.get("mj_k", 10)),
+                                  split=split, segment=segment)
 
 
 def _client(model: str) -> chat.ChatClient:
@@ -109,10 +98,17 @@ def label_tab(db, runs: list[str]) -> None:
                      help="A template prompts/relevance\\_judge\\_VERSION.md")
     row[3].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="mj_temperature")
     row = st.columns([2, 2, 1, 1])
-    row[0].radio("Pairs", list(PAIR_SETS), format_func=PAIR_SETS.get, key="mj_pair_set")
+    row[0].radio("Pairs", list(machine_pairs.PAIR_SETS),
+                 format_func=machine_pairs.PAIR_SETS.get, key="mj_pair_set")
     row[1].multiselect("Runs", runs, default=runs[:2], key="mj_runs")
     row[2].number_input("k", 1, 1000, 10, 1, key="mj_k")
     row[3].selectbox("Split", ["all", "dev", "test"], key="mj_split")
+    row = st.columns([1, 3])
+    attribute = row[0].selectbox("Only a segment", [NO_FILTER, *query_store.attribute_names(db)],
+                                 key="mj_segment_attr")
+    if attribute != NO_FILTER:
+        row[1].multiselect("Values", machine_pairs.segment_values(db, attribute),
+                           key="mj_segment_values")
     row = st.columns(3)
     row[0].number_input("Price per million prompt tokens", 0.0, 1000.0, 0.0, key="mj_price_in")
     row[1].number_input("Price per million reply tokens", 0.0, 1000.0, 0.0, key="mj_price_out")

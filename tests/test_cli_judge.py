@@ -99,3 +99,21 @@ def test_errors_are_one_sentence(make_workspace, capsys, monkeypatch):
     assert main(["judge", str(path), "audit", "--judge", "none@v1", "--budget", "5",
                  "--runs", "bm25"]) == 2
     assert "no labels to audit" in capsys.readouterr().err
+
+
+def test_the_pair_set_options(make_workspace, capsys):
+    from labeling.evaluation import machine_pairs
+
+    path = make_workspace.path("demo")
+    assert main(["judge", str(path), "run", "--base-url", "http://127.0.0.1:1/v1", "--model",
+                 "m", "--runs", "bm25", "--k", "20", "--unjudged", "--segment", "topic=hr,it",
+                 "--plan"]) == 0
+    db = open_workspace(path, create=False)
+    pairs, said = machine_pairs.pair_set(db, "unjudged", ["bm25"], 20,
+                                         segment=("topic", ["hr", "it"]))
+    db.close()
+    assert said == "unjudged top 20 of bm25, topic in hr, it" and pairs
+    assert f"m@v1: {len(pairs)} pairs ({said})" in capsys.readouterr().out
+    assert main(["judge", str(path), "run", "--model", "m", "--runs", "bm25", "--segment",
+                 "topic"]) == 2
+    assert "--segment is ATTRIBUTE=VALUE" in capsys.readouterr().err

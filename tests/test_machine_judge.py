@@ -253,3 +253,22 @@ def test_prompts_are_versioned_files(tmp_path):
         mj.load_prompt("bad", folder=tmp_path)
     with pytest.raises(InputError, match="no judge prompt 'v9'"):
         mj.load_prompt("v9")
+
+
+def test_pair_sets_by_name(db):
+    from labeling.evaluation import machine_pairs
+
+    pairs, said = machine_pairs.pair_set(db, "pool", ["lexical"], 2, segment=("topic", ["files"]))
+    assert {q for q, _ in pairs} == {"q-tree", "q-mkdir", "q-glob"} and len(pairs) == 6
+    assert said == "top 2 of lexical, topic in files"
+    pairs, said = machine_pairs.pair_set(db, "unjudged", ["lexical"], 4,
+                                         segment=("topic", ["text"]))
+    # q-indent's four chunks, less the one ada judged.
+    assert sorted(pairs) == [("q-indent", "copytree"), ("q-indent", "glob"),
+                             ("q-indent", "makedirs")]
+    assert said.startswith("unjudged top 4 of lexical")
+    queue.enqueue_pairs(db, [("q-glob", "glob")], reason="manual")
+    assert machine_pairs.pair_set(db, "queue")[0] == [("q-glob", "glob")]
+    assert machine_pairs.segment_values(db, "topic") == ["files", "text"]
+    with pytest.raises(Exception, match="choose at least one run"):
+        machine_pairs.pair_set(db, "pool", [])

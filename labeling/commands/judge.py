@@ -37,8 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     which = run.add_mutually_exclusive_group(required=True)
     which.add_argument("--runs", help="comma-separated runs whose top k are judged (the pool)")
     which.add_argument("--queue", action="store_true", help="the pairs open in the label queue")
+    run.add_argument("--unjudged", action="store_true",
+                     help="with --runs: only the pairs people have not judged")
     run.add_argument("--k", type=int, default=10, help="pool depth (default 10)")
     run.add_argument("--split", choices=("dev", "test"), help="only this split's queries")
+    run.add_argument("--segment", metavar="ATTRIBUTE=VALUE[,VALUE]",
+                     help="only the queries whose attribute takes one of the values")
     run.add_argument("--plan", action="store_true", help="print the plan and cost, judge nothing")
     run.add_argument("--price-prompt", type=float, default=0.0, metavar="PER_MILLION",
                      help="price of a million prompt tokens, for the cost estimate")
@@ -121,7 +125,8 @@ def _split_list(text: str) -> list[str]:
 
 def run_judge(args: argparse.Namespace) -> int:
     from labeling.errors import ScorecardError
-    from labeling.judging import machine_judge, pooling
+    from labeling.evaluation import machine_pairs
+    from labeling.judging import machine_judge
     from labeling.model_calls import chat
     from labeling.workspace.store import open_workspace
 
@@ -129,16 +134,16 @@ def run_judge(args: argparse.Namespace) -> int:
     if not model:
         raise ScorecardError(f"name the model with --model or {chat.ENV_MODEL}")
     judge = machine_judge.Judge(model, machine_judge.load_prompt(args.prompt), args.temperature)
+    segment = None
+    if args.segment:
+        attribute, _, values = args.segment.partition("=")
+        if not attribute or not values:
+            raise ScorecardError("--segment is ATTRIBUTE=VALUE[,VALUE...]")
+        segment = (attribute.strip(), _split_list(values))
     db = open_workspace(args.db, create=False)
-    if args.queue:
-        pairs = machine_judge.queued_pairs(db)
-        pair_set = "the open pairs of the label queue"
-    else:
-        runs = _split_list(args.runs)
-        frame = pooling.pool_pairs(db, runs, args.k, split=args.split)
-        pairs = list(zip(frame["query_id"], frame["chunk_id"], strict=True))
-        pair_set = f"top {args.k} of {', '.join(runs)}" + (f", {args.split}" if args.split
-                                                           else "")
+    kind = "queue" if args.queue else "unjudged" if args.unjudged else "pool"
+    pairs, pair_set = machine_pairs.pair_set(db, kind, _split_list(args.runs or ""), args.k,
+                                             split=args.split, segment=segment)
     plan = machine_judge.plan(db, judge, pairs, price_prompt=args.price_prompt,
                               price_reply=args.price_reply)
     print(f"{judge.name}: {plan.pairs} pairs ({pair_set}); {plan.cached} cached, "
