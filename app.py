@@ -27,6 +27,7 @@ KNOWN_PAGES = {
     "agreement": ("Agreement", ":material/group:"),
     "review": ("Review", ":material/fact_check:"),
     "dashboard": ("Dashboard", ":material/monitoring:"),
+    "machine_judges": ("Machine judges", ":material/smart_toy:"),
     "queries": ("Queries", ":material/search:"),
     "data": ("Data", ":material/database:"),
     "guide": ("Metric guide", ":material/menu_book:"),

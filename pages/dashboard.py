@@ -45,6 +45,7 @@ from labeling.evaluation.score_controls import (
 )
 from labeling.files import exporters as exports
 from labeling.files import uploads
+from labeling.judging import machine_judge
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import contents, grading
@@ -318,6 +319,7 @@ def read_controls(
                           key="dash_relevance_default", on_click=set_default_threshold,
                           disabled=not _auth.can(db, "set_relevance"),
                           help=_auth.refusal_help(db, "set_relevance"))
+        settings.update(read_label_source(db))
     # The Metric guide's chooser may have set the lead measures for this session.
     lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
     measures = tuple(dict.fromkeys((*lead, *extra)))
@@ -327,6 +329,21 @@ def read_controls(
     except ScorecardError as error:  # a bad custom measure name: say so, keep the others
         st.error(escape_inline(f"{type(error).__name__}: {error}"))
         return Controls(measures=measures, **settings), segment
+
+
+def read_label_source(db: sqlite_utils.Database) -> dict[str, str]:
+    """The label source (people only by default) and, for a machine source, the judge."""
+    judges = machine_judge.judges(db)
+    row = st.columns([2, 2, 1])
+    source = row[0].selectbox(
+        "Labels", list(score_controls.LABEL_SOURCES), key="dash_label_source",
+        format_func=score_controls.LABEL_SOURCES.get,
+        help="Whose labels the scores use. Machine labels count only when chosen here; people "
+        "and machines never vote together. Audit a machine judge on the Machine judges page.")
+    if source == "people" or not judges:
+        return {"label_source": source}
+    judge = row[1].selectbox("Machine judge", judges, key="dash_judge")
+    return {"label_source": source, "judge": judge}
 
 
 # --- tabs -------------------------------------------------------------------------------------
@@ -651,6 +668,8 @@ def drill_down_lists(view: View, query_id: str, measure: str | None = None) -> p
     (its cutoff and ``rel=``, else the controls'; as the report lists them), in the controls'
     unit; returns the chunks."""
     sight = _common.sight(view.db, query_id)  # blind: grades not yet seen are hidden
+    if view.controls.machine_assisted:  # a machine's grade of a pair waiting to be audited
+        sight = sight.hiding_waiting()
     scoped, k = drilldown.miss_scope(view.controls, measure)
     ranked, missed = drilldown.drill_down(view.db, scoped, query_id, k=k, sight=sight)
     if ranked.empty:
@@ -777,7 +796,7 @@ def main() -> None:
         st.stop()
     scale = grading.get_scale(db)
     controls, segment = read_controls(db, runs, scale)
-    labels = label_sets.label_snapshot(db, controls.rule)
+    labels = label_sets.labels_for(db, controls)
     if labels.qrels.empty:
         st.info("No labels yet: the scorecard evaluates queries with at least one label.")
         st.stop()

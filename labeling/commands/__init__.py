@@ -9,6 +9,8 @@ from pathlib import Path
 # The names of ``labeling.judging.consensus.RULES``, listed here so that building the parser does
 # not import the store (a test keeps the two in step).
 CONSENSUS_RULES = ("default", "strict", "lenient")
+# The keys of ``labeling.judging.label_sources.LABEL_SOURCES`` (a test keeps them in step).
+LABEL_SOURCES = ("people", "machine", "people+machine")
 DB_HELP = "workspace file (SQLite)"
 
 # What a sub-command runs: parsed arguments in, exit status out.
@@ -47,3 +49,14 @@ def add_consensus_option(parser: argparse.ArgumentParser) -> None:
         help="how several annotators' grades become one: default (adjudicated, else majority, "
         "else the mean rounded half up), strict (the lowest) or lenient (the highest)",
     )
+
+
+def add_label_source_options(parser: argparse.ArgumentParser) -> None:
+    """``--label-source`` and ``--judge``: whose labels the scores are made of."""
+    parser.add_argument(
+        "--label-source", choices=LABEL_SOURCES, default="people",
+        help="people (default: machine labels left out), machine (a machine judge's labels "
+        "only) or people+machine (people's, with the machine's where no person judged)",
+    )
+    parser.add_argument("--judge", default="", metavar="MODEL@VERSION",
+                        help="the machine judge to use (default: every machine judge)")

@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "labeling.commands.plan",
     "labeling.commands.gate",
     "labeling.commands.synthetic",
+    "labeling.commands.judge",
 ]
 
 

@@ -9,7 +9,7 @@ from typing import TextIO
 
 import pandas as pd
 
-from labeling.commands import add_command, add_consensus_option
+from labeling.commands import add_command, add_consensus_option, add_label_source_options
 from labeling.errors import InputError, ScorecardError
 from labeling.metrics.engine import Evaluation, evaluate
 from labeling.metrics.measures import parse_measure
@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--db", help="evaluate a stored run on a workspace's consensus labels")
     parser.add_argument("--run", dest="run_name", metavar="NAME", help="stored run (with --db)")
     add_consensus_option(parser)
+    add_label_source_options(parser)
     parser.add_argument(
         "-m", "--measure", dest="measures", action="append", required=True, metavar="MEASURE",
         help="a measure such as nDCG@10, P(rel=2)@5, RR, AP (repeat for several)",
@@ -93,6 +94,7 @@ def _evaluate_stored_run(
         policy="judged_only" if args.judged_only else "nonrelevant",
         relevance=default_relevance(db) if args.relevance is None else args.relevance,
         missing=_missing(args),
+        label_source=args.label_source, judge=args.judge,
     )
     columns = {name: controls.with_measures([name]).measures[0] for name in measures}
     return stored_run_evaluation(db, controls), columns

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from labeling.commands import add_command, add_consensus_option
+from labeling.commands import add_command, add_consensus_option, add_label_source_options
 
 CONFIDENCE = 0.95  # labeling.evaluation.score_controls.CONFIDENCE (a test keeps them in step)
 
@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "default threshold, see `scorecard threshold`)",
     )
     add_consensus_option(parser)
+    add_label_source_options(parser)
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -59,6 +60,7 @@ def run_report(args: argparse.Namespace) -> int:
         "measures": tuple(args.measures or report.DEFAULT_MEASURES),
         "policy": "judged_only" if args.judged_only else "nonrelevant", "rule": args.consensus,
         "missing": "skip" if args.skip_missing else "zero",
+        "label_source": args.label_source, "judge": args.judge,
     }
     report.report_controls(args.run, **settings)  # bad measures fail before the workspace opens
     db = open_workspace(args.db, create=False)
@@ -69,5 +71,6 @@ def run_report(args: argparse.Namespace) -> int:
     card = report.build_scorecard(db, controls, baseline=args.baseline, segment=args.segment)
     fmt = report.write_scorecard(card, args.out)
     print(f"wrote the {fmt} scorecard of {args.run} to {args.out} "
-          f"(label snapshot {card.snapshot}, {card.counts.summary()})")
+          f"(label snapshot {card.snapshot}, {card.counts.summary()}; labels: "
+          f"{card.label_source})")
     return 0

@@ -36,7 +36,7 @@ import sqlite_utils
 from scipy import stats
 
 from labeling.errors import ScorecardError
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import load_run
 from labeling.evaluation.result_cache import _CACHE, _run_version, _workspace, labels_version
 from labeling.evaluation.score_controls import CONFIDENCE, Controls
@@ -259,7 +259,7 @@ def comparison(
            _run_version(db, candidate), labels_version(db), controls, candidate, setup)
 
     def compute() -> tuple[ComparisonState, pd.DataFrame]:
-        qrels = _split_qrels(db, label_snapshot(db, controls.rule).qrels, controls.split)
+        qrels = _split_qrels(db, labels_for(db, controls).qrels, controls.split)
         return compare_on(qrels, *_runs(db, controls, candidate), setup, _judgment_count(db))
 
     return _CACHE.get(key, compute)

@@ -15,7 +15,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import _document_of, chunk_documents, load_run
 from labeling.evaluation.score_controls import NO_SEGMENT, Controls
 from labeling.evaluation.segmenting import _segments
@@ -121,7 +121,7 @@ def _hidden_grades(
     graded: pd.Series, query_id: str, sight: Sight | None
 ) -> pd.Series:
     """Per labeled chunk id (the index of ``graded``): whether ``sight`` hides its grade."""
-    if sight is None or sight.sees_all:
+    if sight is None or not sight.blind_to_some:
         return pd.Series(False, index=graded.index, dtype=bool)
     return pd.Series([not sight.sees_pair(query_id, c) for c in graded.index.astype(str)],
                      index=graded.index, dtype=bool)
@@ -148,7 +148,7 @@ def drill_down(
     is left out of the missed list.
     """
     rel = controls.relevance
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     frame = load_run(db, controls.run)
     mine = frame.loc[frame["query_id"] == query_id, ["doc_id", "score"]]
     mine = mine.sort_values(["score", "doc_id"], ascending=[False, False], ignore_index=True)
@@ -242,7 +242,7 @@ def drill_down_documents(
     chunks, missed_chunks = chunk_lists
     rel = controls.relevance
     chunk_doc = chunk_documents(db)
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
     document = _document_of(graded["doc_id"], chunk_doc)
     hidden = _hidden_grades(graded.set_index("doc_id")["relevance"], query_id, sight)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import _ranked, load_run
 from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL, Controls
 from labeling.evaluation.scoring import per_query
@@ -81,7 +81,7 @@ def _coverage_row(run: str, segment: str, frame: pd.DataFrame, k: int) -> dict:
 def _filled_slots(db: sqlite_utils.Database, controls: Controls) -> pd.Series:
     """Per evaluated query (every split): how many of the top ``controls.k`` slots the run
     fills in ``controls.unit``, i.e. min(results, k)."""
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     rows = _ranked(db, controls.run, controls.unit, labels)
     index = pd.Index(rows.query_ids, name="query_id").astype("string")
     return pd.Series(np.minimum(rows.retrieved, controls.k), index=index, dtype="int64")
@@ -109,7 +109,7 @@ def unjudged_pairs(
     Queries are the evaluated ones (labeled at least once), filtered by ``controls.split`` and
     ``query_ids``. Pairs are chunks whatever the unit: a chunk is what gets judged.
     """
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     judged = pd.MultiIndex.from_frame(labels.qrels[["query_id", "doc_id"]].astype("string"))
     wanted = None if query_ids is None else set(query_ids)
     if controls.split != "all":

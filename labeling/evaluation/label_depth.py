@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.result_cache import _CACHE, _workspace
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
@@ -89,10 +89,9 @@ class LabelDepth:
 def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     """``LabelDepth`` of the relevant consensus labels under ``controls`` (rule, relevance,
     split). The labels' sources are cached until a judgment or a pair source is added."""
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
-    key = ("label_depth", _workspace(db), labels.version, controls.rule, controls.relevance,
-           sources_version)
+    key = ("label_depth", _workspace(db), labels.key, controls.relevance, sources_version)
 
     def compute() -> pd.DataFrame:
         relevant = labels.qrels.loc[labels.qrels["relevance"] >= controls.relevance,

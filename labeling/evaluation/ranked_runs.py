@@ -83,7 +83,7 @@ def _documents(
 def _ranked(db: sqlite_utils.Database, run: str, unit: str, labels: Labels) -> RankedRows:
     if unit not in UNITS:
         raise ScorecardError(f"unknown unit {unit!r} (use chunk or document)")
-    key = ("ranked", _workspace(db), _run_version(db, run), labels.version, labels.rule, unit)
+    key = ("ranked", _workspace(db), _run_version(db, run), labels.key, unit)
 
     def compute() -> RankedRows:
         frame = load_run(db, run)

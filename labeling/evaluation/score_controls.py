@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from labeling.errors import ScorecardError
-from labeling.judging import consensus
+from labeling.judging import consensus, label_sources
 from labeling.metrics.measures import KINDS, PARAM_DEFAULTS, Measure, parse_measure
 
 UNITS = ("chunk", "document")
@@ -30,6 +30,7 @@ MISSING_QUERIES: dict[str, str] = {
     "skip": "are left out of the mean (--skip-missing)",
 }
 CONSENSUS_RULES = consensus.RULES
+LABEL_SOURCES = label_sources.LABEL_SOURCES
 NO_SEGMENT = "(none)"
 OVERALL = "(all queries)"
 MISSING = "(missing)"
@@ -67,6 +68,9 @@ class Controls:
       drill-down's relevant and missed chunks.
     - ``missing``: a key of ``MISSING_QUERIES``: an evaluated query the run returned nothing
       for scores 0 (``zero``, the default, as ``trec_eval -c``) or is left out (``skip``).
+    - ``label_source``: whose judgments the consensus is taken over, a key of ``LABEL_SOURCES``
+      (people only by default); ``judge``: one machine judge (``model@prompt-version``) for the
+      machine sources, empty for every judge (``labeling.judging.label_sources``).
 
     The defaults are the dashboard's and the CLI's. Bad values raise ``ScorecardError`` when the
     value is made, naming the problem; a made ``Controls`` is valid and hashable (a cache key).
@@ -81,6 +85,8 @@ class Controls:
     rule: str = "default"
     relevance: int = DEFAULT_RELEVANCE
     missing: str = "zero"
+    label_source: str = label_sources.DEFAULT_SOURCE
+    judge: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.run, str) or not self.run.strip():
@@ -96,6 +102,8 @@ class Controls:
         _check_choice("consensus rule", self.rule, tuple(CONSENSUS_RULES))
         _check_choice("treatment of queries without results", self.missing,
                       tuple(MISSING_QUERIES))
+        object.__setattr__(self, "judge", str(self.judge or "").strip())
+        label_sources.check_source(self.label_source, self.judge)
         object.__setattr__(self, "k", int(self.k))
         object.__setattr__(self, "relevance", int(self.relevance))
         object.__setattr__(self, "measures", self._resolve(self.measures))
@@ -150,8 +158,14 @@ class Controls:
             f"Consensus rule {self.rule}: {CONSENSUS_RULES[self.rule]}. "
             f"Relevant: grade {self.relevance} and above. "
             f"Queries the run returned nothing for {MISSING_QUERIES[self.missing]}. "
+            f"Labels: {label_sources.describe(self.label_source, self.judge)}. "
             "Recall is measured against the labeled set, not the whole corpus."
         )
+
+    @property
+    def machine_assisted(self) -> bool:
+        """Whether a machine judge's labels are part of the scores."""
+        return self.label_source in label_sources.MACHINE_SOURCES
 
 
 def threshold_sentence(relevance: int, scale: Iterable[tuple]) -> str:

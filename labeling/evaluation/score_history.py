@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.errors import ScorecardError
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import per_query
 from labeling.workspace import contents, store
@@ -23,9 +24,15 @@ def save_snapshot(
     db: sqlite_utils.Database, controls: Controls, *, created_by: str | None = None
 ) -> str:
     """Save the headline means of ``controls.run`` on the current labels under ``controls``
-    for the history; returns the hash of the label snapshot (under ``controls.rule``)."""
+    for the history; returns the hash of the label snapshot (under ``controls.rule``).
+
+    The history keeps people's scores only: a machine-assisted ``controls.label_source`` is
+    refused, so a saved number never silently rests on machine labels."""
+    if controls.machine_assisted:
+        raise ScorecardError("the history keeps scores on people's labels only: choose the label "
+                             "source 'people' to save")
     values = per_query(db, controls)
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     version = contents.get_run(db, controls.run)["query_set_version"]
     with store.write_transaction(db, action="save_scores") as conn:
         conn.execute(
@@ -105,6 +112,10 @@ def history(
                 "saved_at": readable_time(saved[2]) if saved else None,
             })
     warnings = []
+    if controls.machine_assisted:
+        warnings.append(
+            "The 'now' column uses the label source "
+            f"{controls.label_source!r}; saved scores are on people's labels only.")
     if len(set(snapshots.values())) > 1:
         groups: dict[str, list[str]] = {}
         for run, digest in snapshots.items():

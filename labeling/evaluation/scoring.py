@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import label_snapshot
+from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import _ranked
 from labeling.evaluation.result_cache import _CACHE, _db_state, _run_version, _workspace
 from labeling.evaluation.score_controls import (
@@ -60,7 +60,7 @@ def stored_run_evaluation(
 
 def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Evaluation:
     """Every evaluated query (split ``all``), on the consensus labels under ``controls.rule``."""
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     if labels.qrels.empty:  # nothing is evaluated before the first label
         index = pd.Index([], dtype="string", name="query_id")
         return Evaluation(
@@ -82,9 +82,9 @@ def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
     """Per-query values of ``controls.run`` (index query_id, one column per measure of
     ``controls.measures``) over the evaluated queries of ``controls.split``; without the
     queries the run returned nothing for when ``controls.missing`` is ``skip``."""
-    labels = label_snapshot(db, controls.rule)
-    key = ("per_query", _workspace(db), _run_version(db, controls.run), labels.version,
-           controls.rule, controls.unit, controls.policy, controls.measures, controls.missing)
+    labels = labels_for(db, controls)
+    key = ("per_query", _workspace(db), _run_version(db, controls.run), labels.key,
+           controls.unit, controls.policy, controls.measures, controls.missing)
     values = _CACHE.get(key, lambda: _evaluate(db, controls, controls.missing).per_query)
     return in_split(db, values, controls.split, key)
 
@@ -103,9 +103,9 @@ def query_count(db: sqlite_utils.Database, controls: Controls) -> QueryCount:
 
 def _answers(db: sqlite_utils.Database, controls: Controls) -> tuple[pd.Index, pd.Index]:
     """(evaluated queries, those without a result) of ``controls.run`` in ``controls.split``."""
-    labels = label_snapshot(db, controls.rule)
-    key = ("answers", _workspace(db), _run_version(db, controls.run), labels.version,
-           controls.rule, controls.unit)
+    labels = labels_for(db, controls)
+    key = ("answers", _workspace(db), _run_version(db, controls.run), labels.key,
+           controls.unit)
 
     def compute() -> pd.DataFrame:
         if labels.qrels.empty:
@@ -182,7 +182,7 @@ def segment_scorecard(
     The cache key holds the label version, so a new judgment recomputes it. Pass ``queries``
     (``query_table``) to skip re-reading the segments.
     """
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     # Segments and splits can change without a new label: key on the workspace state too.
     # ``queries`` given by the caller must be the current query_table (same state).
     key = ("scorecard", _workspace(db), _run_version(db, controls.run), labels.version,
@@ -223,7 +223,7 @@ def curves(db: sqlite_utils.Database, controls: Controls, runs: Sequence[str]) -
     cutoff (``Rprec``) are left out.
     """
     rows = []
-    labels = label_snapshot(db, controls.rule)
+    labels = labels_for(db, controls)
     for run in runs:
         ranked = _ranked(db, run, controls.unit, labels)
         depth = int(ranked.rank.max()) if len(ranked.rank) else 1

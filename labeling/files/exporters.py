@@ -29,7 +29,8 @@ import sqlite_utils
 from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
 
 from labeling.files import formats
-from labeling.judging.consensus import consensus_qrels, run_frame
+from labeling.judging.consensus import run_frame
+from labeling.judging.label_sources import source_consensus
 from labeling.judging.visibility import Sight
 
 JUDGMENT_COLUMNS = (
@@ -95,9 +96,16 @@ def export_qrels(
 ) -> int:
     """Write consensus qrels (rule: ``labeling.judging.consensus.RULES``) in TREC format;
     return the pairs."""
-    qrels = visible_qrels(consensus_qrels(db, rule), sight)
+    qrels = visible_qrels(_people_qrels(db, rule), sight)
     formats.write_trec_qrels(qrels, path)
     return len(qrels)
+
+
+def _people_qrels(db: sqlite_utils.Database, rule: str) -> pd.DataFrame:
+    """People's consensus qrels (query_id, doc_id, relevance): exports never carry a machine
+    judge's labels as if they were people's."""
+    return source_consensus(db, rule, "people").rename(
+        columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 
 def export_run(db: sqlite_utils.Database, run_name: str, path: str | Path) -> int:
@@ -174,6 +182,6 @@ def export_beir(
     """Write the workspace as a BEIR folder (qrels: those ``sight`` may see, default all);
     return row counts per part."""
     corpus, queries = corpus_frame(db), queries_frame(db)
-    qrels = visible_qrels(consensus_qrels(db), sight)
+    qrels = visible_qrels(_people_qrels(db, "default"), sight)
     formats.write_beir(folder, corpus, queries, qrels)
     return {"corpus": len(corpus), "queries": len(queries), "qrels": len(qrels)}

@@ -14,6 +14,10 @@ The rule (``sight``):
   pair they have not handled since it was queued). A viewer judges nothing, so sees no one
   else's grades.
 - A consensus grade of a pair is made of other people's grades: it is shown under the same rule.
+- A machine judge's grade of a pair that waits in the queue for the viewer is hidden from
+  everyone, admins and the local user included (``waiting``): an audit of machine labels is
+  only worth something if the expert grades without seeing the machine's answer. Scores on
+  machine labels hide those pairs' grades too (``Sight.hiding_waiting``).
 
 Counts (how many pairs are judged, agreement statistics, scores) are not grades of a pair and
 are not filtered here.
@@ -21,7 +25,7 @@ are not filtered here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import sqlite_utils
@@ -50,18 +54,26 @@ WHERE (grade IS NOT NULL OR coalesce(json_extract(flags, '$.cant_judge'), 0))
 @dataclass(frozen=True)
 class Sight:
     """What ``viewer`` may see of other people's grades: everything (``sees_all``), else their
-    own judgments and other people's grades of ``pairs`` (query_id, chunk_id)."""
+    own judgments and other people's grades of ``pairs`` (query_id, chunk_id). ``waiting``:
+    pairs waiting in the queue for the viewer, whose machine grades nobody sees; ``hidden``:
+    pairs whose grades are hidden whatever the rest says."""
 
     viewer: str
     sees_all: bool
     pairs: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False)
+    waiting: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False)
+    hidden: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False)
 
     def sees_pair(self, query_id: str, chunk_id: str) -> bool:
         """Whether other people's grades of the pair (and its consensus) may be shown."""
-        return self.sees_all or (str(query_id), str(chunk_id)) in self.pairs
+        pair = (str(query_id), str(chunk_id))
+        return (self.sees_all or pair in self.pairs) and pair not in self.hidden
 
-    def sees(self, query_id: str, chunk_id: str, annotator: str) -> bool:
-        """Whether one judgment (by ``annotator``) of the pair may be shown."""
+    def sees(self, query_id: str, chunk_id: str, annotator: str, origin: str | None = None
+             ) -> bool:
+        """Whether one judgment (by ``annotator``, of ``origin``) of the pair may be shown."""
+        if origin == "machine" and (str(query_id), str(chunk_id)) in self.waiting:
+            return False
         own = bool(self.viewer) and str(annotator).strip() == self.viewer
         return own or self.sees_pair(query_id, chunk_id)
 
@@ -69,10 +81,20 @@ class Sight:
         self, frame: pd.DataFrame, query: str = "query_id", chunk: str = "chunk_id"
     ) -> pd.Series:
         """Per row of ``frame``: whether the grades of its pair may be shown."""
-        if self.sees_all:
+        if self.sees_all and not self.hidden:
             return pd.Series(True, index=frame.index, dtype=bool)
         pairs = zip(frame[query].astype(str), frame[chunk].astype(str), strict=True)
-        return pd.Series([p in self.pairs for p in pairs], index=frame.index, dtype=bool)
+        return pd.Series([self.sees_pair(*p) for p in pairs], index=frame.index, dtype=bool)
+
+    @property
+    def blind_to_some(self) -> bool:
+        """Whether any grade is hidden from this viewer (False: show everything)."""
+        return not self.sees_all or bool(self.hidden)
+
+    def hiding_waiting(self) -> Sight:
+        """The same sight, also hiding every grade of the pairs waiting for the viewer: for
+        grades that may be a machine's (scores on a machine label source)."""
+        return replace(self, hidden=self.hidden | self.waiting)
 
 
 EVERYTHING = Sight(viewer="", sees_all=True)
@@ -105,13 +127,42 @@ def sight(
     sight then shows no other query's grades.
     """
     name = (viewer or "").strip()
+    waiting = waiting_pairs(db, name, query_id)
     if role in SEES_ALL_ROLES or not roles.accounts_enabled(db):
-        return Sight(viewer=name, sees_all=True)
-    return Sight(viewer=name, sees_all=False, pairs=judged_pairs(db, name, query_id))
+        return Sight(viewer=name, sees_all=True, waiting=waiting)
+    return Sight(viewer=name, sees_all=False, pairs=judged_pairs(db, name, query_id),
+                 waiting=waiting)
+
+
+_WAITING = """
+SELECT l.query_id, l.chunk_id FROM label_queue l
+WHERE l.judged < l.needed {and_query}
+  AND NOT EXISTS (SELECT 1 FROM queue_done d WHERE d.query_id = l.query_id
+                  AND d.chunk_id = l.chunk_id AND d.annotator = ?1)
+"""
+
+
+def waiting_pairs(
+    db: sqlite_utils.Database, viewer: str, query_id: str | None = None
+) -> frozenset[tuple[str, str]]:
+    """Pairs waiting in the queue for ``viewer`` (open, not handled by them), of ``query_id``
+    when given; empty while no machine judge has graded anything (nothing to hide)."""
+    machine = db.conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM judgments WHERE origin = 'machine')").fetchone()[0]
+    if not machine:
+        return frozenset()
+    if query_id is None:
+        rows = db.conn.execute(_WAITING.format(and_query=""), [viewer])
+    else:
+        rows = db.conn.execute(_WAITING.format(and_query="AND l.query_id = ?2"),
+                               [viewer, query_id])
+    return frozenset((str(q), str(c)) for q, c in rows)
 
 
 def visible_judgments(rows: list[dict], seen: Sight) -> list[dict]:
-    """The judgment rows (dicts with query_id, chunk_id, annotator) ``seen`` allows."""
-    if seen.sees_all:
+    """The judgment rows (dicts with query_id, chunk_id, annotator and, when known, origin)
+    ``seen`` allows."""
+    if seen.sees_all and not seen.hidden and not seen.waiting:
         return list(rows)
-    return [r for r in rows if seen.sees(r["query_id"], r["chunk_id"], r["annotator"])]
+    return [r for r in rows
+            if seen.sees(r["query_id"], r["chunk_id"], r["annotator"], r.get("origin"))]

@@ -190,6 +190,7 @@ def to_html(card: Scorecard) -> str:
         f"{_e(card.generated_at[:19].replace('T', ' '))} UTC · label snapshot "
         f"<code>{_e(card.snapshot)}</code> (consensus rule {_e(card.controls.rule)}) · "
         f"{_e(card.counts.summary())} · {card.n_labels} labels</p>",
+        "<p class='note'>" + "<br>".join(_e(line) for line in card.source_lines()) + "</p>",
         f"<p>{_swatch(RUN_COLOUR)}{_run_line(card.run)}" + (
             f"<br>{_swatch(BASELINE_COLOUR)}Baseline {_run_line(card.baseline)}"
             if card.baseline else "") + "</p>",

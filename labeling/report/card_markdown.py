@@ -60,6 +60,8 @@ def to_markdown(card: Scorecard) -> str:
         f"`{card.snapshot}` (consensus rule {card.controls.rule}) · "
         f"{_md(card.counts.summary())} · {card.n_labels} labels",
         "",
+        *[f"- {_md(line)}" for line in card.source_lines()],
+        "",
         f"Run {_md(run['name'])}: " + _md_run(run),
         "",
     ]

@@ -39,6 +39,7 @@ from labeling.evaluation import (
     drilldown,
     label_depth,
     label_sets,
+    machine_agreement,
     run_comparison,
     run_freshness,
     score_controls,
@@ -53,6 +54,7 @@ from labeling.evaluation.score_controls import (
     Controls,
 )
 from labeling.files.formats.values import plain_value
+from labeling.judging import label_sources
 from labeling.metrics.engine import QueryCount
 from labeling.report.card_html import to_html
 from labeling.report.card_markdown import to_markdown
@@ -104,6 +106,18 @@ class Scorecard:
     threshold: str = ""  # the relevance threshold in the scale's words
     label_depth: label_depth.LabelDepth | None = None
     warnings: list[str] = field(default_factory=list)  # stale runs, recall vs pool depth
+    # Per machine judge the scores use: labels, audit sample size, kappa against people.
+    assistance: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label_source(self) -> str:
+        """Whose labels the scores are made of, in words."""
+        return label_sources.describe(self.controls.label_source, self.controls.judge)
+
+    def source_lines(self) -> list[str]:
+        """The label source and, for machine-assisted scores, each judge's audit and kappa."""
+        return [f"Labels: {self.label_source}.",
+                *machine_agreement.describe_assistance(self.assistance)]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (NaN becomes None)."""
@@ -120,6 +134,10 @@ class Scorecard:
             "label_snapshot": self.snapshot, "measures": self.measures,
             "segment": self.segment, "policy": self.controls.policy,
             "consensus_rule": self.controls.rule, "unit": self.controls.unit,
+            "label_source": self.controls.label_source, "judge": self.controls.judge or None,
+            "label_source_text": self.label_source,
+            "machine_assistance": [{k: plain_value(v) if not isinstance(v, dict) else v
+                                    for k, v in item.items()} for item in self.assistance],
             "split": self.controls.split, "relevance": self.controls.relevance,
             "queries": self.n_queries,
             "labels": self.n_labels, "conventions": self.conventions,
@@ -179,7 +197,9 @@ def _conventions(controls: Controls, n_resamples: int, threshold: str) -> list[s
         "written RR@k.",
         f"Labels: one consensus grade per (query, chunk), rule {controls.rule}: "
         + score_controls.CONSENSUS_RULES[controls.rule]
-        + f". Grades >= {controls.relevance} are relevant. " + threshold,
+        + f". Grades >= {controls.relevance} are relevant. " + threshold
+        + " Whose labels: " + label_sources.describe(controls.label_source, controls.judge)
+        + " (chosen before the consensus: people and machines never vote together).",
         "Policy: " + score_controls.POLICIES[controls.policy] + ".",
         f"Unit: {controls.unit}. Split: {controls.split}.",
         "Recall is measured against the labeled chunks, not the whole corpus.",
@@ -224,7 +244,7 @@ def build_scorecard(
     run_meta = _run_meta(db, run)
     base_meta = _run_meta(db, baseline) if baseline else None
 
-    labels = label_sets.label_snapshot(db, controls.rule)
+    labels = label_sets.labels_for(db, controls)
     queries = segmenting.query_table(db)
     values = scoring.per_query(db, controls)
     card = scoring.scorecard(values, queries, segment, n_resamples=n_resamples)
@@ -256,6 +276,7 @@ def build_scorecard(
         verdict=build_verdict(db, controls, card, comparison, baseline, n_resamples=n_resamples),
         threshold=threshold, label_depth=depth,
         warnings=_warnings(db, controls, baseline, counts, depth),
+        assistance=machine_agreement.assistance(db, controls),
     )
 
 
@@ -339,6 +360,10 @@ def _gate_example(db: sqlite_utils.Database, controls: Controls) -> str:
         options.append("--skip-missing")
     if controls.relevance != score_controls.DEFAULT_RELEVANCE:
         options.append(f"--relevance {controls.relevance}")
+    if controls.label_source != label_sources.DEFAULT_SOURCE:
+        options.append(f"--label-source {_shell_word(controls.label_source)}")
+    if controls.judge:
+        options.append(f"--judge {_shell_word(controls.judge)}")
     return " ".join(
         ["scorecard evaluate --db", _shell_word(Path(_db_path(db)).name), "--run",
          _shell_word(controls.run), *options]

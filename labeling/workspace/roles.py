@@ -49,6 +49,8 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "review": ("reviewing synthetic questions", _TEAM),
     "refit_quality": ("learning the quality weights from the team's decisions", _TEAM),
     "synthetic_settings": ("changing the synthetic question settings", _ADMIN),
+    "machine_judge": ("running a machine judge", _TEAM),
+    "audit": ("drawing an audit sample of machine labels", _TEAM),
     "import": ("importing", _ADMIN),
     "add_query": ("adding a query", _ADMIN),
     "edit_queries": ("editing queries", _ADMIN),

@@ -21,6 +21,7 @@ from labeling.workspace.migrations import (
     m008_provenance,
     m009_query_sets,
     m011_synthetic_quality,
+    m012_machine_judges,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -34,4 +35,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m008_provenance.migrate,
     m009_query_sets.migrate,
     m011_synthetic_quality.migrate,
+    m012_machine_judges.migrate,
 ]

@@ -1,0 +1,252 @@
+"""``scorecard judge DB ...``: machine judges from the command line, as on the Machine judges page.
+
+    scorecard judge DB run --model M (--runs A,B [--k 10] | --queue) [--prompt v1] [--plan]
+    scorecard judge DB resume BATCH [--max-calls N]
+    scorecard judge DB batches
+    scorecard judge DB audit --judge M@v1 --budget 200 --runs A,B [--segment topic]
+    scorecard judge DB estimate --sample ID --run A [--baseline B] [-m nDCG@10] [--segment topic]
+    scorecard judge DB agreement --judge M@v1 [--runs A,B] [--compare M@v2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from labeling.commands import add_command, add_consensus_option
+
+ACTIONS_HELP = (
+    "Grade (query, chunk) pairs with a language model over an OpenAI-compatible server "
+    "(SCORECARD_LLM_BASE_URL, SCORECARD_LLM_MODEL, SCORECARD_LLM_API_KEY, or --base-url and "
+    "--model), draw an audit sample for people to verify, and see how far the machine's "
+    "labels can be trusted: prediction-powered estimates, agreement with people."
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(subparsers, "judge", "machine judges: label, audit, estimate",
+                         ACTIONS_HELP)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    run = actions.add_parser("run", help="judge a pair set (a new batch)")
+    _server_options(run)
+    run.add_argument("--prompt", default="v1",
+                     help="prompt version in prompts/ (relevance_judge_VERSION.md) or a file")
+    run.add_argument("--temperature", type=float, default=0.0)
+    which = run.add_mutually_exclusive_group(required=True)
+    which.add_argument("--runs", help="comma-separated runs whose top k are judged (the pool)")
+    which.add_argument("--queue", action="store_true", help="the pairs open in the label queue")
+    run.add_argument("--unjudged", action="store_true",
+                     help="with --runs: only the pairs people have not judged")
+    run.add_argument("--k", type=int, default=10, help="pool depth (default 10)")
+    run.add_argument("--split", choices=("dev", "test"), help="only this split's queries")
+    run.add_argument("--segment", metavar="ATTRIBUTE=VALUE[,VALUE]",
+                     help="only the queries whose attribute takes one of the values")
+    run.add_argument("--plan", action="store_true", help="print the plan and cost, judge nothing")
+    run.add_argument("--price-prompt", type=float, default=0.0, metavar="PER_MILLION",
+                     help="price of a million prompt tokens, for the cost estimate")
+    run.add_argument("--price-reply", type=float, default=0.0, metavar="PER_MILLION",
+                     help="price of a million reply tokens, for the cost estimate")
+    run.set_defaults(handler=run_judge)
+
+    resume = actions.add_parser("resume", help="continue a batch's pending pairs")
+    resume.add_argument("batch", type=int)
+    _server_options(resume, model=False)
+    resume.set_defaults(handler=run_resume)
+
+    listing = actions.add_parser("batches", help="list the batches and their progress")
+    listing.set_defaults(handler=run_batches)
+
+    audit = actions.add_parser("audit", help="draw an audit sample for people to verify")
+    audit.add_argument("--judge", required=True, metavar="MODEL@VERSION")
+    audit.add_argument("--budget", type=float, required=True,
+                       help="expected number of pairs to verify")
+    audit.add_argument("--runs", required=True,
+                       help="comma-separated runs whose ranks weigh the pairs")
+    audit.add_argument("--relevance", type=int, default=1,
+                       help="relevance threshold the weights favour (default 1)")
+    audit.add_argument("--segment", metavar="ATTRIBUTE", help="share the budget by segment")
+    audit.add_argument("--seed", type=int, default=0)
+    audit.set_defaults(handler=run_audit)
+
+    estimate = actions.add_parser("estimate", help="people-only, machine-only and "
+                                  "prediction-powered estimates from an audit sample")
+    estimate.add_argument("--sample", type=int, required=True, help="audit sample id")
+    estimate.add_argument("--run", required=True, metavar="NAME")
+    estimate.add_argument("--baseline", metavar="NAME", help="estimate run minus baseline")
+    estimate.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE")
+    estimate.add_argument("--segment", metavar="ATTRIBUTE")
+    estimate.add_argument("--relevance", type=int, default=1)
+    estimate.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    add_consensus_option(estimate)
+    estimate.set_defaults(handler=run_estimate)
+
+    agreement = actions.add_parser("agreement", help="a judge's agreement with people")
+    agreement.add_argument("--judge", required=True, metavar="MODEL@VERSION")
+    agreement.add_argument("--segment", metavar="ATTRIBUTE")
+    agreement.add_argument("--runs", help="comma-separated runs for the ranking agreement")
+    agreement.add_argument("-m", "--measure", default="nDCG@10",
+                           help="measure the runs are ranked by (default nDCG@10)")
+    agreement.add_argument("--compare", metavar="MODEL@VERSION",
+                           help="another judge, compared on the same pairs")
+    add_consensus_option(agreement)
+    agreement.set_defaults(handler=run_agreement)
+
+
+def _server_options(parser: argparse.ArgumentParser, model: bool = True) -> None:
+    parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. "
+                        "http://127.0.0.1:8080/v1 (default: $SCORECARD_LLM_BASE_URL)")
+    if model:
+        parser.add_argument("--model", help="model name (default: $SCORECARD_LLM_MODEL)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    parser.add_argument("--max-calls", type=int, help="stop after this many requests")
+
+
+def _client(args: argparse.Namespace, model: str):
+    from labeling.errors import ScorecardError
+    from labeling.model_calls import chat
+
+    base_url = args.base_url or os.environ.get(chat.ENV_BASE_URL, "").strip()
+    if not base_url:
+        raise ScorecardError(f"name the server with --base-url or {chat.ENV_BASE_URL}")
+    return chat.ChatClient(base_url, model, os.environ.get(chat.ENV_KEY, ""),
+                           timeout=args.timeout)
+
+
+def _progress(done: int, total: int, message: str) -> None:
+    if total and (done == total or done % 10 == 0):
+        print(f"judged {done} of {total}", file=sys.stderr)
+
+
+def _split_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    from labeling.errors import ScorecardError
+    from labeling.evaluation import machine_pairs
+    from labeling.judging import machine_judge
+    from labeling.model_calls import chat
+    from labeling.workspace.store import open_workspace
+
+    model = (args.model or os.environ.get(chat.ENV_MODEL, "")).strip()
+    if not model:
+        raise ScorecardError(f"name the model with --model or {chat.ENV_MODEL}")
+    judge = machine_judge.Judge(model, machine_judge.load_prompt(args.prompt), args.temperature)
+    segment = None
+    if args.segment:
+        attribute, _, values = args.segment.partition("=")
+        if not attribute or not values:
+            raise ScorecardError("--segment is ATTRIBUTE=VALUE[,VALUE...]")
+        segment = (attribute.strip(), _split_list(values))
+    db = open_workspace(args.db, create=False)
+    kind = "queue" if args.queue else "unjudged" if args.unjudged else "pool"
+    pairs, pair_set = machine_pairs.pair_set(db, kind, _split_list(args.runs or ""), args.k,
+                                             split=args.split, segment=segment)
+    plan = machine_judge.plan(db, judge, pairs, price_prompt=args.price_prompt,
+                              price_reply=args.price_reply)
+    print(f"{judge.name}: {plan.pairs} pairs ({pair_set}); {plan.cached} cached, "
+          f"{plan.locked} in a locked split, {plan.calls} to call; about "
+          f"{plan.prompt_tokens + plan.reply_tokens} tokens, cost {plan.cost:.4f}")
+    if args.plan:
+        return 0
+    batch = machine_judge.start_batch(db, judge, pairs, pair_set)
+    result = machine_judge.run_batch(db, batch, _client(args, model), max_calls=args.max_calls,
+                                     progress=_progress)
+    for error in result.errors[:20]:
+        print(f"scorecard: {error}", file=sys.stderr)
+    print(result.summary())
+    return 0 if result.pending == 0 else 1
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    from labeling.judging import machine_judge
+    from labeling.workspace.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    judge = machine_judge.batch_judge(db, args.batch)
+    result = machine_judge.run_batch(db, args.batch, _client(args, judge.model),
+                                     max_calls=args.max_calls, progress=_progress)
+    print(result.summary())
+    return 0 if result.pending == 0 else 1
+
+
+def run_batches(args: argparse.Namespace) -> int:
+    from labeling.judging import machine_judge
+    from labeling.workspace.store import open_workspace
+
+    frame = machine_judge.batches(open_workspace(args.db, create=False))
+    print(frame.to_string(index=False) if not frame.empty else "no batches yet")
+    return 0
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from labeling.judging import audit_sample
+    from labeling.workspace.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    draw = audit_sample.draw_audit(db, args.judge, args.budget, runs=_split_list(args.runs),
+                                   relevance=args.relevance, segment=args.segment,
+                                   seed=args.seed)
+    print(draw.summary())
+    return 0
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    from labeling.evaluation import machine_estimates
+    from labeling.evaluation.score_controls import NO_SEGMENT, Controls
+    from labeling.workspace.store import open_workspace
+
+    controls = Controls(args.run, measures=tuple(args.measures or ("nDCG@10", "P@10")),
+                        rule=args.consensus, relevance=args.relevance)
+    db = open_workspace(args.db, create=False)
+    table, state = machine_estimates.estimates(
+        db, controls, args.sample, segment=args.segment or NO_SEGMENT, baseline=args.baseline)
+    if args.format == "csv":
+        table.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        print(table.to_json(orient="records", indent=2))
+    else:
+        print(machine_estimates.side_by_side(table).to_string(index=False))
+    if state.provisional:
+        print(f"scorecard: provisional: {state.waiting} audited pair(s) still wait for a "
+              "person", file=sys.stderr)
+    return 0
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    from labeling.evaluation import machine_agreement
+    from labeling.evaluation.score_controls import NO_SEGMENT, Controls
+    from labeling.workspace.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    found = machine_agreement.agreement(db, args.judge, rule=args.consensus,
+                                        segment=args.segment or NO_SEGMENT)
+    print(f"{args.judge} against people on {found.pairs} pairs: kappa {found.kappa.kappa:.3f} "
+          f"[{found.kappa.low:.3f}, {found.kappa.high:.3f}], {found.weights}-weighted "
+          f"{found.weighted.kappa:.3f} [{found.weighted.low:.3f}, {found.weighted.high:.3f}]")
+    print(found.confusion.to_string())
+    if not found.by_segment.empty:
+        print(found.by_segment.to_string(index=False))
+    if args.runs:
+        runs = _split_list(args.runs)
+        ranking = machine_agreement.ranking_agreement(
+            db, Controls(runs[0], measures=(args.measure,), rule=args.consensus), args.judge,
+            runs)
+        print(f"Kendall tau of the run rankings on {ranking.measure}: {ranking.tau:.3f}")
+        print(ranking.table.to_string(index=False))
+        for above, below, size in ranking.swaps[:10]:
+            print(f"swap: people rank {above} above {below}, the machine the other way "
+                  f"(by {size:.3f})")
+    if args.compare:
+        diff = machine_agreement.compare_judges(db, args.judge, args.compare,
+                                                rule=args.consensus)
+        print(f"{args.compare} - {args.judge}: weighted kappa {diff.difference:+.3f} "
+              f"[{diff.low:+.3f}, {diff.high:+.3f}] on {diff.n} pairs")
+    far = machine_agreement.disagreements(db, args.judge, rule=args.consensus)
+    print(f"{len(far)} pair(s) two or more grades apart")
+    for row in far.head(10).itertuples():
+        print(f"  {row.query_id} / {row.chunk_id}: people {row.people}, machine {row.machine}: "
+              f"{row.reason}")
+    return 0

@@ -1,0 +1,263 @@
+"""The audit sample: which of a machine judge's pairs people should verify, within a budget, with
+the sampling probabilities stored so the estimates built on it stay unbiased.
+
+Conventions
+- The universe is every labeled pair of every query that has a label from the judge or from
+  people (queries of a locked split left out: their labels cannot change). Pairs people had
+  graded when the sample is drawn are *known*: first in their query's audit order, inclusion 1.
+- The judge's other pairs follow in order of weight: the discount ``1 / log2(1 + rank)`` of the
+  pair's best rank among the chosen runs (rank capped at ``RANK_CAP``; a pair no run ranks takes
+  the cap), doubled when the machine's grade is the relevance threshold or one below it (where
+  a one-grade error flips relevant and not relevant). A wrong label moves a score most there.
+- Inclusion probabilities are ``min(1, c * weight)``, summing to the budget (the *expected*
+  number of audited pairs), with one ``c`` per segment value when a segment attribute is given
+  (each segment gets the share of the budget its pairs make up). Each query draws one uniform
+  number; the audit takes the pairs whose probability is at least that number: a prefix of the
+  order (``labeling.metrics.prediction_powered.draw_nested``), so pair ``j`` is audited with
+  exactly its stored probability and a query's first pairs most often.
+- The audited pairs go to the labeling queue (reason ``audit``). Judging them is blind: the
+  queue shows no run, rank or score, and a machine's grade of a pair waiting in the queue is
+  hidden from everyone (``labeling.judging.visibility``).
+- Draws are seeded (``numpy.random.default_rng(seed)``): the same workspace, judge, budget and
+  seed draw the same sample.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import sqlite_utils
+
+from labeling.errors import InputError, ScorecardError
+from labeling.judging import consensus, label_sources, queue
+from labeling.metrics import prediction_powered
+from labeling.workspace import contents, store
+
+AUDIT_REASON = "audit"
+RANK_CAP = 100
+NEAR_THRESHOLD_FACTOR = 2.0
+PAIR = ["query_id", "chunk_id"]
+
+
+@dataclass(frozen=True)
+class AuditDraw:
+    """A drawn sample: its id, the queries and labeled pairs it covers, how many of those
+    people had already graded (``known``), the machine-only pairs, the expected and the drawn
+    number of audited pairs, and how many of them were new to the queue."""
+
+    sample_id: int
+    queries: int
+    pairs: int
+    known: int
+    machine_only: int
+    expected: float
+    drawn: int
+    queued: int
+
+    def summary(self) -> str:
+        return (f"audit sample {self.sample_id}: {self.drawn} pair(s) to verify (expected "
+                f"{self.expected:g}) among {self.machine_only} machine-only pair(s) of "
+                f"{self.queries} queries; {self.known} pair(s) already had people's labels")
+
+
+def _machine_grades(db: sqlite_utils.Database, judge: str) -> pd.DataFrame:
+    _, machines = label_sources.current_by_origin(db)
+    mine = machines.loc[machines["annotator"] == judge, PAIR + ["grade"]]
+    return mine.reset_index(drop=True)
+
+
+def _best_ranks(db: sqlite_utils.Database, runs: Sequence[str]) -> pd.Series:
+    """(query_id, chunk_id) -> best rank among ``runs`` (1-based, trec_eval order)."""
+    frames = []
+    for run in runs:
+        frame = consensus.run_frame(db, run)
+        frames.append(frame.rename(columns={"doc_id": "chunk_id"})[PAIR + ["rank"]])
+    if not frames:
+        return pd.Series(dtype="int64")
+    both = pd.concat(frames).astype({"query_id": str, "chunk_id": str})
+    return both.groupby(PAIR)["rank"].min()
+
+
+def weights(ranks: np.ndarray, grades: np.ndarray, relevance: int) -> np.ndarray:
+    """Audit weights of pairs with best ranks ``ranks`` (NaN: no run ranks them) and machine
+    grades ``grades`` (see the module conventions)."""
+    ranks = np.where(np.isnan(ranks), RANK_CAP, np.minimum(ranks, RANK_CAP))
+    near = (grades == relevance) | (grades == relevance - 1)
+    return (1.0 / np.log2(1.0 + ranks)) * np.where(near, NEAR_THRESHOLD_FACTOR, 1.0)
+
+
+def _segments(db: sqlite_utils.Database, segment: str | None) -> dict[str, str]:
+    if segment is None:
+        return {}
+    if segment in ("source", "split"):
+        return {q: str(v) for q, v in db.conn.execute(f"SELECT id, {segment} FROM queries")}
+    return {q: str(v) for q, v in contents.query_segments(db, segment).items()}
+
+
+def plan_universe(
+    db: sqlite_utils.Database, judge: str, *, runs: Sequence[str], relevance: int,
+) -> pd.DataFrame:
+    """Every pair of the sample's universe, in audit order: query_id, chunk_id, position
+    (1-based within the query), known, machine_grade, weight (0 for known pairs)."""
+    machine = _machine_grades(db, judge)
+    if machine.empty:
+        raise ScorecardError(f"the machine judge {judge!r} has no labels to audit")
+    people, _ = label_sources.current_by_origin(db)
+    known = people[PAIR].drop_duplicates()
+    locked = {r[0] for r in db.conn.execute(
+        "SELECT q.id FROM queries q JOIN split_locks l ON l.split = q.split")}
+    universe = pd.merge(known.assign(known=True),
+                        machine.rename(columns={"grade": "machine_grade"}), on=PAIR, how="outer")
+    universe = universe.loc[~universe["query_id"].isin(locked)].copy()
+    universe["known"] = universe["known"].fillna(False).astype(bool)
+    universe["machine_grade"] = universe["machine_grade"].astype("Int64")
+    ranks = _best_ranks(db, runs)
+    index = pd.MultiIndex.from_frame(universe[PAIR].astype(str))
+    best = ranks.reindex(index).to_numpy(dtype=float) if len(ranks) else np.full(len(index),
+                                                                                 np.nan)
+    grades = universe["machine_grade"].to_numpy(dtype=float, na_value=np.nan)
+    universe["weight"] = np.where(universe["known"], 0.0, weights(best, grades, relevance))
+    universe["shuffle"] = [queue.shuffle_key(q, c) for q, c in zip(
+        universe["query_id"], universe["chunk_id"], strict=True)]
+    # Known pairs first, then by weight, ties in the queue's stable shuffled order.
+    universe = universe.sort_values(["query_id", "known", "weight", "shuffle"],
+                                    ascending=[True, False, False, True], ignore_index=True)
+    universe["position"] = universe.groupby("query_id").cumcount() + 1
+    return universe.drop(columns="shuffle")
+
+
+def draw_audit(
+    db: sqlite_utils.Database,
+    judge: str,
+    budget: float,
+    *,
+    runs: Sequence[str],
+    relevance: int,
+    segment: str | None = None,
+    seed: int = 0,
+    created_by: str | None = None,
+) -> AuditDraw:
+    """Draw an audit sample of ``judge``'s pairs (see the module conventions), store it with
+    its probabilities and queue the audited pairs. ``budget``: the expected number of pairs."""
+    if not budget > 0:
+        raise InputError(f"the audit budget is a number of pairs above 0, not {budget}",
+                         source="audit")
+    universe = plan_universe(db, judge, runs=runs, relevance=relevance)
+    if universe["known"].all():
+        raise ScorecardError(f"every pair {judge} graded already has people's labels: "
+                             "nothing to audit")
+    segments = _segments(db, segment) if segment is not None else None
+    universe = design(universe, budget, seed, segments)
+    audited = universe.loc[universe["sampled"] & ~universe["known"], PAIR]
+    with store.write_transaction(db, action="audit") as conn:
+        sample_id = conn.execute(
+            "INSERT INTO audit_samples (judge, budget, relevance, runs, segment, seed, pairs,"
+            " created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [judge, float(budget), int(relevance), json.dumps(list(runs)), segment, int(seed),
+             len(audited), created_by, store.utc_now()],
+        ).fetchone()[0]
+        conn.executemany(
+            "INSERT INTO audit_pairs (sample_id, query_id, chunk_id, position, known,"
+            " machine_grade, weight, inclusion, sampled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(sample_id, r.query_id, r.chunk_id, int(r.position), int(r.known),
+              None if pd.isna(r.machine_grade) else int(r.machine_grade), float(r.weight),
+              float(r.inclusion), int(r.sampled)) for r in universe.itertuples()],
+        )
+        queued = queue.enqueue_pairs(db, map(tuple, audited.to_numpy()), reason=AUDIT_REASON)
+    machine_only = universe.loc[~universe["known"]]
+    return AuditDraw(int(sample_id), universe["query_id"].nunique(), len(universe),
+                     int(universe["known"].sum()), len(machine_only),
+                     float(machine_only["inclusion"].sum()), len(audited), int(queued))
+
+
+def design(
+    universe: pd.DataFrame, budget: float, seed: int, segments: dict[str, str] | None = None
+) -> pd.DataFrame:
+    """``universe`` (``plan_universe``) with ``inclusion`` and ``sampled`` columns: the
+    probabilities meet ``budget`` (per segment value of ``segments`` when given) and each query
+    draws one uniform number from ``seed``."""
+    universe = universe.copy()
+    open_ = ~universe["known"].to_numpy()
+    strata = None
+    if segments is not None:
+        strata = universe.loc[open_, "query_id"].map(segments).fillna("(missing)").to_numpy()
+    inclusion = np.ones(len(universe))
+    inclusion[open_] = prediction_powered.inclusion_probabilities(
+        universe.loc[open_, "weight"].to_numpy(), min(float(budget), float(open_.sum())), strata)
+    universe["inclusion"] = inclusion
+    queries = universe["query_id"].drop_duplicates().sort_values().to_numpy()
+    draws = pd.Series(np.random.default_rng(seed).random(len(queries)), index=queries)
+    universe["sampled"] = universe["inclusion"].to_numpy() >= draws.reindex(
+        universe["query_id"]).to_numpy()
+    return universe
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def samples(db: sqlite_utils.Database, judge: str | None = None) -> pd.DataFrame:
+    """The audit samples (of ``judge`` when given), newest first: id, judge, budget, pairs,
+    verified (audited pairs people have graded), waiting, relevance, runs, segment, seed,
+    created_by, created_at."""
+    where, params = ("WHERE judge = ?", [judge]) if judge else ("", [])
+    frame = pd.read_sql_query(
+        f"SELECT id, judge, budget, pairs, relevance, runs, segment, seed, created_by,"
+        f" created_at FROM audit_samples {where} ORDER BY id DESC", db.conn, params=params)
+    progress = [audit_progress(db, int(i)) for i in frame["id"]]
+    frame.insert(4, "verified", [p.judged for p in progress])
+    frame.insert(5, "waiting", [p.waiting for p in progress])
+    return frame
+
+
+def sample_row(db: sqlite_utils.Database, sample_id: int) -> dict:
+    """The ``audit_samples`` row of ``sample_id`` (runs decoded)."""
+    rows = list(db.query("SELECT * FROM audit_samples WHERE id = ?", [sample_id]))
+    if not rows:
+        raise ScorecardError(f"no audit sample {sample_id}")
+    row = rows[0]
+    row["runs"] = json.loads(row["runs"])
+    return row
+
+
+def sample_pairs(db: sqlite_utils.Database, sample_id: int) -> pd.DataFrame:
+    """Every pair of a sample in audit order: query_id, chunk_id, position, known (bool),
+    machine_grade (Int64), weight, inclusion, sampled (bool)."""
+    frame = pd.read_sql_query(
+        "SELECT query_id, chunk_id, position, known, machine_grade, weight, inclusion, sampled"
+        " FROM audit_pairs WHERE sample_id = ? ORDER BY query_id, position",
+        db.conn, params=[sample_id])
+    return frame.astype({"query_id": "string", "chunk_id": "string", "known": bool,
+                         "machine_grade": "Int64", "sampled": bool})
+
+
+@dataclass(frozen=True)
+class AuditProgress:
+    """Of a sample's ``drawn`` pairs, how many have a person's grade now (``judged``) and how
+    many still wait (``waiting``)."""
+
+    drawn: int
+    judged: int
+
+    @property
+    def waiting(self) -> int:
+        return self.drawn - self.judged
+
+    @property
+    def complete(self) -> bool:
+        return self.waiting == 0
+
+
+def audit_progress(db: sqlite_utils.Database, sample_id: int) -> AuditProgress:
+    """How far people are with a sample's audited pairs (a person's current grade counts)."""
+    drawn, judged = db.conn.execute(
+        "SELECT count(*), coalesce(sum(EXISTS (SELECT 1 FROM current_judgments j"
+        "  WHERE j.query_id = a.query_id AND j.chunk_id = a.chunk_id AND j.grade IS NOT NULL"
+        "  AND j.origin <> 'machine')), 0)"
+        " FROM audit_pairs a WHERE a.sample_id = ? AND a.sampled AND NOT a.known",
+        [sample_id]).fetchone()
+    return AuditProgress(int(drawn), int(judged))

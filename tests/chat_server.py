@@ -1,0 +1,106 @@
+"""A local server speaking the OpenAI chat-completions protocol, for tests of model calls.
+
+``ChatServer()`` listens on 127.0.0.1 (a free port) in a thread; ``url`` is its base URL
+(``.../v1``). Each POST to ``/v1/chat/completions`` takes the next mode from ``script`` (a list
+the test fills; ``"good"`` when it is empty):
+
+- ``good``: 200 with ``reply(prompt)`` as the assistant message (by default a relevance grade
+  from ``overlap_grade``) and a ``usage`` object;
+- ``malformed``: 200 with prose instead of JSON; ``offscale``: JSON with grade 9;
+- ``slow``: no answer until the test ends (the client times out);
+- ``429``: HTTP 429 with ``Retry-After: retry_after``; ``error``: HTTP 500; ``notfound``: 404.
+
+Every request body is kept in ``requests``, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def section(prompt: str, label: str, multiline: bool = False) -> str:
+    """The text after ``label`` in a judge prompt (one line, or up to the next blank line)."""
+    pattern = rf"^{re.escape(label)}:\s*\n?(.*?)(?:\n\n|\Z)" if multiline \
+        else rf"^{re.escape(label)}: (.*)$"
+    match = re.search(pattern, prompt, re.M | re.S if multiline else re.M)
+    return match.group(1).strip() if match else ""
+
+
+def overlap_grade(prompt: str) -> str:
+    """A judge reply graded by word overlap between the query and the passage (0-3), a stand-in
+    for a model: deterministic, and it depends on what the prompt carries."""
+    query = set(WORD.findall(section(prompt, "Query").lower()))
+    passage = set(WORD.findall(section(prompt, "Passage", multiline=True).lower()))
+    shared = len({w for w in query & passage if len(w) > 3})
+    grade = min(3, shared)
+    return json.dumps({"grade": grade, "reason": f"{shared} content word(s) of the query appear"})
+
+
+class ChatServer:
+    """See the module docstring."""
+
+    def __init__(self, reply: Callable[[str], str] = overlap_grade, retry_after: str = "1"):
+        self.script: list[str] = []
+        self.requests: list[dict] = []
+        self.reply = reply
+        self.retry_after = retry_after
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with outer.lock:
+                    outer.requests.append({"path": self.path, "body": body,
+                                           "auth": self.headers.get("Authorization")})
+                    mode = outer.script.pop(0) if outer.script else "good"
+                if mode == "slow":
+                    outer.release.wait(10)
+                    return
+                if mode in ("429", "error", "notfound"):
+                    code = {"429": 429, "error": 500, "notfound": 404}[mode]
+                    self.send_response(code)
+                    if mode == "429":
+                        self.send_header("Retry-After", outer.retry_after)
+                    self.end_headers()
+                    self.wfile.write(b"not now")
+                    return
+                prompt = body["messages"][0]["content"]
+                content = {
+                    "good": lambda: outer.reply(prompt),
+                    "malformed": lambda: "I think this passage is fairly relevant!",
+                    "offscale": lambda: json.dumps({"grade": 9, "reason": "very"}),
+                }[mode]()
+                payload = json.dumps({
+                    "choices": [{"message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 20},
+                }).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def prompts(self) -> list[str]:
+        """The prompts received, in order."""
+        return [r["body"]["messages"][0]["content"] for r in self.requests]
+
+    def close(self) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
