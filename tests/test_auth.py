@@ -26,6 +26,7 @@ import labeling
 from labeling.commands.cli import main
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation import (
+    deciding_pairs,
     drilldown,
     failure_tags,
     judged_coverage,
@@ -35,7 +36,8 @@ from labeling.evaluation import (
 from labeling.evaluation.score_controls import Controls
 from labeling.files import baseline, uploads
 from labeling.files import importers as imports
-from labeling.judging import agreement, pooling, queue
+from labeling.judging import agreement, audit_sample, machine_judge, pooling, queue
+from labeling.model_calls.chat import ChatClient
 from labeling.synthetic import importers as synthetic_imports
 from labeling.synthetic import quality_model, review
 from labeling.synthetic import settings as synthetic_settings
@@ -585,7 +587,26 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         db, llama
     )
     calls["synthetic.importers.import_ragas"] = lambda: synthetic_imports.import_ragas(db, ragas)
+    calls.update(_machine_and_budget_write_calls(db, q, c, run))
     return calls
+
+
+def _machine_and_budget_write_calls(db, q: str, c: str, run: str) -> dict[str, object]:
+    """The writes of machine judges, audit samples and the pairs that decide a comparison."""
+    judge = machine_judge.Judge("tiny-model", machine_judge.load_prompt("v1"))
+    with roles.acting_as(None):
+        batch = machine_judge.start_batch(db, judge, [(q, c)], "prepared")
+    # Nothing listens on port 9: the owner's call fails to connect, a viewer's never starts.
+    client = ChatClient("http://127.0.0.1:9/v1", "tiny-model", retries=0, timeout=0.5)
+    other = [name for name in contents.run_names(db) if name != run][0]
+    return {
+        "machine_judge.start_batch": lambda: machine_judge.start_batch(db, judge, [(q, c)], "t"),
+        "machine_judge.run_batch": lambda: machine_judge.run_batch(db, batch, client),
+        "audit_sample.draw_audit": lambda: audit_sample.draw_audit(
+            db, judge.name, 1.0, runs=[run], relevance=1),
+        "deciding_pairs.send_deciding_pairs": lambda: deciding_pairs.send_deciding_pairs(
+            db, Controls(run, ("P@5",)), other, "P@5"),
+    }
 
 
 def test_a_viewer_cannot_write_through_any_function(db, tmp_path):

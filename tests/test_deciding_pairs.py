@@ -113,10 +113,11 @@ def test_decisive_pairs_go_to_the_queue_with_their_source(make_workspace):
     db = make_workspace("demo", accounts={"vic": "viewer"})
     controls = Controls("bm25")
     _, pairs = deciding_pairs.comparison(db, controls, "fusion", "R@10")
+    before = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]  # the demo pool
     with roles.acting_as("vic"), pytest.raises(AccessDenied):
         deciding_pairs.send_deciding_pairs(db, controls, "fusion", "R@10", limit=5)
     assert db.conn.execute("SELECT count(*) FROM label_queue").fetchone()[0] == 0
-    assert db.conn.execute("SELECT count(*) FROM pair_sources").fetchone()[0] == 0
+    assert db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0] == before
     assert deciding_pairs.send_deciding_pairs(db, controls, "fusion", "R@10", limit=5) == 5
     queued = db.conn.execute(
         "SELECT query_id, chunk_id, reason FROM label_queue ORDER BY rowid").fetchall()
@@ -124,12 +125,14 @@ def test_decisive_pairs_go_to_the_queue_with_their_source(make_workspace):
     assert {(q, c) for q, c, _ in queued} == set(zip(expected["query_id"], expected["chunk_id"],
                                                      strict=True))
     assert {reason for _, _, reason in queued} == {"decide"}
-    sources = db.conn.execute("SELECT source, detail, pool_depth FROM pair_sources").fetchall()
+    sources = db.conn.execute("SELECT source, detail, pool_depth FROM pair_sources WHERE id > ?",
+                              [before]).fetchall()
     assert len(sources) == 5
     assert set(sources) == {("queue", "decide bm25 vs fusion on R@10", None)}
     # Sent again: the same pairs are already queued and recorded, nothing new.
     assert deciding_pairs.send_deciding_pairs(db, controls, "fusion", "R@10", limit=5) == 0
-    assert db.conn.execute("SELECT count(*) FROM pair_sources").fetchone()[0] == 5
+    assert db.conn.execute("SELECT count(*) FROM pair_sources WHERE id > ?",
+                           [before]).fetchone()[0] == 5
 
 
 def test_history_replays_the_labels_of_each_moment(make_workspace):

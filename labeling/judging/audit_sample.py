@@ -35,7 +35,7 @@ import sqlite_utils
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import consensus, label_sources, queue
 from labeling.metrics import prediction_powered
-from labeling.workspace import contents, store
+from labeling.workspace import contents, roles, store
 
 AUDIT_REASON = "audit"
 RANK_CAP = 100
@@ -143,6 +143,7 @@ def draw_audit(
 ) -> AuditDraw:
     """Draw an audit sample of ``judge``'s pairs (see the module conventions), store it with
     its probabilities and queue the audited pairs. ``budget``: the expected number of pairs."""
+    roles.check_current(db, "audit")  # before the work of the design, not only at the write
     if not budget > 0:
         raise InputError(f"the audit budget is a number of pairs above 0, not {budget}",
                          source="audit")

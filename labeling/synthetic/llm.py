@@ -84,22 +84,17 @@ class Estimate:
 @dataclass
 class LlmClient(chat.ChatClient):
     """The chat client (``labeling.model_calls.chat``) with question generation: ``max_calls``
-    caps the calls of one batch; ``calls`` counts the calls made so far (every attempt that
-    reached the server or timed out)."""
+    caps the calls of one batch (the client's ``calls`` counts every request sent, retries
+    included)."""
 
     timeout: float = 60.0
     max_calls: int = 50
     domain: str = "technical documentation"
     persona: str = "a developer or administrator using the software"
-    calls: int = 0
 
     @property
     def generator(self) -> str:
         return f"llm:{self.model}"
-
-    def _call(self, prompt: str) -> str:
-        self.calls += 1
-        return self.chat(prompt)
 
     # -- prompts -----------------------------------------------------------------------------
 
@@ -128,11 +123,11 @@ class LlmClient(chat.ChatClient):
     def passage(self, chunk: Chunk, wanted: Sequence[str], *, critic: bool = True) -> Reply:
         """The questions of one passage (one call) and, when any were found, their critic
         scores (a second call). ``LlmError`` when a reply is unusable."""
-        reply = parse_reply(self._call(self.questions_prompt(chunk, wanted)), chunk,
+        reply = parse_reply(self.chat(self.questions_prompt(chunk, wanted)), chunk,
                             self.generator)
         reply.candidates = reply.candidates[: len(wanted)]
         if critic and reply.candidates:
-            content = self._call(self.critic_prompt(chunk, [c.question for c in
+            content = self.chat(self.critic_prompt(chunk, [c.question for c in
                                                             reply.candidates]))
             for cand, value in zip(reply.candidates, parse_critic(content,
                                                                   len(reply.candidates)),

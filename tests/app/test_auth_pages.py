@@ -197,6 +197,7 @@ CONTROL_ACTIONS = {
     "save_queries": "edit_queries", "queries_editor_": "edit_queries",
     "assign_split": "assign_split", "import_": "import", "upload_": "import",
     "set_save": "synthetic_settings", "set_refit": "refit_quality", "resume_": "add_candidates",
+    "dash_decide_send": "enqueue",
 }
 READ_ONLY_CONTROLS = (
     "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",
