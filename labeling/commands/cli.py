@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "labeling.commands.access",
     "labeling.commands.report",
     "labeling.commands.synthetic",
+    "labeling.commands.chunking",
 ]
 
 

@@ -1,0 +1,238 @@
+"""A transfer of labels from one chunk set to another: read, plan (``plan``), write, all or
+nothing in one transaction.
+
+Conventions
+- The judgments read are the *current* graded judgments (each annotator's latest, a grade) of
+  the old chunk set's chunks, of every origin but ``machine`` and ``generator`` (labels people
+  stand behind: their own, imported ones, earlier transfers of theirs).
+- Each label written is a judgment of origin ``transferred`` whose ``origin_source`` is the old
+  chunk set's name, by the annotator of the judgment it copies, with a note saying where it
+  came from; ``transfer_labels`` links it to that judgment with the overlap. The consensus
+  counts a transferred label only until a person judges the pair.
+- One transfer per (old, new) chunk set pair; the suggested pairs go to the labeling queue with
+  reason ``transfer`` and every touched pair gets a ``pair_sources`` row (source ``transfer``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import sqlite_utils
+
+from labeling.errors import ScorecardError
+from labeling.judging import queue
+from labeling.rechunking.mapping import chunk_overlaps
+from labeling.rechunking.plan import DEFAULT_THRESHOLD, OUTCOMES, TransferPlan, plan_transfer
+from labeling.workspace import chunk_sets, provenance
+from labeling.workspace.store import utc_now, write_transaction
+
+QUEUE_REASON = "transfer"
+UNTRANSFERRED_ORIGINS = ("machine", "generator")
+# Progress callback: (share done 0-1, what is happening).
+Progress = Callable[[float, str], None]
+
+_JUDGED_SQL = """
+SELECT j.id, j.query_id, j.chunk_id, j.annotator, j.grade,
+       coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated,
+       coalesce(json_extract(j.flags, '$.unsure'), 0) AS unsure
+FROM current_judgments j
+JOIN chunk_set_members m ON m.chunk_id = j.chunk_id AND m.chunk_set = ?
+JOIN chunk_spans p ON p.chunk_id = j.chunk_id
+WHERE j.grade IS NOT NULL AND j.origin NOT IN ('machine', 'generator')
+ORDER BY j.id
+"""
+_LABELLED_SQL = """
+SELECT DISTINCT j.query_id, j.chunk_id FROM judgments j
+JOIN chunk_set_members m ON m.chunk_id = j.chunk_id AND m.chunk_set = ?
+WHERE j.origin NOT IN ('machine', 'generator')
+"""
+
+
+@dataclass(frozen=True)
+class TransferResult:
+    """What a transfer wrote: its id, the labels and suggestions, and the old judgments by
+    outcome (``OUTCOMES``) with the split ones counted apart."""
+
+    transfer_id: int
+    from_set: str
+    to_set: str
+    threshold: float
+    labels: int
+    suggestions: int
+    outcomes: dict[str, int]
+    split: int
+
+    def summary(self) -> str:
+        judged = sum(self.outcomes.values())
+        return (
+            f"{self.from_set} -> {self.to_set}: of {judged} judgments, "
+            + ", ".join(f"{self.outcomes[o]} {o}" for o in OUTCOMES)
+            + f" ({self.split} split); {self.labels} transferred labels written, "
+            f"{self.suggestions} pairs sent to the labeling queue"
+        )
+
+
+def existing_transfer(db: sqlite_utils.Database, from_set: str, to_set: str) -> dict | None:
+    """The ``label_transfers`` row of (from_set, to_set), or None."""
+    rows = list(db.query("SELECT * FROM label_transfers WHERE from_set = ? AND to_set = ?",
+                         [from_set, to_set]))
+    return rows[0] if rows else None
+
+
+def plan_for(
+    db: sqlite_utils.Database, from_set: str, to_set: str, threshold: float = DEFAULT_THRESHOLD,
+    progress: Progress | None = None,
+) -> TransferPlan:
+    """What transferring the labels of ``from_set`` to ``to_set`` would write (nothing is)."""
+    report = progress or (lambda share, what: None)
+    chunk_sets.get_chunk_set(db, from_set)
+    chunk_sets.get_chunk_set(db, to_set)
+    if from_set == to_set:
+        raise ScorecardError("choose two different chunk sets")
+    report(0.0, "reading the chunk spans")
+    old = chunk_sets.chunk_spans(db, from_set).reset_index(drop=True)
+    new = chunk_sets.chunk_spans(db, to_set).reset_index(drop=True)
+    report(0.15, "reading the judgments")
+    judged = pd.read_sql_query(_JUDGED_SQL, db.conn, params=[from_set]).astype({
+        "id": "int64", "query_id": object, "chunk_id": object, "annotator": object,
+        "grade": "int64", "adjudicated": bool, "unsure": bool})
+    blocked = pd.read_sql_query(_LABELLED_SQL, db.conn, params=[to_set])
+    frozen = pd.Index([r[0] for r in db.conn.execute(
+        "SELECT q.id FROM queries q JOIN split_locks l ON l.split = q.split")])
+    report(0.35, "measuring how the chunks overlap")
+    overlaps = chunk_overlaps(old, new, lambda keys: chunk_sets.document_texts(db, keys))
+    report(0.55, "deciding which labels carry over")
+    return plan_transfer(judged, old, new, overlaps, blocked=blocked, frozen_queries=frozen,
+                         threshold=threshold)
+
+
+def transfer_labels(
+    db: sqlite_utils.Database,
+    from_set: str,
+    to_set: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    by: str | None = None,
+    progress: Progress | None = None,
+) -> TransferResult:
+    """Transfer the labels of chunk set ``from_set`` to ``to_set`` (see ``plan``): write the
+    carried labels, queue the suggested pairs and record every outcome, in one transaction.
+    A second transfer between the same two chunk sets is refused (its report stands)."""
+    report = progress or (lambda share, what: None)
+    done = existing_transfer(db, from_set, to_set)
+    if done is not None:
+        raise ScorecardError(
+            f"the labels of {from_set!r} were already transferred to {to_set!r} "
+            f"({done['created_at'][:16].replace('T', ' ')} UTC); its report stands"
+        )
+    try:
+        plan = plan_for(db, from_set, to_set, threshold, report)
+    except ValueError as error:  # a threshold out of range
+        raise ScorecardError(str(error)) from None
+    report(0.7, "writing the transferred labels")
+    with write_transaction(db, action="transfer_labels") as conn:
+        transfer_id = int(conn.execute(
+            "INSERT INTO label_transfers (from_set, to_set, threshold, transferred_by,"
+            " created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+            [from_set, to_set, plan.threshold, by, utc_now()],
+        ).fetchone()[0])
+        written = _write_labels(conn, plan.labels, transfer_id, from_set)
+        _write_outcomes(conn, plan.outcomes, transfer_id)
+        report(0.9, "queueing the suggestions")
+        _write_suggestions(db, conn, plan, transfer_id)
+        touched = pd.concat([plan.labels[["query_id", "chunk_id"]].drop_duplicates(),
+                             plan.suggestions[["query_id", "chunk_id"]]])
+        provenance.add_pair_sources(conn, touched.itertuples(index=False, name=None),
+                                    "transfer", detail=from_set)
+    report(1.0, "done")
+    counts = plan.outcomes["outcome"].value_counts()
+    return TransferResult(
+        transfer_id, from_set, to_set, plan.threshold, written, len(plan.suggestions),
+        {o: int(counts.get(o, 0)) for o in OUTCOMES},
+        int(plan.outcomes.loc[plan.outcomes["outcome"] == "carried", "split"].sum()),
+    )
+
+
+def _notes(labels: pd.DataFrame) -> list[str]:
+    """Each label's note: where it came from and how much of that text the chunk holds."""
+    held = np.round(labels["share_of_judged"].to_numpy() * 100).astype(np.int64)
+    piece = np.round(labels["share_of_chunk"].to_numpy() * 100).astype(np.int64)
+    return [
+        f"transferred from {chunk}: a piece of its text ({p}% of this chunk is that text, "
+        f"{h}% of it is here; the new chunking split it)" if split else
+        f"transferred from {chunk}: {h}% of its text is in this chunk ({p}% of this chunk)"
+        for chunk, h, p, split in zip(labels["source_chunk"].tolist(), held.tolist(),
+                                      piece.tolist(), labels["split"].tolist(), strict=True)
+    ]
+
+
+def _flags(labels: pd.DataFrame) -> np.ndarray:
+    """The flags JSON of each label (adjudicated and unsure copied from its source)."""
+    texts = np.array([json.dumps({k: True for k, v in (("adjudicated", a), ("unsure", u)) if v},
+                                 sort_keys=True)
+                      for a in (False, True) for u in (False, True)], dtype=object)
+    code = labels["adjudicated"].to_numpy(np.int64) * 2 + labels["unsure"].to_numpy(np.int64)
+    return texts[code]
+
+
+def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -> int:
+    """Append the transferred judgments and their ``transfer_labels`` rows; how many."""
+    if labels.empty:
+        return 0
+    created_at = utc_now()
+    before = conn.execute(
+        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
+    ).fetchone()[0]
+    conn.executemany(
+        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, note, flags,"
+        " origin, origin_source) VALUES (?, ?, ?, ?, ?, ?, ?, 'transferred', ?)",
+        zip(labels["query_id"].tolist(), labels["chunk_id"].tolist(), labels["grade"].tolist(),
+            labels["annotator"].tolist(), [created_at] * len(labels), _notes(labels),
+            _flags(labels).tolist(), [from_set] * len(labels), strict=True),
+    )
+    after = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'judgments'").fetchone()[0]
+    if after - before != len(labels):  # ids are consecutive inside our write lock
+        raise ScorecardError("the transferred labels did not get consecutive ids; nothing saved")
+    conn.executemany(
+        "INSERT INTO transfer_labels (judgment_id, transfer_id, source_judgment_id,"
+        " share_of_judged, share_of_chunk, split) VALUES (?, ?, ?, ?, ?, ?)",
+        zip(range(before + 1, after + 1), [transfer_id] * len(labels),
+            labels["source_id"].tolist(), labels["share_of_judged"].tolist(),
+            labels["share_of_chunk"].tolist(), labels["split"].astype(int).tolist(),
+            strict=True),
+    )
+    return len(labels)
+
+
+def _write_outcomes(conn, outcomes: pd.DataFrame, transfer_id: int) -> None:
+    conn.executemany(
+        "INSERT INTO transfer_sources (transfer_id, judgment_id, outcome, split)"
+        " VALUES (?, ?, ?, ?)",
+        zip([transfer_id] * len(outcomes), outcomes["judgment_id"].tolist(),
+            outcomes["outcome"].tolist(), outcomes["split"].astype(int).tolist(), strict=True),
+    )
+
+
+def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
+                       transfer_id: int) -> None:
+    """Store each suggested pair with the old grades it will show, and queue it."""
+    if plan.suggestions.empty:
+        return
+    texts = plan.suggestion_texts
+    details = {
+        pair: json.dumps(group[["old_chunk", "annotator", "grade", "share_of_judged",
+                                "share_of_chunk"]].to_dict("records"))
+        for pair, group in texts.groupby(["query_id", "chunk_id"], sort=False)
+    }
+    conn.executemany(
+        "INSERT INTO transfer_suggestions (transfer_id, query_id, chunk_id, grade, detail)"
+        " VALUES (?, ?, ?, ?, ?)",
+        ((transfer_id, q, c, int(g), details[(q, c)]) for q, c, g in
+         plan.suggestions[["query_id", "chunk_id", "grade"]].itertuples(index=False)),
+    )
+    queue.enqueue_pairs(db, plan.suggestions[["query_id", "chunk_id"]].itertuples(
+        index=False, name=None), QUEUE_REASON)
