@@ -10,7 +10,7 @@ starting at the chunk's first non-space character and ending after its last.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 _WORD = re.compile(r"\S+")
 
@@ -46,8 +46,8 @@ class DocumentText:
         needle = normalise(chunk_text)
         if not needle:
             return None
-        hint = bisect_right(self._original, after) - 1
-        found = self.normal.find(needle, self._normal[hint] if hint >= 0 else 0)
+        word = bisect_left(self._original, after)  # the first word starting at or after it
+        found = self.normal.find(needle, self._normal[word] if word < len(self._normal) else 0)
         if found < 0:
             found = self.normal.find(needle)
         if found < 0:

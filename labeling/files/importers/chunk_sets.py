@@ -54,7 +54,7 @@ class _Placement:
     document: DocumentText
     version: str
     title: str | None
-    last_start: int = 0
+    last_start: int = -1
 
 
 class _Failures:
@@ -280,7 +280,7 @@ def _span(
                              "document")
                 return None
             return int(start), int(end)
-    span = document.locate(text, after=placement.last_start)
+    span = document.locate(text, after=placement.last_start + 1)  # after the previous chunk
     if span is None:
         failures.add(where, chunk_id, "its text is not in its document")
     return span

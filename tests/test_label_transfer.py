@@ -1,0 +1,239 @@
+"""Labels carried from one chunk set to another: the overlap arithmetic, the rule (carried,
+suggested, split, kept, frozen, lost), the records, and transferred labels in the consensus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labeling.errors import ScorecardError
+from labeling.evaluation import locked_splits
+from labeling.files import importers
+from labeling.judging import consensus, queue
+from labeling.rechunking import report, suggestions, transfer
+from labeling.rechunking.alignment import shared_blocks, surviving_pieces
+from labeling.rechunking.overlap import overlapping_pairs
+from labeling.workspace import judgments
+
+# Three paragraphs of one document; the old chunking has one chunk per paragraph.
+ALPHA = "Alpha policy: staff may work remotely four days a week with approval."
+BETA = "Beta rule: the stipend is 600 EUR, paid once, for a desk or a chair."
+GAMMA = ("Gamma section: incidents are ranked SEV1 to SEV3. SEV1 pages the on-call engineer "
+         "at once. SEV3 waits for the next working day.")
+DOC = f"{ALPHA}\n\n{BETA}\n\n{GAMMA}\n"
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def spans_of(text: str, *pieces: str) -> list[tuple[int, int]]:
+    return [(text.index(p), text.index(p) + len(p)) for p in pieces]
+
+
+@pytest.fixture
+def small(make_workspace, tmp_path):
+    """Old set ``old`` (a, b, c: the paragraphs); new set ``new``: ``ab`` (alpha and beta
+    together), ``c1``/``c2`` (gamma split in two) and ``cx`` (straddling nothing judged but the
+    end of gamma and nothing else: the text after it is the end of the document)."""
+    db = make_workspace(queries=[{"id": "q1", "text": "remote work", "split": "dev"},
+                                 {"id": "q2", "text": "incidents", "split": "test"}])
+    importers.import_documents(db, write_jsonl(tmp_path / "d.jsonl",
+                                               [{"id": "d", "text": DOC, "title": "Policy"}]))
+    old = [{"id": i, "doc_id": "d", "text": t} for i, t in zip("abc", (ALPHA, BETA, GAMMA),
+                                                                  strict=True)]
+    importers.import_chunk_set(db, write_jsonl(tmp_path / "old.jsonl", old), "old")
+    half = GAMMA.index("SEV1 pages")
+    new = [{"id": "ab", "doc_id": "d", "text": f"{ALPHA}\n\n{BETA}"},
+           {"id": "c1", "doc_id": "d", "text": GAMMA[:half].strip()},
+           {"id": "c2", "doc_id": "d", "text": GAMMA[half:]}]
+    importers.import_chunk_set(db, write_jsonl(tmp_path / "new.jsonl", new), "new")
+    return db
+
+
+def transferred(db) -> pd.DataFrame:
+    return pd.read_sql_query(
+        "SELECT query_id, chunk_id, annotator, grade, origin, origin_source, note"
+        " FROM judgments WHERE origin = 'transferred' ORDER BY query_id, chunk_id, annotator",
+        db.conn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arithmetic
+
+
+def test_overlapping_pairs_equal_a_brute_force_count():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        a_lo = rng.integers(0, 500, 60)
+        a_hi = a_lo + rng.integers(0, 80, 60)
+        b_lo = rng.integers(0, 500, 50)
+        b_hi = b_lo + rng.choice([0, 1, 5, 40, 300, 2000], 50)  # empty, tiny and huge ones
+        left, right, shared = overlapping_pairs(a_lo, a_hi, b_lo, b_hi)
+        found = {(int(i), int(j)): int(s) for i, j, s in zip(left, right, shared, strict=True)}
+        expected = {}
+        for i in range(60):
+            for j in range(50):
+                common = min(a_hi[i], b_hi[j]) - max(a_lo[i], b_lo[j])
+                if common > 0:
+                    expected[(i, j)] = int(common)
+        assert found == expected
+
+
+def test_spans_survive_an_edited_document_only_where_their_text_does():
+    old = "Keep this line.\nDrop this sentence entirely.\nKeep the end too.\n"
+    new = "Keep this line.\nA new line was written.\nKeep the end too.\n"
+    blocks = shared_blocks(old, new)
+    starts, ends = zip(*spans_of(old, "Keep this line.", "Drop this sentence entirely.",
+                                 "Keep the end too."), strict=True)
+    span, lo, hi = surviving_pieces(np.array(starts), np.array(ends), blocks)
+    carried = {}
+    for s, a, b in zip(span, lo, hi, strict=True):
+        carried.setdefault(int(s), []).append(new[a:b])
+    assert carried[0] == ["Keep this line."] and carried[2] == ["Keep the end too."]
+    # Of the dropped sentence only letters the new line happens to share survive.
+    assert sum(len(p) for p in carried.get(1, [])) < len("Drop this sentence entirely.") / 2
+
+
+# ---------------------------------------------------------------------------------------------
+# The rule
+
+
+def test_merged_text_carries_the_most_relevant_label_and_a_split_text_both_halves(small):
+    db = small
+    judgments.add_judgment(db, "q1", "a", 3, "ann")
+    judgments.add_judgment(db, "q1", "b", 0, "ann")
+    judgments.add_judgment(db, "q1", "b", 1, "bob")
+    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    result = transfer.transfer_labels(db, "old", "new", by="ada")
+    rows = transferred(db)
+    # ``ab`` holds all of a (3) and b (0/1): it inherits a's judgments, the most relevant text.
+    assert rows.loc[rows["chunk_id"] == "ab", ["query_id", "annotator", "grade"]].values.tolist() \
+        == [["q1", "ann", 3]]
+    # ``c1`` and ``c2`` are pieces of c: both inherit, noted as split.
+    pieces = rows.loc[rows["chunk_id"].isin(["c1", "c2"])]
+    assert pieces["grade"].tolist() == [2, 2] and pieces["note"].str.contains("split").all()
+    assert (rows["origin_source"] == "old").all()
+    assert result.outcomes == {"carried": 4, "suggested": 0, "kept": 0, "frozen": 0, "lost": 0}
+    assert result.split == 1
+    qrels = consensus.consensus_qrels(db).set_index(["query_id", "doc_id"])["relevance"]
+    assert qrels[("q1", "ab")] == 3 and qrels[("q2", "c1")] == qrels[("q2", "c2")] == 2
+
+
+def test_a_chunk_holding_part_of_a_more_relevant_text_is_suggested_not_labelled(
+        small, tmp_path):
+    db = small
+    judgments.add_judgment(db, "q1", "a", 0, "ann")
+    judgments.add_judgment(db, "q1", "b", 3, "ann")
+    # A chunk with all of a and only the first third of b: b's relevance may be in the rest.
+    cut = ALPHA + "\n\n" + BETA[: len(BETA) // 3].strip()
+    importers.import_chunk_set(db, write_jsonl(tmp_path / "s.jsonl", [
+        {"id": "s1", "doc_id": "d", "text": cut}]), "shifted")
+    result = transfer.transfer_labels(db, "old", "shifted")
+    assert transferred(db).empty
+    assert result.suggestions == 1 and result.outcomes["suggested"] == 2
+    stored = json.loads(db.conn.execute("SELECT detail FROM transfer_suggestions").fetchone()[0])
+    assert {(d["old_chunk"], d["grade"]) for d in stored} == {("a", 0), ("b", 3)}
+    assert db.conn.execute(
+        "SELECT reason FROM label_queue WHERE query_id = 'q1' AND chunk_id = 's1'"
+    ).fetchone() == ("transfer",)
+    # The old grades are shown to an expert only after they judged the pair.
+    tid = result.transfer_id
+    assert suggestions.old_grades(db, tid, "q1", "s1", "eve") is None
+    assert suggestions.open_suggestions(db, tid, "eve")["chunk_id"].tolist() == ["s1"]
+    queue.save_judgment(db, "q1", "s1", 1, "eve")
+    grades = suggestions.old_grades(db, tid, "q1", "s1", "eve")
+    assert {(g.old_chunk, g.grade) for g in grades} == {("a", 0), ("b", 3)}
+    assert suggestions.open_suggestions(db, tid, "eve").empty
+    assert report.transfer_report(db, "old", "shifted").suggestions_judged == 1
+
+
+def test_a_persons_label_is_never_replaced(small):
+    db = small
+    judgments.add_judgment(db, "q1", "a", 3, "ann")
+    judgments.add_judgment(db, "q1", "ab", 1, "carl")  # judged in the new chunk set already
+    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    result = transfer.transfer_labels(db, "old", "new")
+    rows = transferred(db)
+    assert "ab" not in rows["chunk_id"].tolist()  # kept: nothing added to carl's pair
+    assert result.outcomes["kept"] == 1
+    qrels = consensus.consensus_qrels(db).set_index(["query_id", "doc_id"])["relevance"]
+    assert qrels[("q1", "ab")] == 1
+    # After the transfer a person's judgment outranks the transferred labels of a pair.
+    assert qrels[("q2", "c1")] == 2
+    judgments.add_judgment(db, "q2", "c1", 0, "dora")
+    qrels = consensus.consensus_qrels(db).set_index(["query_id", "doc_id"])["relevance"]
+    assert qrels[("q2", "c1")] == 0 and qrels[("q2", "c2")] == 2
+    for rule in ("strict", "lenient"):
+        assert consensus.consensus_qrels(db, rule).set_index(
+            ["query_id", "doc_id"])["relevance"][("q2", "c1")] == 0
+
+
+def test_locked_queries_are_frozen_and_removed_text_is_lost(small, tmp_path):
+    db = small
+    judgments.add_judgment(db, "q1", "a", 3, "ann")
+    judgments.add_judgment(db, "q1", "c", 1, "ann")
+    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    locked_splits.lock_split(db, "ada", "test", rule="default")  # q2 is in the test split
+    # A new version of the document without the gamma paragraph, chunked anew.
+    importers.import_documents(db, write_jsonl(tmp_path / "v2.jsonl", [
+        {"id": "d", "text": f"{ALPHA}\n\n{BETA}\n"}]))
+    importers.import_chunk_set(db, write_jsonl(tmp_path / "v2c.jsonl", [
+        {"id": "v2a", "doc_id": "d", "text": ALPHA}, {"id": "v2b", "doc_id": "d", "text": BETA}]),
+        "v2")
+    result = transfer.transfer_labels(db, "old", "v2")
+    assert result.outcomes == {"carried": 1, "suggested": 0, "kept": 0, "frozen": 1, "lost": 1}
+    rows = transferred(db)
+    assert rows[["query_id", "chunk_id", "grade"]].values.tolist() == [["q1", "v2a", 3]]
+    card = report.transfer_report(db, "old", "v2", segment="split")
+    by_grade = card.by_grade.set_index("grade")
+    assert by_grade.loc[1, "lost"] == 1 and by_grade.loc[2, "frozen"] == 1
+    assert card.by_segment.set_index("segment").loc["test", "frozen"] == 1
+
+
+def test_every_transferred_label_is_linked_and_a_second_transfer_is_refused(small):
+    db = small
+    judgments.add_judgment(db, "q1", "a", 3, "ann", flags={"unsure": True})
+    judgments.add_judgment(db, "q1", "a", 2, "bob")
+    judgments.add_judgment(db, "q1", "a", 2, "carl", flags={"adjudicated": True})
+    transfer.transfer_labels(db, "old", "new")
+    links = pd.read_sql_query(
+        "SELECT n.annotator, n.grade, n.flags, n.origin, o.annotator AS old_annotator,"
+        " o.grade AS old_grade, o.flags AS old_flags, t.share_of_judged FROM transfer_labels t"
+        " JOIN judgments n ON n.id = t.judgment_id JOIN judgments o ON o.id = t.source_judgment_id",
+        db.conn)
+    assert len(links) == 3 and (links["origin"] == "transferred").all()
+    assert (links["annotator"] == links["old_annotator"]).all()
+    assert (links["grade"] == links["old_grade"]).all()
+    assert (links["flags"] == links["old_flags"]).all() and (links["share_of_judged"] == 1).all()
+    with pytest.raises(ScorecardError, match="already transferred"):
+        transfer.transfer_labels(db, "old", "new")
+    with pytest.raises(ScorecardError, match="no chunk set named 'nope'"):
+        transfer.transfer_labels(db, "old", "nope")
+
+
+def test_the_threshold_decides_between_label_and_suggestion(small, tmp_path):
+    db = small
+    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    # A chunk of the end of beta (unjudged for q2) and 70% of gamma; then the rest of gamma.
+    cut = GAMMA.rindex(" ", 0, int(len(GAMMA) * 0.7))
+    tail = BETA[BETA.index("paid once"):]
+    rows = [{"id": "{}1", "doc_id": "d", "text": f"{tail}\n\n{GAMMA[:cut]}"},
+            {"id": "{}2", "doc_id": "d", "text": GAMMA[cut:].strip()}]
+    for name in ("t", "u"):
+        importers.import_chunk_set(db, write_jsonl(tmp_path / f"{name}.jsonl", [
+            dict(r, id=r["id"].format(name)) for r in rows]), name)
+    loose = transfer.transfer_labels(db, "old", "t", threshold=0.7)
+    strict = transfer.transfer_labels(db, "old", "u")  # the default, 0.8
+    # 70% of gamma is in t1 and makes up about three quarters of it: above 0.7, below 0.8.
+    assert loose.labels == 2 and loose.suggestions == 0
+    assert strict.labels == 1 and strict.suggestions == 1  # u2, a piece of gamma, still carries
+    assert transferred(db).set_index("chunk_id")["grade"].to_dict() == {"t1": 2, "t2": 2,
+                                                                        "u2": 2}
+    with pytest.raises(ScorecardError, match="threshold"):
+        transfer.transfer_labels(db, "new", "old", threshold=1.5)
