@@ -29,6 +29,7 @@ KNOWN_PAGES = {
     "dashboard": ("Dashboard", ":material/monitoring:"),
     "queries": ("Queries", ":material/search:"),
     "data": ("Data", ":material/database:"),
+    "chunking": ("Chunking", ":material/splitscreen:"),
     "guide": ("Metric guide", ":material/menu_book:"),
     "simulator": ("Metric simulator", ":material/tune:"),
 }

@@ -127,6 +127,15 @@ def one_footing(
     return pd.DataFrame(rows, columns=["run", "unit", "measure", "mean", "n"])
 
 
+def footing_table(footing: pd.DataFrame) -> pd.DataFrame:
+    """``one_footing``'s rows as a table: unit, measure, then one column of means per run."""
+    if footing.empty:
+        return pd.DataFrame(columns=["unit", "measure"])
+    table = footing.pivot(index=["unit", "measure"], columns="run", values="mean")
+    table.columns.name = None
+    return table.reset_index()
+
+
 def _run_spans(db: sqlite_utils.Database, run: str) -> pd.DataFrame:
     """Spans of the chunks ``run`` retrieved (chunk_id, doc_id, doc_version, start, end)."""
     frame = pd.read_sql_query(

@@ -44,6 +44,20 @@ class TransferReport:
     def judgments(self) -> int:
         return sum(self.outcomes.values())
 
+    def sentence(self) -> str:
+        """The report in one plain sentence, saying what its numbers are made of."""
+        o = self.outcomes
+        return (
+            f"Of the {self.judgments} current judgments of {self.from_set!r} (each annotator's "
+            f"latest grade of a pair), {o['carried']} carried over to {self.to_set!r} "
+            f"({self.split} of them split across chunks), {o['suggested']} became suggestions, "
+            f"{o['kept']} met a pair someone had already labelled, {o['frozen']} are in a "
+            f"locked split and {o['lost']} were lost (their text is in no chunk of "
+            f"{self.to_set!r}). The transfer wrote {self.labels} labels of origin 'transferred' "
+            f"at an overlap threshold of {self.threshold:.0%} and queued {self.suggestions} "
+            f"pairs, of which {self.suggestions_judged} have been judged since."
+        )
+
     def to_dict(self) -> dict:
         """Plain JSON types only."""
         return {

@@ -37,6 +37,14 @@ class OldGrade:
     share_of_judged: float
     share_of_chunk: float
 
+    def describe(self, grade_names: dict[int, str] | None = None) -> str:
+        """One plain sentence: who graded which old chunk what, and how much of it is here."""
+        name = (grade_names or {}).get(self.grade)
+        grade = f"{self.grade} ({name})" if name else str(self.grade)
+        return (f"{self.annotator} graded {self.old_chunk} {grade}; "
+                f"{self.share_of_judged:.0%} of that text is in this chunk and makes up "
+                f"{self.share_of_chunk:.0%} of it")
+
 
 def open_suggestions(
     db: sqlite_utils.Database, transfer_id: int, annotator: str, limit: int = 50
