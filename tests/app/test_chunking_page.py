@@ -9,8 +9,11 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from labeling.evaluation import result_cache
-from labeling.rechunking import report, splitter
+from labeling.files import importers
+from labeling.rechunking import report, splitter, transfer
 from labeling.workspace import store
+from tests import hostile
+from tests.app.test_hostile_text import Walk
 from tests.markup import shown
 
 NEW_SET = "windows"
@@ -125,3 +128,44 @@ def test_an_unplaceable_chunk_is_named_and_nothing_is_imported(workspace: Path,
     assert "/tmp" not in message
     assert table(at, "name", "splitter")["name"].tolist() == ["sections"]
     assert at.file_uploader(key="chunking_set_0").value is not None  # kept for a retry
+
+
+def test_hostile_names_and_texts_stay_text(workspace: Path, open_app) -> None:
+    """Chunk set names, document titles, queries, chunks, annotators and grade names full of
+    markup: the report, the suggestion card and the old grades it reveals render no link,
+    image or HTML."""
+    db = store.open_workspace(workspace, create=False)
+    hostile.seed(db)
+    doc = f"{hostile.CHUNKS[0]}-doc"
+    text = "\n\n".join([hostile.TEXT] * 3)
+    folder = workspace.parent
+    (folder / "d.jsonl").write_text(json.dumps({"id": doc, "title": hostile.SHORT,
+                                                "text": text}) + "\n")
+    importers.import_documents(db, folder / "d.jsonl")
+    (folder / "old.jsonl").write_text("".join(json.dumps({"id": c, "doc_id": doc}) + "\n"
+                                              for c in hostile.CHUNKS))
+    importers.import_chunk_set(db, folder / "old.jsonl", hostile.LINK, splitter=hostile.TEXT)
+    cut = len(hostile.TEXT) + 2 + len(hostile.TEXT) // 2
+    cut = text.rindex(" ", 0, cut)
+    (folder / "new.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "n1", "doc_id": doc, "text": text[:cut]},
+        {"id": "n2", "doc_id": doc, "text": text[cut:].strip()}]))
+    importers.import_chunk_set(db, folder / "new.jsonl", hostile.IMAGE)
+    queue_before = db.conn.execute("SELECT count(*) FROM label_queue").fetchone()[0]
+    result = transfer.transfer_labels(db, hostile.LINK, hostile.IMAGE, by=hostile.ANNOTATORS[0])
+    assert result.suggestions == 1 and result.labels > 0
+    assert db.conn.execute("SELECT count(*) FROM label_queue").fetchone()[0] == queue_before + 1
+    db.close()
+
+    at = open_app()
+    at.session_state["annotator"] = hostile.ANNOTATORS[2]
+    walk = Walk(at)
+    walk.page("chunking")
+    at.selectbox(key="report_segment").set_value(hostile.ATTRIBUTE)
+    walk.run("chunking: by a hostile segment")
+    assert any(b.key == "suggest_grade_1" for b in at.button)
+    at.button(key="suggest_grade_1").click()
+    walk.run("chunking: judged")
+    assert not walk.problems, walk.problems
+    assert walk.shows_hostile("chunking") and walk.shows_hostile("chunking: judged")
+    assert any("graded" in t and hostile.EVIL in t for t in walk.shown["chunking: judged"])
