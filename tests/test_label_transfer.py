@@ -119,7 +119,8 @@ def test_merged_text_carries_the_most_relevant_label_and_a_split_text_both_halve
     pieces = rows.loc[rows["chunk_id"].isin(["c1", "c2"])]
     assert pieces["grade"].tolist() == [2, 2] and pieces["note"].str.contains("split").all()
     assert (rows["origin_source"] == "old").all()
-    assert result.outcomes == {"carried": 4, "suggested": 0, "kept": 0, "frozen": 0, "lost": 0}
+    assert result.outcomes == {"carried": 4, "suggested": 0, "kept": 0, "frozen": 0,
+                               "dropped": 0, "lost": 0}
     assert result.split == 1
     qrels = consensus.consensus_qrels(db).set_index(["query_id", "doc_id"])["relevance"]
     assert qrels[("q1", "ab")] == 3 and qrels[("q2", "c1")] == qrels[("q2", "c2")] == 2
@@ -151,6 +152,27 @@ def test_a_chunk_holding_part_of_a_more_relevant_text_is_suggested_not_labelled(
     assert {(g.old_chunk, g.grade) for g in grades} == {("a", 0), ("b", 3)}
     assert suggestions.open_suggestions(db, tid, "eve").empty
     assert report.transfer_report(db, "old", "shifted").suggestions_judged == 1
+
+
+def test_slivers_say_nothing_and_unjudged_text_stays_unjudged(small, tmp_path):
+    db = small
+    judgments.add_judgment(db, "q1", "a", 3, "ann")  # alpha: relevant
+    judgments.add_judgment(db, "q2", "b", 0, "ann")  # beta: not relevant
+    # w1: alpha and the first 10% of beta; w2: the rest of beta (90% of it, all of w2);
+    # w3: the second half of beta again, then half of gamma (unjudged for q2).
+    ten = BETA.index(" ", len(BETA) // 10)
+    rows = [{"id": "w1", "doc_id": "d", "text": f"{ALPHA}\n\n{BETA[:ten]}"},
+            {"id": "w2", "doc_id": "d", "text": BETA[ten:].strip()},
+            {"id": "w3", "doc_id": "d",
+             "text": f"{BETA[BETA.index('paid once'):]}\n\n{GAMMA[:len(GAMMA) // 2]}"}]
+    importers.import_chunk_set(db, write_jsonl(tmp_path / "w.jsonl", rows), "w")
+    result = transfer.transfer_labels(db, "old", "w")
+    grades = transferred(db).set_index(["query_id", "chunk_id"])["grade"].to_dict()
+    # 10% of beta in w1 is a sliver: w1 carries alpha's 3 for q1 and nothing for q2.
+    assert grades == {("q1", "w1"): 3, ("q2", "w2"): 0}
+    # w3 holds half of beta (not relevant) and more unjudged text: neither label nor suggestion.
+    assert result.suggestions == 0
+    assert result.outcomes["carried"] == 2
 
 
 def test_a_persons_label_is_never_replaced(small):
@@ -187,7 +209,8 @@ def test_locked_queries_are_frozen_and_removed_text_is_lost(small, tmp_path):
         {"id": "v2a", "doc_id": "d", "text": ALPHA}, {"id": "v2b", "doc_id": "d", "text": BETA}]),
         "v2")
     result = transfer.transfer_labels(db, "old", "v2")
-    assert result.outcomes == {"carried": 1, "suggested": 0, "kept": 0, "frozen": 1, "lost": 1}
+    assert result.outcomes == {"carried": 1, "suggested": 0, "kept": 0, "frozen": 1,
+                               "dropped": 0, "lost": 1}
     rows = transferred(db)
     assert rows[["query_id", "chunk_id", "grade"]].values.tolist() == [["q1", "v2a", 3]]
     card = report.transfer_report(db, "old", "v2", segment="split")

@@ -3,15 +3,19 @@
 The rule (threshold ``t``, by default ``DEFAULT_THRESHOLD``), for a query q and a new chunk n:
 
 - The *judged texts* of q that touch n are the old chunks q has current graded judgments of
-  whose span shares text with n (``labeling.rechunking.mapping``). Such a text *carries* into n
-  when n holds at least t of it (``share_of_judged >= t``) or it makes up at least t of n
+  whose span shares text with n (``labeling.rechunking.mapping``), leaving out *slivers*: an
+  overlap below ``SLIVER`` of the judged text and below ``SLIVER`` of n (the edge an
+  overlapping chunking repeats) tells nothing about n. A text *carries* into n when n holds at
+  least t of it (``share_of_judged >= t``) or it makes up at least t of n
   (``share_of_chunk >= t``: n is a piece of a judged text that the new chunking split).
 - A text's grade here is the highest any annotator gave it (so a doubt in one person's label
   is never lost). The pair is *carried* when the highest grade among the texts that carry into
   n is at least the highest grade among those that only touch it; or when no text touching n
   is relevant (every grade below 1) and the judged texts together make up at least t of n.
-  Otherwise, when some judged text touches n, the pair is *suggested*: it goes to the labeling
-  queue, and its old grades are shown to an expert only after they judged it.
+  Otherwise, when a relevant text (grade 1 or more) touches n, the pair is *suggested*: it goes
+  to the labeling queue, and its old grades are shown to an expert only after they judged it.
+  A pair that only not-relevant texts touch, without covering it, stays unjudged (*dropped*):
+  most of its text was never judged.
 - A carried pair inherits the judgments of one old text, its *source*: the carrying text with
   the highest consensus grade (default rule), then the highest grade, the largest share, the
   first chunk. Each annotator's current judgment of (q, source) is copied (grade, adjudicated,
@@ -24,9 +28,10 @@ The rule (threshold ``t``, by default ``DEFAULT_THRESHOLD``), for a query q and 
   inherits; the label says it is a piece).
 
 Outcome of each old judgment: ``carried`` when a new chunk its text touches got labels,
-else ``suggested`` when one went to the queue, else ``kept``, ``frozen`` (its query's split is
-locked) or ``lost`` (no chunk of the new set holds any of its text: removed from the
-documents, or its document is not in the new chunk set).
+else ``suggested`` when one went to the queue, else ``kept`` (the pairs already had labels),
+``frozen`` (its query's split is locked), ``dropped`` (not relevant, and only in slivers or in
+chunks mostly made of unjudged text) or ``lost`` (no chunk of the new set holds any of its text:
+removed from the documents, or its document is not in the new chunk set).
 
 Everything is vectorised over (judged text, new chunk) rows with numpy and pandas; nothing runs
 a Python loop per judgment or per pair.
@@ -42,7 +47,8 @@ import pandas as pd
 from labeling.judging import consensus
 
 DEFAULT_THRESHOLD = 0.8
-OUTCOMES = ("carried", "suggested", "kept", "frozen", "lost")
+SLIVER = 0.2
+OUTCOMES = ("carried", "suggested", "kept", "frozen", "dropped", "lost")
 _EPSILON = 1e-9  # shares are ratios of integers: 4/5 must count as 0.8
 
 
@@ -97,10 +103,13 @@ def plan_transfer(
         raise ValueError("a judgment names a chunk outside the old chunk set")
     texts, judgment_text = _judged_texts(judged, old_code)
     rows = _rows(texts, overlaps, threshold)
+    slivers = np.zeros(len(texts), dtype=bool)
+    slivers[rows["t"].to_numpy()[rows["sliver"].to_numpy()]] = True
+    rows = rows.loc[~rows["sliver"]].reset_index(drop=True)
     pairs = _pairs(rows, texts, threshold)
     query_ids = pd.Index(texts["query_id"].unique())
     pairs = _mark_blocked(pairs, new, query_ids, blocked, frozen_queries)
-    outcome, split = _text_outcomes(texts, rows, pairs, frozen_queries)
+    outcome, split = _text_outcomes(texts, rows, pairs, frozen_queries, slivers)
     judged_outcome = pd.DataFrame({
         "judgment_id": judged["id"].to_numpy(np.int64),
         "outcome": np.asarray(OUTCOMES, dtype=object)[outcome[judgment_text]],
@@ -141,8 +150,10 @@ def _rows(texts: pd.DataFrame, overlaps: pd.DataFrame, threshold: float) -> pd.D
     member = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts - first, counts)
     judged_share = overlaps["share_of_judged"].to_numpy()[member]
     chunk_share = overlaps["share_of_chunk"].to_numpy()[member]
+    touching = np.maximum(judged_share, chunk_share) >= SLIVER - _EPSILON
     return pd.DataFrame({
         "t": text_row,
+        "sliver": ~touching,
         "n": overlaps["new"].to_numpy(np.int64)[member],
         "share_of_judged": judged_share,
         "share_of_chunk": chunk_share,
@@ -153,8 +164,9 @@ def _rows(texts: pd.DataFrame, overlaps: pd.DataFrame, threshold: float) -> pd.D
 
 
 def _pairs(rows: pd.DataFrame, texts: pd.DataFrame, threshold: float) -> pd.DataFrame:
-    """One row per (query, new chunk) touched: q, n, carried (bool), source (text row or -1),
-    top (highest grade touching it); ``rows`` gains its pair's number (``pair``)."""
+    """One row per (query, new chunk) touched (slivers left out of ``rows`` first): q, n,
+    carried (bool), source (text row or -1), top (highest grade touching it); ``rows`` gains
+    its pair's number (``pair``)."""
     q = texts["q"].to_numpy()[rows["t"].to_numpy()]
     top = texts["top"].to_numpy()[rows["t"].to_numpy()]
     agreed = texts["agreed"].to_numpy()[rows["t"].to_numpy()]
@@ -192,14 +204,16 @@ def _mark_blocked(
     pairs: pd.DataFrame, new: pd.DataFrame, query_ids: pd.Index, blocked: pd.DataFrame,
     frozen_queries: pd.Index,
 ) -> pd.DataFrame:
-    """``pairs`` with ``state``: carried, suggested, kept (already labelled) or frozen."""
+    """``pairs`` with ``state``: carried, suggested, dropped, kept (already labelled) or
+    frozen."""
     query = query_ids.to_numpy()[pairs["q"].to_numpy()]
     chunk = new["chunk_id"].to_numpy()[pairs["n"].to_numpy()]
     labelled = pd.MultiIndex.from_arrays([query, chunk]).isin(
         pd.MultiIndex.from_frame(blocked[["query_id", "chunk_id"]].astype(str))
     ) if len(blocked) else np.zeros(len(pairs), dtype=bool)
     frozen = pd.Index(query).isin(frozen_queries)
-    state = np.where(pairs["carried"].to_numpy(), "carried", "suggested").astype(object)
+    state = np.where(pairs["carried"].to_numpy(), "carried",
+                     np.where(pairs["top"].to_numpy() >= 1, "suggested", "dropped")).astype(object)
     state[labelled] = "kept"
     state[frozen] = "frozen"
     return pairs.assign(state=state, query_id=query, chunk_id=chunk)
@@ -207,11 +221,12 @@ def _mark_blocked(
 
 def _text_outcomes(
     texts: pd.DataFrame, rows: pd.DataFrame, pairs: pd.DataFrame, frozen_queries: pd.Index,
+    slivers: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per judged text: the outcome code (index in ``OUTCOMES``) and whether it was split."""
-    rank = {"carried": 0, "suggested": 1, "kept": 2, "frozen": 3}
-    state = pairs["state"].map(rank).to_numpy(np.int64)[rows["pair"].to_numpy()]
+    state = pairs["state"].map(OUTCOMES.index).to_numpy(np.int64)[rows["pair"].to_numpy()]
     outcome = np.full(len(texts), OUTCOMES.index("lost"), dtype=np.int64)
+    outcome[slivers] = OUTCOMES.index("dropped")  # its text is there, in slivers only
     np.minimum.at(outcome, rows["t"].to_numpy(), state)
     outcome[pd.Index(texts["query_id"]).isin(frozen_queries)] = OUTCOMES.index("frozen")
     # Split: no new chunk holds ``threshold`` of the text, yet pieces of it carry.

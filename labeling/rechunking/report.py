@@ -52,10 +52,11 @@ class TransferReport:
             f"latest grade of a pair), {o['carried']} carried over to {self.to_set!r} "
             f"({self.split} of them split across chunks), {o['suggested']} became suggestions, "
             f"{o['kept']} met a pair someone had already labelled, {o['frozen']} are in a "
-            f"locked split and {o['lost']} were lost (their text is in no chunk of "
-            f"{self.to_set!r}). The transfer wrote {self.labels} labels of origin 'transferred' "
-            f"at an overlap threshold of {self.threshold:.0%} and queued {self.suggestions} "
-            f"pairs, of which {self.suggestions_judged} have been judged since."
+            f"locked split, {o['dropped']} were dropped (not relevant, their text only in "
+            f"slivers or in chunks mostly unjudged) and {o['lost']} were lost (their text is in "
+            f"no chunk of {self.to_set!r}). The transfer wrote {self.labels} labels of origin "
+            f"'transferred' at an overlap threshold of {self.threshold:.0%} and queued "
+            f"{self.suggestions} pairs, of which {self.suggestions_judged} have been judged since."
         )
 
     def to_dict(self) -> dict:

@@ -217,22 +217,35 @@ def _write_outcomes(conn, outcomes: pd.DataFrame, transfer_id: int) -> None:
     )
 
 
+def _json_text(values: pd.Series) -> pd.Series:
+    """Each string as a JSON string literal (one ``json.dumps`` per distinct value)."""
+    return values.map({v: json.dumps(v) for v in values.unique()})
+
+
+def _details(texts: pd.DataFrame) -> pd.Series:
+    """Per suggested pair (query_id, chunk_id), the JSON list of the old grades touching it,
+    built with column operations (no Python loop per pair)."""
+    items = ('{"old_chunk": ' + _json_text(texts["old_chunk"]) + ', "annotator": '
+             + _json_text(texts["annotator"]) + ', "grade": ' + texts["grade"].astype(str)
+             + ', "share_of_judged": ' + texts["share_of_judged"].round(4).astype(str)
+             + ', "share_of_chunk": ' + texts["share_of_chunk"].round(4).astype(str) + "}")
+    lists = items.groupby([texts["query_id"], texts["chunk_id"]], sort=False).agg(", ".join)
+    return "[" + lists + "]"
+
+
 def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
                        transfer_id: int) -> None:
     """Store each suggested pair with the old grades it will show, and queue it."""
     if plan.suggestions.empty:
         return
-    texts = plan.suggestion_texts
-    details = {
-        pair: json.dumps(group[["old_chunk", "annotator", "grade", "share_of_judged",
-                                "share_of_chunk"]].to_dict("records"))
-        for pair, group in texts.groupby(["query_id", "chunk_id"], sort=False)
-    }
+    details = _details(plan.suggestion_texts)
+    pairs = plan.suggestions
+    keys = pd.MultiIndex.from_frame(pairs[["query_id", "chunk_id"]])
     conn.executemany(
         "INSERT INTO transfer_suggestions (transfer_id, query_id, chunk_id, grade, detail)"
         " VALUES (?, ?, ?, ?, ?)",
-        ((transfer_id, q, c, int(g), details[(q, c)]) for q, c, g in
-         plan.suggestions[["query_id", "chunk_id", "grade"]].itertuples(index=False)),
+        zip([transfer_id] * len(pairs), pairs["query_id"].tolist(), pairs["chunk_id"].tolist(),
+            pairs["grade"].tolist(), details.reindex(keys).tolist(), strict=True),
     )
-    queue.enqueue_pairs(db, plan.suggestions[["query_id", "chunk_id"]].itertuples(
-        index=False, name=None), QUEUE_REASON)
+    queue.enqueue_pairs(db, pairs[["query_id", "chunk_id"]].itertuples(index=False, name=None),
+                        QUEUE_REASON)

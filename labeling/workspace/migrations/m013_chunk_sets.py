@@ -75,7 +75,7 @@ CREATE TABLE transfer_sources (
     transfer_id INTEGER NOT NULL REFERENCES label_transfers(id),
     judgment_id INTEGER NOT NULL REFERENCES judgments(id),
     outcome TEXT NOT NULL
-        CHECK (outcome IN ('carried', 'suggested', 'kept', 'frozen', 'lost')),
+        CHECK (outcome IN ('carried', 'suggested', 'kept', 'frozen', 'dropped', 'lost')),
     split INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (transfer_id, judgment_id)
 ) WITHOUT ROWID;
