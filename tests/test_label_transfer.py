@@ -13,11 +13,12 @@ import pytest
 from labeling.errors import ScorecardError
 from labeling.evaluation import locked_splits
 from labeling.files import importers
-from labeling.judging import consensus, queue
+from labeling.judging import consensus, queue, visibility
 from labeling.rechunking import report, suggestions, transfer
 from labeling.rechunking.alignment import shared_blocks, surviving_pieces
 from labeling.rechunking.overlap import overlapping_pairs
 from labeling.workspace import judgments
+from tests.workspaces import add_rows
 
 # Three paragraphs of one document; the old chunking has one chunk per paragraph.
 ALPHA = "Alpha policy: staff may work remotely four days a week with approval."
@@ -114,7 +115,7 @@ def test_merged_text_carries_the_most_relevant_label_and_a_split_text_both_halve
     rows = transferred(db)
     # ``ab`` holds all of a (3) and b (0/1): it inherits a's judgments, the most relevant text.
     assert rows.loc[rows["chunk_id"] == "ab", ["query_id", "annotator", "grade"]].values.tolist() \
-        == [["q1", "ann", 3]]
+        == [["q1", "ann via old", 3]]
     # ``c1`` and ``c2`` are pieces of c: both inherit, noted as split.
     pieces = rows.loc[rows["chunk_id"].isin(["c1", "c2"])]
     assert pieces["grade"].tolist() == [2, 2] and pieces["note"].str.contains("split").all()
@@ -231,7 +232,7 @@ def test_every_transferred_label_is_linked_and_a_second_transfer_is_refused(smal
         " JOIN judgments n ON n.id = t.judgment_id JOIN judgments o ON o.id = t.source_judgment_id",
         db.conn)
     assert len(links) == 3 and (links["origin"] == "transferred").all()
-    assert (links["annotator"] == links["old_annotator"]).all()
+    assert (links["annotator"] == links["old_annotator"] + " via old").all()
     assert (links["grade"] == links["old_grade"]).all()
     assert (links["flags"] == links["old_flags"]).all() and (links["share_of_judged"] == 1).all()
     with pytest.raises(ScorecardError, match="already transferred"):
@@ -260,3 +261,19 @@ def test_the_threshold_decides_between_label_and_suggestion(small, tmp_path):
                                                                         "u2": 2}
     with pytest.raises(ScorecardError, match="threshold"):
         transfer.transfer_labels(db, "new", "old", threshold=1.5)
+
+
+def test_transferred_labels_leave_the_queue_and_the_blind_rule_alone(small, fast_hashes):
+    db = small
+    add_rows(db, accounts={"ann": "annotator"})  # sign-in on: the blind rule applies
+    judgments.add_judgment(db, "q1", "a", 3, "ann")
+    judgments.add_judgment(db, "q1", "a", 2, "bob")
+    queue.enqueue_pairs(db, [("q1", "ab")], "pool")  # waiting for a person already
+    transfer.transfer_labels(db, "old", "new")
+    assert db.conn.execute("SELECT judged FROM label_queue WHERE query_id = 'q1'"
+                           " AND chunk_id = 'ab'").fetchone() == (0,)
+    card = queue.next_card(db, "ann", lease=False)
+    assert card is not None and card.pair == ("q1", "ab")  # still served, blind
+    # ann judged the text of ``a``, not the chunk ``ab``: others' grades of it stay hidden.
+    assert not visibility.sight(db, "ann", "annotator").sees_pair("q1", "ab")
+    assert transfer.transferred_annotator("ann", "old") in set(transferred(db)["annotator"])

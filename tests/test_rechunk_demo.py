@@ -120,7 +120,7 @@ def test_transferred_labels_are_marked_and_agree_with_the_original_grades(rechun
     assert (rows["origin"] == "transferred").all() and (rows["origin_source"] == "sections").all()
     assert rows["source_judgment_id"].notna().all()  # each links to the judgment it copies
     assert (rows["grade"] == rows["old_grade"]).all()
-    assert (rows["annotator"] == rows["old_annotator"]).all()
+    assert (rows["annotator"] == rows["old_annotator"] + " via sections").all()
     # A seeded sample checked on the text itself: a label that says it holds all of the judged
     # text holds it; a piece of a split text lies inside it.
     texts = _texts(db)

@@ -68,12 +68,13 @@ def _other_version_pieces(
     """Old spans whose document the new chunk set holds at another version: their surviving
     pieces, per (document, old version, new version), one alignment each."""
     same = new_keys.get_indexer(pd.MultiIndex.from_arrays([old["doc_id"], old["doc_version"]]))
-    new_versions = pd.Series(np.arange(len(new_keys)),
-                             index=new_keys.get_level_values(0)).groupby(level=0).agg(list)
-    moved = old.loc[(same < 0) & old["doc_id"].isin(new_versions.index)]
-    frames = []
+    new_docs = new_keys.get_level_values(0)
+    moved = old.loc[(same < 0) & old["doc_id"].isin(new_docs)]
+    frames: list[pd.DataFrame] = []
+    if moved.empty:  # every document at the same version in both: nothing to align
+        return frames
     for (doc_id, version), group in moved.groupby(["doc_id", "doc_version"], sort=True):
-        for key in new_versions[doc_id]:
+        for key in np.flatnonzero(new_docs == doc_id):
             target = (str(doc_id), str(new_keys[key][1]))
             loaded = texts([(str(doc_id), str(version)), target])
             if len(loaded) < 2:

@@ -123,19 +123,28 @@ def plan_transfer(
 def _judged_texts(judged: pd.DataFrame, old_code: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
     """One row per judged (query, old chunk): query_id, chunk_id, o (old chunk code), q (query
     code), top (the highest grade), agreed (the default consensus grade); and, per judgment,
-    the row of its text."""
-    votes = judged.assign(generator=False)[["id", "query_id", "chunk_id", "grade", "annotator",
-                                            "adjudicated", "generator"]]
-    agreed = consensus.consensus(votes, "default").rename(columns={"grade": "agreed"})
-    keyed = judged.assign(o=old_code)
-    texts = keyed.groupby(["query_id", "o"], sort=True, as_index=False).agg(
-        chunk_id=("chunk_id", "first"), top=("grade", "max"))
-    texts = texts.merge(agreed.astype({"query_id": object, "chunk_id": object}),
-                        on=["query_id", "chunk_id"], how="left")
-    texts["q"] = pd.factorize(texts["query_id"])[0]
-    texts = texts.astype({"top": "int64", "agreed": "int64", "o": "int64", "q": "int64"})
-    judgment_text = pd.MultiIndex.from_frame(texts[["query_id", "o"]]).get_indexer(
-        pd.MultiIndex.from_arrays([keyed["query_id"], keyed["o"]]))
+    the row of its text. Grouping runs on integer codes, not on the id strings."""
+    q_code, query_ids = pd.factorize(judged["query_id"])
+    key = q_code.astype(np.int64) * (int(old_code.max(initial=0)) + 1) + old_code
+    judgment_text, keys = pd.factorize(key)
+    first = np.full(len(keys), -1, dtype=np.int64)
+    first[judgment_text[::-1]] = np.arange(len(judged) - 1, -1, -1)  # first judgment per text
+    grades = judged["grade"].to_numpy(np.int64)
+    top = np.full(len(keys), np.iinfo(np.int64).min)
+    np.maximum.at(top, judgment_text, grades)
+    votes = pd.DataFrame({
+        "id": judged["id"].to_numpy(), "query_id": judgment_text, "chunk_id": 0,
+        "grade": grades, "annotator": judged["annotator"].to_numpy(),
+        "adjudicated": judged["adjudicated"].to_numpy(bool), "generator": False})
+    agreed = consensus.consensus(votes, "default")  # one pair per text (its number)
+    agreed_grade = np.zeros(len(keys), dtype=np.int64)
+    agreed_grade[agreed["query_id"].astype("int64").to_numpy()] = agreed["grade"].to_numpy()
+    texts = pd.DataFrame({
+        "query_id": np.asarray(query_ids, dtype=object)[q_code[first]],
+        "chunk_id": judged["chunk_id"].to_numpy(dtype=object)[first],
+        "o": old_code[first].astype(np.int64), "q": q_code[first].astype(np.int64),
+        "top": top, "agreed": agreed_grade,
+    })
     return texts, judgment_text.astype(np.int64)
 
 

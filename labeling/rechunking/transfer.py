@@ -6,9 +6,12 @@ Conventions
   the old chunk set's chunks, of every origin but ``machine`` and ``generator`` (labels people
   stand behind: their own, imported ones, earlier transfers of theirs).
 - Each label written is a judgment of origin ``transferred`` whose ``origin_source`` is the old
-  chunk set's name, by the annotator of the judgment it copies, with a note saying where it
-  came from; ``transfer_labels`` links it to that judgment with the overlap. The consensus
-  counts a transferred label only until a person judges the pair.
+  chunk set's name, with a note saying where it came from; ``transfer_labels`` links it to the
+  judgment it copies, with the overlap. Its annotator is ``"<annotator> via <old chunk set>"``
+  (``transferred_annotator``): one voter per person, as before, but not the person, who has not
+  seen the new chunk (so the blind rule still hides others' grades of it from them, and their
+  own judgment of it later is theirs). The consensus counts a transferred label only until a
+  person judges the pair, and it does not mark a queued pair as handled.
 - One transfer per (old, new) chunk set pair; the suggested pairs go to the labeling queue with
   reason ``transfer`` and every touched pair gets a ``pair_sources`` row (source ``transfer``).
 """
@@ -31,6 +34,7 @@ from labeling.workspace import chunk_sets, provenance
 from labeling.workspace.store import utc_now, write_transaction
 
 QUEUE_REASON = "transfer"
+TRANSFER_CACHE_KIB = 256 * 1024  # SQLite page cache while a transfer writes: index pages stay
 UNTRANSFERRED_ORIGINS = ("machine", "generator")
 # Progress callback: (share done 0-1, what is happening).
 Progress = Callable[[float, str], None]
@@ -74,6 +78,12 @@ class TransferResult:
             + f" ({self.split} split); {self.labels} transferred labels written, "
             f"{self.suggestions} pairs sent to the labeling queue"
         )
+
+
+def transferred_annotator(annotator: str, from_set: str) -> str:
+    """The annotator name of a label transferred from ``annotator``'s judgment in ``from_set``
+    (``_write_labels`` writes the same, a column at a time)."""
+    return f"{annotator} via {from_set}"
 
 
 def existing_transfer(db: sqlite_utils.Database, from_set: str, to_set: str) -> dict | None:
@@ -134,27 +144,45 @@ def transfer_labels(
     except ValueError as error:  # a threshold out of range
         raise ScorecardError(str(error)) from None
     report(0.7, "writing the transferred labels")
+    cache = db.conn.execute("PRAGMA cache_size").fetchone()[0]
+    db.conn.execute(f"PRAGMA cache_size = {-TRANSFER_CACHE_KIB}")
+    try:
+        transfer_id = _write(db, plan, from_set, to_set, by, report)
+    finally:
+        db.conn.execute(f"PRAGMA cache_size = {cache}")
+    report(1.0, "done")
+    counts = plan.outcomes["outcome"].value_counts()
+    carried = plan.outcomes.loc[plan.outcomes["outcome"] == "carried", "split"]
+    return TransferResult(
+        transfer_id, from_set, to_set, plan.threshold, len(plan.labels), len(plan.suggestions),
+        {o: int(counts.get(o, 0)) for o in OUTCOMES}, int(carried.sum()),
+    )
+
+
+def _write(
+    db: sqlite_utils.Database, plan: TransferPlan, from_set: str, to_set: str, by: str | None,
+    report: Progress,
+) -> int:
+    """Everything a transfer writes, in one transaction; its id. Rows go in the order of the
+    indexes they land in (pairs sorted), which keeps the B-tree inserts local."""
     with write_transaction(db, action="transfer_labels") as conn:
         transfer_id = int(conn.execute(
             "INSERT INTO label_transfers (from_set, to_set, threshold, transferred_by,"
             " created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
             [from_set, to_set, plan.threshold, by, utc_now()],
         ).fetchone()[0])
-        written = _write_labels(conn, plan.labels, transfer_id, from_set)
+        _write_labels(conn, plan.labels, transfer_id, from_set)
         _write_outcomes(conn, plan.outcomes, transfer_id)
-        report(0.9, "queueing the suggestions")
+        report(0.85, "queueing the suggestions")
         _write_suggestions(db, conn, plan, transfer_id)
+        report(0.95, "recording how the pairs came to be judged")
         touched = pd.concat([plan.labels[["query_id", "chunk_id"]].drop_duplicates(),
                              plan.suggestions[["query_id", "chunk_id"]]])
-        provenance.add_pair_sources(conn, touched.itertuples(index=False, name=None),
+        touched = touched.sort_values(["query_id", "chunk_id"])
+        provenance.add_pair_sources(conn, zip(touched["query_id"].tolist(),
+                                              touched["chunk_id"].tolist(), strict=True),
                                     "transfer", detail=from_set)
-    report(1.0, "done")
-    counts = plan.outcomes["outcome"].value_counts()
-    return TransferResult(
-        transfer_id, from_set, to_set, plan.threshold, written, len(plan.suggestions),
-        {o: int(counts.get(o, 0)) for o in OUTCOMES},
-        int(plan.outcomes.loc[plan.outcomes["outcome"] == "carried", "split"].sum()),
-    )
+    return transfer_id
 
 
 def _notes(labels: pd.DataFrame) -> list[str]:
@@ -183,6 +211,7 @@ def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -
     """Append the transferred judgments and their ``transfer_labels`` rows; how many."""
     if labels.empty:
         return 0
+    labels = labels.sort_values(["query_id", "chunk_id", "annotator"], ignore_index=True)
     created_at = utc_now()
     before = conn.execute(
         "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
@@ -191,7 +220,8 @@ def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -
         "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, note, flags,"
         " origin, origin_source) VALUES (?, ?, ?, ?, ?, ?, ?, 'transferred', ?)",
         zip(labels["query_id"].tolist(), labels["chunk_id"].tolist(), labels["grade"].tolist(),
-            labels["annotator"].tolist(), [created_at] * len(labels), _notes(labels),
+            (labels["annotator"].astype(str) + f" via {from_set}").tolist(),
+            [created_at] * len(labels), _notes(labels),
             _flags(labels).tolist(), [from_set] * len(labels), strict=True),
     )
     after = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'judgments'").fetchone()[0]
@@ -224,13 +254,20 @@ def _json_text(values: pd.Series) -> pd.Series:
 
 def _details(texts: pd.DataFrame) -> pd.Series:
     """Per suggested pair (query_id, chunk_id), the JSON list of the old grades touching it,
-    built with column operations (no Python loop per pair)."""
+    built with column operations (no Python loop per pair): the items of a pair are joined by
+    a sum over its run of rows (``np.add.reduceat`` on strings)."""
+    texts = texts.sort_values(["query_id", "chunk_id"], kind="stable", ignore_index=True)
     items = ('{"old_chunk": ' + _json_text(texts["old_chunk"]) + ', "annotator": '
              + _json_text(texts["annotator"]) + ', "grade": ' + texts["grade"].astype(str)
              + ', "share_of_judged": ' + texts["share_of_judged"].round(4).astype(str)
              + ', "share_of_chunk": ' + texts["share_of_chunk"].round(4).astype(str) + "}")
-    lists = items.groupby([texts["query_id"], texts["chunk_id"]], sort=False).agg(", ".join)
-    return "[" + lists + "]"
+    query, chunk = texts["query_id"].to_numpy(object), texts["chunk_id"].to_numpy(object)
+    starts = np.flatnonzero(np.r_[True, (query[1:] != query[:-1]) | (chunk[1:] != chunk[:-1])])
+    pieces = np.where(np.isin(np.arange(len(texts)), starts), "", ", ").astype(object)
+    pieces = pieces + items.to_numpy(object)
+    lists = np.add.reduceat(pieces, starts) if len(starts) else pieces
+    index = pd.MultiIndex.from_arrays([query[starts], chunk[starts]])
+    return pd.Series("[" + lists + "]", index=index)
 
 
 def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
@@ -239,7 +276,7 @@ def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
     if plan.suggestions.empty:
         return
     details = _details(plan.suggestion_texts)
-    pairs = plan.suggestions
+    pairs = plan.suggestions.sort_values(["query_id", "chunk_id"], ignore_index=True)
     keys = pd.MultiIndex.from_frame(pairs[["query_id", "chunk_id"]])
     conn.executemany(
         "INSERT INTO transfer_suggestions (transfer_id, query_id, chunk_id, grade, detail)"

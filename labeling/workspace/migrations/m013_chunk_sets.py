@@ -17,6 +17,9 @@ chunk set a run retrieves from, and the records of label transfers between chunk
   (``outcome``). ``transfer_labels``: each label it wrote (a ``transferred`` judgment) with the
   judgment it came from and the overlap. ``transfer_suggestions``: each pair it sent to the
   labeling queue instead, with the old grades (``detail``, JSON) shown after a person judged it.
+- The trigger that marks a queued pair handled by whoever judges it (``queue_done_from_judgment``
+  of migration 2) is recreated to skip labels of origin ``transferred``: a transferred label is
+  nobody's judging of that pair, so a queued pair stays open for the people it waits for.
 """
 
 from __future__ import annotations
@@ -88,6 +91,17 @@ CREATE TABLE transfer_labels (
     split INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX transfer_labels_transfer ON transfer_labels(transfer_id);
+DROP TRIGGER queue_done_from_judgment;
+CREATE TRIGGER queue_done_from_judgment AFTER INSERT ON judgments
+WHEN NEW.annotator <> 'generator'
+    AND coalesce(json_extract(NEW.flags, '$.generator'), 0) = 0
+    AND NEW.origin <> 'transferred'
+BEGIN
+    INSERT OR REPLACE INTO queue_done (query_id, chunk_id, annotator, judgment_id, voted, queued)
+    VALUES (NEW.query_id, NEW.chunk_id, NEW.annotator, NEW.id, NEW.grade IS NOT NULL,
+            EXISTS (SELECT 1 FROM label_queue l
+                    WHERE l.query_id = NEW.query_id AND l.chunk_id = NEW.chunk_id));
+END;
 CREATE TABLE transfer_suggestions (
     transfer_id INTEGER NOT NULL REFERENCES label_transfers(id),
     query_id TEXT NOT NULL REFERENCES queries(id),
