@@ -13,19 +13,29 @@ The data (seeded):
 - ``--chunks / 10`` documents of 4,000 characters (their stored text is a stub: when both chunk
   sets use the same document version the transfer reads spans only, never text);
 - old chunk set: 10 chunks of 400 characters per document (1M chunks for the default);
-- new chunk set: ``--chunks`` chunks, 10 per document, 500 characters with a stride of 400
-  (an overlap of 100), shifted per document by a random -200..200 characters and clipped to the
-  document, so judged texts are held whole, split, or straddled;
+- two new chunk sets of ``--chunks`` chunks, 10 per document, each transferred to on its own
+  copy of the workspace:
+  - ``aligned``, what a splitter that keeps paragraph boundaries makes of a new size: per
+    document two pairs of old chunks merged, two old chunks cut in halves, six kept;
+  - ``shifted``, word windows that ignore the boundaries: 500 characters with a stride of 400
+    (an overlap of 100), shifted per document by a random -200..200 characters and clipped to
+    the document, so judged texts are held whole, split, or straddled (the hard case: many
+    suggestions);
 - ``--judgments`` judgments (80% of pairs judged by one person, 20% by two) of random old
   chunks by 100k queries, grades 0/1/2/3 with shares 60/20/12/8%.
 
 Usage: ``nice -n 10 .venv/bin/python benchmarks/bench_transfer.py [--chunks 1000000]
-[--judgments 1000000]``.
+[--judgments 1000000] [--repeat 3] [--keep FILE]``. Each repetition transfers on a fresh copy
+of the built workspace; the table gives the median. ``--keep FILE`` keeps the built workspace
+there and reuses it when it exists (for profiling).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -42,7 +52,16 @@ DOC_LENGTH = 4_000
 OLD_LENGTH = 400
 NEW_LENGTH, NEW_STRIDE = 500, 400
 QUERIES = 100_000
+# Paragraphs (old chunks) 0-9 of 400 characters: 0+1 and 5+6 merged, 3 and 8 cut in halves.
+ALIGNED = [(0, 800), (800, 1200), (1200, 1400), (1400, 1600), (1600, 2000), (2000, 2800),
+           (2800, 3200), (3200, 3400), (3400, 3600), (3600, 4000)]
 ANNOTATORS = ("alice", "bob", "chen", "dana")
+
+
+def _shifted(shift: int) -> list[tuple[int, int]]:
+    """Ten windows of ``NEW_LENGTH`` characters every ``NEW_STRIDE``, moved by ``shift``."""
+    return [(max(0, k * NEW_STRIDE + shift), min(DOC_LENGTH, k * NEW_STRIDE + shift + NEW_LENGTH))
+            for k in range(10)]
 
 
 def _status(field: str) -> float:
@@ -64,7 +83,7 @@ def build(path: Path, n_chunks: int, n_judgments: int, seed: int = 0) -> dict[st
     with store.write_transaction(db) as tx:
         tx.executemany("INSERT INTO documents (id, version, text, imported_at)"
                        " VALUES (?, 'v1', 'stub', ?)", ((f"d{d:06d}", now) for d in range(docs)))
-        for name in ("old", "new"):
+        for name in ("old", "aligned", "shifted"):
             tx.execute("INSERT INTO chunk_sets (name, created_at) VALUES (?, ?)", [name, now])
         old_rows = [(f"o{d:06d}-{k}", f"d{d:06d}", d * 10 + k) for d in range(docs)
                     for k in range(10)]
@@ -77,18 +96,17 @@ def build(path: Path, n_chunks: int, n_judgments: int, seed: int = 0) -> dict[st
         tx.executemany("INSERT INTO chunk_set_members (chunk_set, chunk_id, position)"
                        " VALUES ('old', ?, ?)", ((c, p) for c, _, p in old_rows))
         shifts = rng.integers(-200, 201, docs)
-        new_rows = []
-        for d in range(docs):
-            for k in range(10):
-                start = max(0, k * NEW_STRIDE + int(shifts[d]))
-                end = min(DOC_LENGTH, k * NEW_STRIDE + int(shifts[d]) + NEW_LENGTH)
-                new_rows.append((f"n{d:06d}-{k}", f"d{d:06d}", start, end, d * 10 + k))
-        tx.executemany("INSERT INTO chunks (id, doc_id) VALUES (?, ?)",
-                       ((c, d) for c, d, *_ in new_rows))
-        tx.executemany('INSERT INTO chunk_spans (chunk_id, doc_id, doc_version, start, "end")'
-                       " VALUES (?, ?, 'v1', ?, ?)", ((c, d, s, e) for c, d, s, e, _ in new_rows))
-        tx.executemany("INSERT INTO chunk_set_members (chunk_set, chunk_id, position)"
-                       " VALUES ('new', ?, ?)", ((c, p) for c, *_, p in new_rows))
+        for name, spans in (("aligned", lambda d: ALIGNED),
+                            ("shifted", lambda d: _shifted(int(shifts[d])))):
+            new_rows = [(f"{name[0]}{d:06d}-{k}", f"d{d:06d}", start, end, d * 10 + k)
+                        for d in range(docs) for k, (start, end) in enumerate(spans(d))]
+            tx.executemany("INSERT INTO chunks (id, doc_id) VALUES (?, ?)",
+                           ((c, d) for c, d, *_ in new_rows))
+            tx.executemany('INSERT INTO chunk_spans (chunk_id, doc_id, doc_version, start,'
+                           ' "end") VALUES (?, ?, \'v1\', ?, ?)',
+                           ((c, d, s, e) for c, d, s, e, _ in new_rows))
+            tx.executemany("INSERT INTO chunk_set_members (chunk_set, chunk_id, position)"
+                           " VALUES (?, ?, ?)", ((name, c, p) for c, *_, p in new_rows))
         tx.executemany("INSERT INTO queries (id, text) VALUES (?, ?)",
                        ((f"q{q:06d}", f"question {q}") for q in range(QUERIES)))
     timings["documents, chunks, spans, queries"] = time.perf_counter() - started
@@ -113,38 +131,71 @@ def build(path: Path, n_chunks: int, n_judgments: int, seed: int = 0) -> dict[st
     return timings
 
 
+def transfer_once(path: Path, to_set: str) -> dict:
+    """One transfer on the workspace at ``path``: its phases, wall and CPU time, memory."""
+    db = store.open_workspace(path, create=False)
+    started = time.perf_counter()
+    plan = transfer.plan_for(db, "old", to_set)
+    planned = time.perf_counter() - started
+    del plan
+    phases: list[tuple[float, str]] = []
+    rss_before = _status("VmRSS")
+    Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+    cpu = time.process_time()
+    started = time.perf_counter()
+    result = transfer.transfer_labels(
+        db, "old", to_set,
+        progress=lambda share, what: phases.append((time.perf_counter() - started, what)))
+    total = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    peak = _status("VmHWM")
+    db.close()
+    steps = {what: end - at for (at, what), (end, _) in
+             zip(phases, [*phases[1:], (total, "")], strict=True) if what != "done"}
+    return {"result": result, "plan": planned, "steps": steps, "total": total, "cpu": cpu,
+            "rss_before": rss_before, "peak": peak, "load": os.getloadavg()[0]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=1_000_000)
     parser.add_argument("--judgments", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--keep", type=Path, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-transfer-") as folder:
-        path = Path(folder) / "transfer.db"
-        for what, seconds in build(path, args.chunks, args.judgments).items():
-            print(f"build: {what}: {seconds:.1f} s")
-        db = store.open_workspace(path, create=False)
-        started = time.perf_counter()
-        plan = transfer.plan_for(db, "old", "new")
-        planned = time.perf_counter() - started
-        del plan
-        phases: list[tuple[float, str]] = []
-        rss_before = _status("VmRSS")
-        Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
-        started = time.perf_counter()
-        result = transfer.transfer_labels(
-            db, "old", "new",
-            progress=lambda share, what: phases.append((time.perf_counter() - started, what)))
-        total = time.perf_counter() - started
-        peak = _status("VmHWM")
-        print(f"\n{result.summary()}\n")
-        print("| step | seconds |\n|---|---|")
-        print(f"| plan only (read, overlap, rule; nothing written) | {planned:.1f} |")
-        for (at, what), (end, _) in zip(phases, [*phases[1:], (total, "")], strict=True):
-            print(f"| transfer: {what} | {end - at:.1f} |")
-        print(f"| **transfer, all of it** | **{total:.1f}** |")
-        print(f"\nresident set before the transfer: {rss_before:.0f} MB; peak during it: "
-              f"{peak:.0f} MB (VmHWM)")
-        db.close()
+        built = args.keep or Path(folder) / "built.db"
+        if not built.exists():
+            for what, seconds in build(built, args.chunks, args.judgments).items():
+                print(f"build: {what}: {seconds:.1f} s")
+        for to_set in ("aligned", "shifted"):
+            runs = []
+            for _ in range(args.repeat):
+                copy = Path(folder) / "transfer.db"
+                for side in ("", "-wal", "-shm"):
+                    Path(f"{copy}{side}").unlink(missing_ok=True)
+                shutil.copyfile(built, copy)
+                runs.append(transfer_once(copy, to_set))
+            if runs:
+                _print(to_set, runs)
+
+
+def _print(to_set: str, runs: list[dict]) -> None:
+    median = statistics.median
+    print(f"\n### old -> {to_set}\n\n{runs[0]['result'].summary()}\n")
+    print(f"| step | seconds, median of {len(runs)} |\n|---|---|")
+    print(f"| plan only (read, overlap, rule; nothing written) | "
+          f"{median(r['plan'] for r in runs):.1f} |")
+    for what in runs[0]["steps"]:
+        print(f"| transfer: {what} | {median(r['steps'][what] for r in runs):.1f} |")
+    print(f"| **transfer, all of it** (wall) | **{median(r['total'] for r in runs):.1f}** |")
+    print(f"| transfer, CPU time of the process | {median(r['cpu'] for r in runs):.1f} |")
+    print(f"\nresident set before the transfer: {median(r['rss_before'] for r in runs):.0f} MB; "
+          f"peak during it: {median(r['peak'] for r in runs):.0f} MB (VmHWM, median); load "
+          f"average of the machine during the runs: "
+          + ", ".join(f"{r['load']:.1f}" for r in runs))
+    print("each run, wall / CPU seconds: " + ", ".join(
+        f"{r['total']:.1f} / {r['cpu']:.1f}" for r in runs))
 
 
 if __name__ == "__main__":

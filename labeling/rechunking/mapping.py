@@ -25,13 +25,20 @@ from labeling.rechunking.overlap import overlapping_pairs
 TextLoader = Callable[[list[tuple[str, str]]], dict[tuple[str, str], str]]
 
 
+def _document_keys(spans: pd.DataFrame) -> np.ndarray:
+    """Each span's (document, version) as one string (ids hold no control character)."""
+    return (spans["doc_id"].to_numpy(object).astype(str).astype(object) + "\x1f"
+            + spans["doc_version"].to_numpy(object).astype(str).astype(object))
+
+
 def chunk_overlaps(old: pd.DataFrame, new: pd.DataFrame, texts: TextLoader) -> pd.DataFrame:
     """Every (old chunk, new chunk) pair sharing text: columns ``old`` and ``new`` (row positions
     in ``old`` and ``new``), shared, share_of_judged, share_of_chunk; sorted by old, new."""
-    new_keys = pd.MultiIndex.from_arrays([new["doc_id"], new["doc_version"]]).unique()
-    new_key = new_keys.get_indexer(pd.MultiIndex.from_arrays([new["doc_id"], new["doc_version"]]))
-    pieces = [_same_version_pieces(old, new_keys)]
-    pieces += _other_version_pieces(old, new_keys, texts)
+    new_key, new_keys = pd.factorize(_document_keys(new))
+    new_keys = pd.Index(new_keys, dtype=object)
+    old_key = new_keys.get_indexer(_document_keys(old))
+    pieces = [_same_version_pieces(old, old_key)]
+    pieces += _other_version_pieces(old, old_key, new_keys, texts)
     piece = pd.concat(pieces, ignore_index=True)
     new_start, new_end = new["start"].to_numpy(np.int64), new["end"].to_numpy(np.int64)
     stride = int(max(new_end.max(initial=0), piece["hi"].max() if len(piece) else 0)) + 1
@@ -53,9 +60,8 @@ def chunk_overlaps(old: pd.DataFrame, new: pd.DataFrame, texts: TextLoader) -> p
     return frame.sort_values(["old", "new"], ignore_index=True)
 
 
-def _same_version_pieces(old: pd.DataFrame, new_keys: pd.MultiIndex) -> pd.DataFrame:
+def _same_version_pieces(old: pd.DataFrame, key: np.ndarray) -> pd.DataFrame:
     """Old spans on a document version the new chunk set also uses: one piece each, as is."""
-    key = new_keys.get_indexer(pd.MultiIndex.from_arrays([old["doc_id"], old["doc_version"]]))
     kept = np.flatnonzero(key >= 0)
     return pd.DataFrame({"old": kept, "key": key[kept],
                          "lo": old["start"].to_numpy(np.int64)[kept],
@@ -63,19 +69,19 @@ def _same_version_pieces(old: pd.DataFrame, new_keys: pd.MultiIndex) -> pd.DataF
 
 
 def _other_version_pieces(
-    old: pd.DataFrame, new_keys: pd.MultiIndex, texts: TextLoader
+    old: pd.DataFrame, same: np.ndarray, new_keys: pd.Index, texts: TextLoader
 ) -> list[pd.DataFrame]:
     """Old spans whose document the new chunk set holds at another version: their surviving
     pieces, per (document, old version, new version), one alignment each."""
-    same = new_keys.get_indexer(pd.MultiIndex.from_arrays([old["doc_id"], old["doc_version"]]))
-    new_docs = new_keys.get_level_values(0)
-    moved = old.loc[(same < 0) & old["doc_id"].isin(new_docs)]
     frames: list[pd.DataFrame] = []
-    if moved.empty:  # every document at the same version in both: nothing to align
+    if (same >= 0).all():  # every document at the same version in both: nothing to align
         return frames
+    split_keys = [k.split("\x1f", 1) for k in new_keys]
+    new_docs = np.array([doc for doc, _ in split_keys], dtype=object)
+    moved = old.loc[(same < 0) & old["doc_id"].isin(set(new_docs))]
     for (doc_id, version), group in moved.groupby(["doc_id", "doc_version"], sort=True):
         for key in np.flatnonzero(new_docs == doc_id):
-            target = (str(doc_id), str(new_keys[key][1]))
+            target = (str(doc_id), split_keys[key][1])
             loaded = texts([(str(doc_id), str(version)), target])
             if len(loaded) < 2:
                 continue

@@ -52,6 +52,11 @@ OUTCOMES = ("carried", "suggested", "kept", "frozen", "dropped", "lost")
 _EPSILON = 1e-9  # shares are ratios of integers: 4/5 must count as 0.8
 
 
+def _strings(values) -> pd.Series:
+    """Ids and names as a column of Python strings (no conversion to another string type)."""
+    return pd.Series(np.asarray(values, dtype=object), dtype=object)
+
+
 @dataclass(frozen=True)
 class TransferPlan:
     """What a transfer will write.
@@ -92,15 +97,16 @@ def plan_transfer(
     """The transfer of ``judged`` (current graded judgments of old chunks: id, query_id,
     chunk_id, annotator, grade, adjudicated, unsure) onto the chunks of ``new``.
 
-    ``old`` and ``new`` are span frames (chunk_id first), ``overlaps`` their
+    Judgments of chunks outside ``old`` are left out. ``old`` and ``new`` are span frames
+    (chunk_id first), ``overlaps`` their
     ``mapping.chunk_overlaps``; ``blocked`` the (query_id, chunk_id) pairs of new chunks that
     already have labels; ``frozen_queries`` the queries of locked splits.
     """
     threshold = check_threshold(threshold)
-    judged = judged.reset_index(drop=True)
-    old_code = pd.Index(old["chunk_id"]).get_indexer(judged["chunk_id"])
-    if (old_code < 0).any():
-        raise ValueError("a judgment names a chunk outside the old chunk set")
+    old_code = pd.Index(old["chunk_id"].to_numpy(object), dtype=object).get_indexer(
+        judged["chunk_id"].to_numpy(object))
+    judged = judged.loc[old_code >= 0].reset_index(drop=True)  # judgments of other chunk sets
+    old_code = old_code[old_code >= 0]
     texts, judgment_text = _judged_texts(judged, old_code)
     rows = _rows(texts, overlaps, threshold)
     slivers = np.zeros(len(texts), dtype=bool)
@@ -112,7 +118,7 @@ def plan_transfer(
     outcome, split = _text_outcomes(texts, rows, pairs, frozen_queries, slivers)
     judged_outcome = pd.DataFrame({
         "judgment_id": judged["id"].to_numpy(np.int64),
-        "outcome": np.asarray(OUTCOMES, dtype=object)[outcome[judgment_text]],
+        "outcome": _strings(np.asarray(OUTCOMES, dtype=object)[outcome[judgment_text]]),
         "split": split[judgment_text],
     })
     labels = _labels(judged, judgment_text, rows, pairs, split)
@@ -134,14 +140,14 @@ def _judged_texts(judged: pd.DataFrame, old_code: np.ndarray) -> tuple[pd.DataFr
     np.maximum.at(top, judgment_text, grades)
     votes = pd.DataFrame({
         "id": judged["id"].to_numpy(), "query_id": judgment_text, "chunk_id": 0,
-        "grade": grades, "annotator": judged["annotator"].to_numpy(),
+        "grade": grades, "annotator": _strings(judged["annotator"]),
         "adjudicated": judged["adjudicated"].to_numpy(bool), "generator": False})
     agreed = consensus.consensus(votes, "default")  # one pair per text (its number)
     agreed_grade = np.zeros(len(keys), dtype=np.int64)
     agreed_grade[agreed["query_id"].astype("int64").to_numpy()] = agreed["grade"].to_numpy()
     texts = pd.DataFrame({
-        "query_id": np.asarray(query_ids, dtype=object)[q_code[first]],
-        "chunk_id": judged["chunk_id"].to_numpy(dtype=object)[first],
+        "query_id": _strings(np.asarray(query_ids, dtype=object)[q_code[first]]),
+        "chunk_id": _strings(judged["chunk_id"].to_numpy(dtype=object)[first]),
         "o": old_code[first].astype(np.int64), "q": q_code[first].astype(np.int64),
         "top": top, "agreed": agreed_grade,
     })
@@ -215,17 +221,22 @@ def _mark_blocked(
 ) -> pd.DataFrame:
     """``pairs`` with ``state``: carried, suggested, dropped, kept (already labelled) or
     frozen."""
-    query = query_ids.to_numpy()[pairs["q"].to_numpy()]
-    chunk = new["chunk_id"].to_numpy()[pairs["n"].to_numpy()]
-    labelled = pd.MultiIndex.from_arrays([query, chunk]).isin(
-        pd.MultiIndex.from_frame(blocked[["query_id", "chunk_id"]].astype(str))
-    ) if len(blocked) else np.zeros(len(pairs), dtype=bool)
-    frozen = pd.Index(query).isin(frozen_queries)
+    query = np.asarray(query_ids, dtype=object)[pairs["q"].to_numpy()]
+    chunk = new["chunk_id"].to_numpy(object)[pairs["n"].to_numpy()]
+    labelled = np.zeros(len(pairs), dtype=bool)
+    if len(blocked):  # pairs as one string each: ids hold no control character
+        known = pd.Index(blocked["query_id"].astype(str).to_numpy(object) + "\x1f"
+                         + blocked["chunk_id"].astype(str).to_numpy(object), dtype=object)
+        labelled = pd.Index(query + "\x1f" + chunk, dtype=object).isin(known)
+    frozen = np.zeros(len(pairs), dtype=bool)
+    if len(frozen_queries):
+        frozen = pd.Index(query, dtype=object).isin(pd.Index(frozen_queries, dtype=object))
     state = np.where(pairs["carried"].to_numpy(), "carried",
                      np.where(pairs["top"].to_numpy() >= 1, "suggested", "dropped")).astype(object)
     state[labelled] = "kept"
     state[frozen] = "frozen"
-    return pairs.assign(state=state, query_id=query, chunk_id=chunk)
+    return pairs.assign(state=_strings(state), query_id=_strings(query),
+                        chunk_id=_strings(chunk))
 
 
 def _text_outcomes(
@@ -237,7 +248,9 @@ def _text_outcomes(
     outcome = np.full(len(texts), OUTCOMES.index("lost"), dtype=np.int64)
     outcome[slivers] = OUTCOMES.index("dropped")  # its text is there, in slivers only
     np.minimum.at(outcome, rows["t"].to_numpy(), state)
-    outcome[pd.Index(texts["query_id"]).isin(frozen_queries)] = OUTCOMES.index("frozen")
+    if len(frozen_queries):
+        outcome[pd.Index(texts["query_id"].to_numpy(object), dtype=object).isin(
+            pd.Index(frozen_queries, dtype=object))] = OUTCOMES.index("frozen")
     # Split: no new chunk holds ``threshold`` of the text, yet pieces of it carry.
     held = np.zeros(len(texts), dtype=bool)
     held[rows["t"].to_numpy()[rows["holds"].to_numpy()]] = True
@@ -269,14 +282,14 @@ def _labels(
                                                                                counts)]
     picked = judged.iloc[member]
     return pd.DataFrame({
-        "query_id": carried["query_id"].to_numpy()[owner],
-        "chunk_id": carried["chunk_id"].to_numpy()[owner],
-        "annotator": picked["annotator"].to_numpy(),
+        "query_id": _strings(carried["query_id"].to_numpy()[owner]),
+        "chunk_id": _strings(carried["chunk_id"].to_numpy()[owner]),
+        "annotator": _strings(picked["annotator"]),
         "grade": picked["grade"].to_numpy(np.int64),
         "adjudicated": picked["adjudicated"].to_numpy(bool),
         "unsure": picked["unsure"].to_numpy(bool),
         "source_id": picked["id"].to_numpy(np.int64),
-        "source_chunk": picked["chunk_id"].to_numpy(),
+        "source_chunk": _strings(picked["chunk_id"]),
         "share_of_judged": shares["share_of_judged"].to_numpy()[owner],
         "share_of_chunk": shares["share_of_chunk"].to_numpy()[owner],
         "split": split[source_text][owner],
@@ -289,17 +302,17 @@ def _suggestions(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The suggested pairs and, per pair, the old judgments of the texts touching it."""
     suggested = pairs.loc[pairs["state"] == "suggested"]
-    pairs_out = pd.DataFrame({"query_id": suggested["query_id"].to_numpy(),
-                              "chunk_id": suggested["chunk_id"].to_numpy(),
+    pairs_out = pd.DataFrame({"query_id": _strings(suggested["query_id"]),
+                              "chunk_id": _strings(suggested["chunk_id"]),
                               "grade": suggested["top"].to_numpy(np.int64)})
     touching = rows.loc[pd.Index(rows["pair"]).isin(suggested.index)]
     votes = judged.assign(t=judgment_text)[["t", "annotator", "grade"]]
     detail = touching.merge(votes, on="t", how="left")
     detail = pd.DataFrame({
-        "query_id": pairs["query_id"].to_numpy()[detail["pair"].to_numpy()],
-        "chunk_id": pairs["chunk_id"].to_numpy()[detail["pair"].to_numpy()],
-        "old_chunk": texts["chunk_id"].to_numpy()[detail["t"].to_numpy()],
-        "annotator": detail["annotator"].to_numpy(),
+        "query_id": _strings(pairs["query_id"].to_numpy()[detail["pair"].to_numpy()]),
+        "chunk_id": _strings(pairs["chunk_id"].to_numpy()[detail["pair"].to_numpy()]),
+        "old_chunk": _strings(texts["chunk_id"].to_numpy()[detail["t"].to_numpy()]),
+        "annotator": _strings(detail["annotator"]),
         "grade": detail["grade"].to_numpy(np.int64),
         "share_of_judged": detail["share_of_judged"].to_numpy(),
         "share_of_chunk": detail["share_of_chunk"].to_numpy(),

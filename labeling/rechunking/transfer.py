@@ -13,7 +13,8 @@ Conventions
   own judgment of it later is theirs). The consensus counts a transferred label only until a
   person judges the pair, and it does not mark a queued pair as handled.
 - One transfer per (old, new) chunk set pair; the suggested pairs go to the labeling queue with
-  reason ``transfer`` and every touched pair gets a ``pair_sources`` row (source ``transfer``).
+  reason ``transfer`` and a ``pair_sources`` row (source ``transfer``, detail the old chunk
+  set): that is how they reach the judges. A carried pair's labels say the same by their origin.
 """
 
 from __future__ import annotations
@@ -39,16 +40,24 @@ UNTRANSFERRED_ORIGINS = ("machine", "generator")
 # Progress callback: (share done 0-1, what is happening).
 Progress = Callable[[float, str], None]
 
+# The current graded judgments (each annotator's latest of a pair) of every chunk; those of the
+# old chunk set are picked in pandas (a per-row membership probe in SQL costs more).
 _JUDGED_SQL = """
 SELECT j.id, j.query_id, j.chunk_id, j.annotator, j.grade,
        coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated,
        coalesce(json_extract(j.flags, '$.unsure'), 0) AS unsure
-FROM current_judgments j
-JOIN chunk_set_members m ON m.chunk_id = j.chunk_id AND m.chunk_set = ?
-JOIN chunk_spans p ON p.chunk_id = j.chunk_id
-WHERE j.grade IS NOT NULL AND j.origin NOT IN ('machine', 'generator')
-ORDER BY j.id
+FROM judgments j
+WHERE j.id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
+  AND j.grade IS NOT NULL AND j.origin NOT IN ('machine', 'generator')
 """
+_JUDGED_COLUMNS = {"id": np.int64, "query_id": object, "chunk_id": object, "annotator": object,
+                   "grade": np.int64, "adjudicated": bool, "unsure": bool}
+_SPANS_SQL = """
+SELECT p.chunk_id, p.doc_id, p.doc_version, p.start, p."end" FROM chunk_set_members m
+JOIN chunk_spans p ON p.chunk_id = m.chunk_id WHERE m.chunk_set = ?
+"""
+_SPAN_COLUMNS = {"chunk_id": object, "doc_id": object, "doc_version": object, "start": np.int64,
+                 "end": np.int64}
 _LABELLED_SQL = """
 SELECT DISTINCT j.query_id, j.chunk_id FROM judgments j
 JOIN chunk_set_members m ON m.chunk_id = j.chunk_id AND m.chunk_set = ?
@@ -93,6 +102,15 @@ def existing_transfer(db: sqlite_utils.Database, from_set: str, to_set: str) -> 
     return rows[0] if rows else None
 
 
+def _read(db: sqlite_utils.Database, sql: str, params: list, columns: dict) -> pd.DataFrame:
+    """A query's rows as a frame of numpy columns of the given types (ids stay Python strings:
+    no per-value conversion to another string type)."""
+    rows = db.conn.execute(sql, params).fetchall()
+    table = np.array(rows, dtype=object).reshape(len(rows), len(columns))
+    return pd.DataFrame({name: pd.Series(table[:, i].astype(kind), dtype=kind)
+                         for i, (name, kind) in enumerate(columns.items())})
+
+
 def plan_for(
     db: sqlite_utils.Database, from_set: str, to_set: str, threshold: float = DEFAULT_THRESHOLD,
     progress: Progress | None = None,
@@ -104,13 +122,10 @@ def plan_for(
     if from_set == to_set:
         raise ScorecardError("choose two different chunk sets")
     report(0.0, "reading the chunk spans")
-    old = chunk_sets.chunk_spans(db, from_set).reset_index(drop=True)
-    new = chunk_sets.chunk_spans(db, to_set).reset_index(drop=True)
+    old, new = (_read(db, _SPANS_SQL, [name], _SPAN_COLUMNS) for name in (from_set, to_set))
     report(0.15, "reading the judgments")
-    judged = pd.read_sql_query(_JUDGED_SQL, db.conn, params=[from_set]).astype({
-        "id": "int64", "query_id": object, "chunk_id": object, "annotator": object,
-        "grade": "int64", "adjudicated": bool, "unsure": bool})
-    blocked = pd.read_sql_query(_LABELLED_SQL, db.conn, params=[to_set])
+    judged = _read(db, _JUDGED_SQL, [], _JUDGED_COLUMNS)
+    blocked = _read(db, _LABELLED_SQL, [to_set], {"query_id": object, "chunk_id": object})
     frozen = pd.Index([r[0] for r in db.conn.execute(
         "SELECT q.id FROM queries q JOIN split_locks l ON l.split = q.split")])
     report(0.35, "measuring how the chunks overlap")
@@ -174,14 +189,7 @@ def _write(
         _write_labels(conn, plan.labels, transfer_id, from_set)
         _write_outcomes(conn, plan.outcomes, transfer_id)
         report(0.85, "queueing the suggestions")
-        _write_suggestions(db, conn, plan, transfer_id)
-        report(0.95, "recording how the pairs came to be judged")
-        touched = pd.concat([plan.labels[["query_id", "chunk_id"]].drop_duplicates(),
-                             plan.suggestions[["query_id", "chunk_id"]]])
-        touched = touched.sort_values(["query_id", "chunk_id"])
-        provenance.add_pair_sources(conn, zip(touched["query_id"].tolist(),
-                                              touched["chunk_id"].tolist(), strict=True),
-                                    "transfer", detail=from_set)
+        _write_suggestions(db, conn, plan, transfer_id, from_set)
     return transfer_id
 
 
@@ -248,8 +256,15 @@ def _write_outcomes(conn, outcomes: pd.DataFrame, transfer_id: int) -> None:
 
 
 def _json_text(values: pd.Series) -> pd.Series:
-    """Each string as a JSON string literal (one ``json.dumps`` per distinct value)."""
-    return values.map({v: json.dumps(v) for v in values.unique()})
+    """Each string as a JSON string literal: quotes and backslashes escaped by column
+    operations; values with control characters (never ids, maybe names) by ``json.dumps``."""
+    plain = values.astype(str)
+    out = '"' + plain.str.replace("\\", "\\\\", regex=False).str.replace(
+        '"', '\\"', regex=False) + '"'
+    odd = plain.str.contains(r"[\x00-\x1f\x7f]", regex=True)
+    if odd.any():
+        out[odd] = plain[odd].map(json.dumps)
+    return out
 
 
 def _details(texts: pd.DataFrame) -> pd.Series:
@@ -271,7 +286,7 @@ def _details(texts: pd.DataFrame) -> pd.Series:
 
 
 def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
-                       transfer_id: int) -> None:
+                       transfer_id: int, from_set: str) -> None:
     """Store each suggested pair with the old grades it will show, and queue it."""
     if plan.suggestions.empty:
         return
@@ -284,5 +299,6 @@ def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
         zip([transfer_id] * len(pairs), pairs["query_id"].tolist(), pairs["chunk_id"].tolist(),
             pairs["grade"].tolist(), details.reindex(keys).tolist(), strict=True),
     )
-    queue.enqueue_pairs(db, pairs[["query_id", "chunk_id"]].itertuples(index=False, name=None),
-                        QUEUE_REASON)
+    queued = list(zip(pairs["query_id"].tolist(), pairs["chunk_id"].tolist(), strict=True))
+    queue.enqueue_pairs(db, queued, QUEUE_REASON)
+    provenance.add_pair_sources(conn, queued, "transfer", detail=from_set)
