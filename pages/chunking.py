@@ -183,7 +183,7 @@ def runs_section(db, set_names: list[str]) -> None:
     runs = contents.run_names(db)
     if not runs:
         return
-    admin = _auth.can(db, "edit")
+    admin = _auth.can(db, "edit_runs")
     with st.expander("Edit a run's fields", expanded=False):
         run = st.selectbox("Run", runs, key="version_run")
         stored = contents.get_run(db, run)
@@ -198,7 +198,7 @@ def runs_section(db, set_names: list[str]) -> None:
                 column.text_input(label, value="" if value is None else str(value),
                                   key=f"version_{field}_{run}")
         st.button("Save run fields", key="save_run_version", on_click=save_run_fields,
-                  disabled=not admin, help=_auth.refusal_help(db, "edit"))
+                  disabled=not admin, help=_auth.refusal_help(db, "edit_runs"))
     if set_names:
         with st.expander("BM25 baseline on a chunk set", expanded=False):
             columns = st.columns(2)

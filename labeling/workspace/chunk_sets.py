@@ -188,6 +188,6 @@ def set_run_versioning(db: sqlite_utils.Database, run: str, **fields: object) ->
     run_id = contents.get_run(db, run)["id"]
     if not values:
         return
-    with write_transaction(db, action="edit") as conn:
+    with write_transaction(db, action="edit_runs") as conn:
         assignments = ", ".join(f"{k} = ?" for k in values)
         conn.execute(f"UPDATE runs SET {assignments} WHERE id = ?", [*values.values(), run_id])

@@ -49,6 +49,7 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "review": ("reviewing synthetic questions", _TEAM),
     "import": ("importing", _ADMIN),
     "transfer_labels": ("transferring labels to another chunk set", _ADMIN),
+    "edit_runs": ("editing a run's fields", _ADMIN),
     "add_query": ("adding a query", _ADMIN),
     "edit_queries": ("editing queries", _ADMIN),
     "assign_split": ("assigning the dev/test split", _ADMIN),
