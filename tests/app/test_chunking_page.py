@@ -107,6 +107,15 @@ def test_import_transfer_report_judge_and_compare(workspace: Path, open_app) -> 
     assert list(side.index) == ["R@10", "nDCG@10", "RR"]
     assert (side["n"] == len(card.carried_queries)).all() and (side["n"] > 40).all()
     assert side[["old", "new"]].notna().all().all()
+    # The versioning fields of a run are first-class: name its embedding model.
+    at.selectbox(key="version_run").set_value("bm25").run()
+    at.text_input(key="version_embedding_model_bm25").input("none (lexical)")
+    at.button(key="save_run_version").click().run()
+    assert not at.exception and not at.error
+    runs = table(at, "name", "embedding_model").set_index("name")
+    assert runs.loc["bm25", "embedding_model"] == "none (lexical)"
+    assert runs.loc["bm25", "chunk_set"] == "sections"
+    assert runs.loc["bm25-windows", "chunk_set"] == NEW_SET
     footing = table(at, "unit", "measure")
     assert set(footing["unit"]) == {"document", "span"}
     assert {"bm25", "bm25-windows"} <= set(footing.columns)
