@@ -10,7 +10,7 @@ import streamlit as st
 from labeling.evaluation import chunk_set_scores, result_cache
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.segmenting import segment_options
-from labeling.files import baseline, chunk_uploads
+from labeling.files import baseline, chunk_uploads, exporters
 from labeling.judging import queue
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.rechunking import plan, report, splitter, suggestions, transfer
@@ -269,6 +269,17 @@ def report_section(db) -> tuple[report.TransferReport | None, int | None]:
     st.download_button("Report (JSON)", json.dumps(card.to_dict(), indent=2),
                        file_name="transfer-report.json", mime="application/json",
                        key="download_transfer_report", on_click="ignore")
+    with st.expander("The transferred labels", expanded=False):
+        sight = _common.sight(db)
+        labels = report.transferred_labels(db, int(row["id"]), sight)
+        shown = "" if len(labels) <= 5000 else " (the table shows the first 5,000)"
+        st.caption(f"{len(labels)} labels of origin 'transferred' you may see{shown}: the "
+                   "blind rule hides grades of pairs you have not judged yourself. Sort or "
+                   "filter the table, or download it.")
+        st.dataframe(labels.head(5000), hide_index=True, key="transferred_labels")
+        st.download_button("Transferred labels (CSV)", lambda: exporters.csv_bytes(labels),
+                           file_name="transferred-labels.csv", mime="text/csv",
+                           key="download_transferred_labels", on_click="ignore")
     return card, int(row["id"])
 
 

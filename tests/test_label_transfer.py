@@ -277,3 +277,20 @@ def test_transferred_labels_leave_the_queue_and_the_blind_rule_alone(small, fast
     # ann judged the text of ``a``, not the chunk ``ab``: others' grades of it stay hidden.
     assert not visibility.sight(db, "ann", "annotator").sees_pair("q1", "ab")
     assert transfer.transferred_annotator("ann", "old") in set(transferred(db)["annotator"])
+
+
+def test_the_transferred_labels_are_listed_under_the_blind_rule(small, fast_hashes):
+    db = small
+    add_rows(db, accounts={"eve": "annotator"})
+    judgments.add_judgment(db, "q1", "a", 3, "ann")
+    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    result = transfer.transfer_labels(db, "old", "new")
+    everything = report.transferred_labels(db, result.transfer_id)
+    assert set(everything["chunk_id"]) == {"ab", "c1", "c2"}
+    assert everything.set_index("chunk_id").loc["c1", "split"]
+    assert report.transferred_labels(db, result.transfer_id,
+                                     visibility.sight(db, "eve", "annotator")).empty
+    queue.save_judgment(db, "q2", "c1", 1, "eve")
+    seen = report.transferred_labels(db, result.transfer_id,
+                                     visibility.sight(db, "eve", "annotator"))
+    assert seen[["query_id", "chunk_id", "grade"]].values.tolist() == [["q2", "c1", 2]]

@@ -14,6 +14,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.judging.visibility import EVERYTHING, Sight
 from labeling.rechunking.plan import OUTCOMES
 from labeling.rechunking.transfer import existing_transfer
 
@@ -76,6 +77,21 @@ class TransferReport:
 def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
             for row in frame.to_dict("records")]
+
+
+def transferred_labels(
+    db: sqlite_utils.Database, transfer_id: int, sight: Sight = EVERYTHING
+) -> pd.DataFrame:
+    """The labels a transfer wrote that ``sight`` may see (the blind rule): query_id,
+    chunk_id, annotator, grade, source_chunk, share_of_judged, share_of_chunk, split."""
+    frame = pd.read_sql_query(
+        "SELECT n.query_id, n.chunk_id, n.annotator, n.grade, o.chunk_id AS source_chunk,"
+        " t.share_of_judged, t.share_of_chunk, t.split FROM transfer_labels t"
+        " JOIN judgments n ON n.id = t.judgment_id JOIN judgments o ON o.id = t.source_judgment_id"
+        " WHERE t.transfer_id = ? ORDER BY n.query_id, n.chunk_id, n.annotator",
+        db.conn, params=[transfer_id])
+    frame["split"] = frame["split"].astype(bool)
+    return frame.loc[sight.pair_mask(frame).to_numpy()].reset_index(drop=True)
 
 
 def transfers(db: sqlite_utils.Database) -> pd.DataFrame:

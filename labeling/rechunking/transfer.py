@@ -31,7 +31,7 @@ from labeling.errors import ScorecardError
 from labeling.judging import queue
 from labeling.rechunking.mapping import chunk_overlaps
 from labeling.rechunking.plan import DEFAULT_THRESHOLD, OUTCOMES, TransferPlan, plan_transfer
-from labeling.workspace import chunk_sets, provenance
+from labeling.workspace import chunk_sets, provenance, roles
 from labeling.workspace.store import utc_now, write_transaction
 
 QUEUE_REASON = "transfer"
@@ -148,6 +148,7 @@ def transfer_labels(
     carried labels, queue the suggested pairs and record every outcome, in one transaction.
     A second transfer between the same two chunk sets is refused (its report stands)."""
     report = progress or (lambda share, what: None)
+    roles.check_current(db, "transfer_labels")  # before the work; checked again when writing
     done = existing_transfer(db, from_set, to_set)
     if done is not None:
         raise ScorecardError(

@@ -73,6 +73,8 @@ def test_import_transfer_report_judge_and_compare(workspace: Path, open_app) -> 
     assert by_grade["total"].sum() == card.judgments == 612
     assert by_grade.set_index("grade").loc[3, "carried"] == card.by_grade.set_index(
         "grade").loc[3, "carried"]
+    listed = table(at, "source_chunk", "share_of_judged")
+    assert len(listed) == card.labels and listed["annotator"].str.endswith(" via sections").all()
     at.selectbox(key="report_segment").set_value("topic").run()
     segments = table(at, "segment", "carried")
     assert set(segments["segment"]) == {"hr", "it", "security", "product"}
