@@ -31,6 +31,7 @@ import sqlite_utils
 from labeling.evaluation.chunk_set_labels import labels_for_chunk_set
 from labeling.evaluation.label_sets import label_snapshot
 from labeling.evaluation.ranked_runs import load_run
+from labeling.evaluation.result_cache import _CACHE, _run_version, _workspace
 from labeling.evaluation.score_controls import BOOTSTRAP_RESAMPLES, SEED, TEST_RESAMPLES, Controls
 from labeling.evaluation.scoring import in_split, per_query
 from labeling.metrics import statistics
@@ -91,6 +92,19 @@ def footing_per_query(
     against the labels of chunk set ``reference``, over the controls' split."""
     if unit not in FOOTING_UNITS:
         raise ValueError(f"unit must be one of {', '.join(FOOTING_UNITS)}, not {unit!r}")
+    labels = label_snapshot(db, controls.rule)
+    # Chunk sets never change once imported: the labels and the run decide the values.
+    key = ("footing", _workspace(db), _run_version(db, run), labels.version, controls,
+           reference, unit, share)
+    values = _CACHE.get(key, lambda: _footing_values(db, controls, run, reference, unit, share))
+    return in_split(db, values, controls.split)
+
+
+def _footing_values(
+    db: sqlite_utils.Database, controls: Controls, run: str, reference: str, unit: str,
+    share: float,
+) -> pd.DataFrame:
+    """``footing_per_query`` over every evaluated query (split ``all``), uncached."""
     qrels = reference_qrels(db, controls, reference)
     rows = load_run(db, run)
     spans = _run_spans(db, run)
@@ -104,7 +118,7 @@ def footing_per_query(
                             index=index)
     values = evaluate(qrels, ranked, controls.measures, judged_only=controls.judged_only).per_query
     values.index = values.index.astype("string")
-    return in_split(db, values, controls.split)
+    return values
 
 
 def one_footing(
