@@ -14,8 +14,9 @@ from labeling.errors import ScorecardError
 from labeling.evaluation import locked_splits
 from labeling.files import importers
 from labeling.judging import consensus, queue, visibility
-from labeling.rechunking import report, suggestions, transfer
+from labeling.rechunking import plan, report, suggestions, transfer
 from labeling.rechunking.alignment import shared_blocks, surviving_pieces
+from labeling.rechunking.mapping import chunk_overlaps
 from labeling.rechunking.overlap import overlapping_pairs
 from labeling.workspace import judgments
 from tests.workspaces import add_rows
@@ -294,3 +295,105 @@ def test_the_transferred_labels_are_listed_under_the_blind_rule(small, fast_hash
     seen = report.transferred_labels(db, result.transfer_id,
                                      visibility.sight(db, "eve", "annotator"))
     assert seen[["query_id", "chunk_id", "grade"]].values.tolist() == [["q2", "c1", 2]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The vectorised rule against a plain, one-pair-at-a-time reading of it
+
+
+def _reference(judged, old, new, blocked, frozen, t):
+    """The rule of ``labeling.rechunking.plan``, written as loops over texts and pairs."""
+    votes = judged.assign(generator=False)
+    agreed = consensus.consensus(votes, "default").set_index(["query_id", "chunk_id"])["grade"]
+    texts = {}
+    for row in judged.itertuples():
+        texts.setdefault((row.query_id, row.chunk_id), []).append(row)
+    span = {r.chunk_id: (r.start, r.end) for r in old.itertuples()}
+    position = {chunk: i for i, chunk in enumerate(old["chunk_id"])}
+    rows, sliver_only = {}, set()
+    for (q, o), judgments_of in texts.items():
+        lo, hi = span[o]
+        for n in new.itertuples():
+            shared = min(hi, n.end) - max(lo, n.start)
+            if shared <= 0:
+                continue
+            sj, sc = shared / (hi - lo), shared / (n.end - n.start)
+            if max(sj, sc) < plan.SLIVER - 1e-9:
+                sliver_only.add((q, o))
+                continue
+            top = max(j.grade for j in judgments_of)
+            rows.setdefault((q, n.chunk_id), []).append(
+                (o, sj, sc, sj >= t - 1e-9 or sc >= t - 1e-9, top, agreed[(q, o)]))
+    states, labels = {}, set()
+    for (q, n), touching in rows.items():
+        carrying = [r for r in touching if r[3]]
+        others = [r for r in touching if not r[3]]
+        highest = max(r[4] for r in touching)
+        carried = bool(carrying) and max(r[4] for r in carrying) >= max(
+            (r[4] for r in others), default=-99)
+        carried |= highest < 1 and sum(r[2] for r in touching) >= t - 1e-9
+        state = "carried" if carried else ("suggested" if highest >= 1 else "dropped")
+        if (q, n) in blocked:
+            state = "kept"
+        if q in frozen:
+            state = "frozen"
+        states[(q, n)] = state
+        if state == "carried":
+            pool = carrying or touching
+            source = max(pool, key=lambda r: (r[5], r[4], max(r[1], r[2]), -position[r[0]]))
+            labels |= {(q, n, j.annotator, j.grade) for j in texts[(q, source[0])]}
+    order = list(plan.OUTCOMES)
+    outcomes = {}
+    for (q, o), judgments_of in texts.items():
+        mine = [states[(q2, n)] for (q2, n), touching in rows.items()
+                if q2 == q and any(r[0] == o for r in touching)]
+        outcome = min(mine, key=order.index) if mine else (
+            "dropped" if (q, o) in sliver_only else "lost")
+        if q in frozen:
+            outcome = "frozen"
+        outcomes.update({j.id: outcome for j in judgments_of})
+    return labels, {p for p, s in states.items() if s == "suggested"}, outcomes
+
+
+def test_the_vectorised_rule_matches_a_loop_over_pairs():
+    rng = np.random.default_rng(3)
+    for case in range(25):
+        length = 300
+        cuts = np.sort(rng.choice(np.arange(10, length - 10), size=rng.integers(2, 6),
+                                  replace=False))
+        bounds = [0, *cuts.tolist(), length]
+        old = pd.DataFrame({"chunk_id": [f"o{i}" for i in range(len(bounds) - 1)],
+                            "doc_id": "d", "doc_version": "v",
+                            "start": bounds[:-1], "end": bounds[1:]})
+        starts = rng.integers(0, length - 20, size=rng.integers(2, 8))
+        ends = np.minimum(length, starts + rng.integers(15, 200, size=len(starts)))
+        new = pd.DataFrame({"chunk_id": [f"n{i}" for i in range(len(starts))],
+                            "doc_id": "d", "doc_version": "v", "start": starts, "end": ends})
+        rows = []
+        for q in ("q1", "q2", "q3"):
+            for o in old["chunk_id"]:
+                for annotator in ("ann", "bob"):
+                    if rng.random() < 0.5:
+                        rows.append({"id": len(rows) + 1, "query_id": q, "chunk_id": o,
+                                     "annotator": annotator, "grade": int(rng.integers(0, 4)),
+                                     "adjudicated": bool(rng.random() < 0.1),
+                                     "unsure": False})
+        if not rows:
+            continue
+        judged = pd.DataFrame(rows)
+        blocked = {("q1", n) for n in new["chunk_id"] if rng.random() < 0.2}
+        frozen = {"q3"} if case % 3 == 0 else set()
+        t = float(rng.choice([0.5, 0.8, 1.0]))
+        overlaps = chunk_overlaps(old, new, lambda keys: {})
+        planned = plan.plan_transfer(
+            judged, old, new, overlaps,
+            blocked=pd.DataFrame(sorted(blocked), columns=["query_id", "chunk_id"]),
+            frozen_queries=pd.Index(sorted(frozen)), threshold=t)
+        labels, suggested, outcomes = _reference(judged, old, new, blocked, frozen, t)
+        got = set(planned.labels[["query_id", "chunk_id", "annotator", "grade"]].itertuples(
+            index=False, name=None))
+        assert got == labels, case
+        assert set(planned.suggestions[["query_id", "chunk_id"]].itertuples(
+            index=False, name=None)) == suggested, case
+        assert dict(zip(planned.outcomes["judgment_id"], planned.outcomes["outcome"],
+                        strict=True)) == outcomes, case

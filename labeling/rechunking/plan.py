@@ -98,22 +98,21 @@ def plan_transfer(
     chunk_id, annotator, grade, adjudicated, unsure) onto the chunks of ``new``.
 
     Judgments of chunks outside ``old`` are left out. ``old`` and ``new`` are span frames
-    (chunk_id first), ``overlaps`` their
-    ``mapping.chunk_overlaps``; ``blocked`` the (query_id, chunk_id) pairs of new chunks that
-    already have labels; ``frozen_queries`` the queries of locked splits.
+    (chunk_id first), ``overlaps`` their ``mapping.chunk_overlaps``; ``blocked`` the
+    (query_id, chunk_id) pairs of new chunks that already have labels; ``frozen_queries`` the
+    queries of locked splits.
     """
     threshold = check_threshold(threshold)
     old_code = pd.Index(old["chunk_id"].to_numpy(object), dtype=object).get_indexer(
         judged["chunk_id"].to_numpy(object))
     judged = judged.loc[old_code >= 0].reset_index(drop=True)  # judgments of other chunk sets
     old_code = old_code[old_code >= 0]
-    texts, judgment_text = _judged_texts(judged, old_code)
+    texts, judgment_text, query_ids = _judged_texts(judged, old_code)
     rows = _rows(texts, overlaps, threshold)
     slivers = np.zeros(len(texts), dtype=bool)
     slivers[rows["t"].to_numpy()[rows["sliver"].to_numpy()]] = True
     rows = rows.loc[~rows["sliver"]].reset_index(drop=True)
     pairs = _pairs(rows, texts, threshold)
-    query_ids = pd.Index(texts["query_id"].unique())
     pairs = _mark_blocked(pairs, new, query_ids, blocked, frozen_queries)
     outcome, split = _text_outcomes(texts, rows, pairs, frozen_queries, slivers)
     judged_outcome = pd.DataFrame({
@@ -126,10 +125,12 @@ def plan_transfer(
     return TransferPlan(labels, suggestions, suggestion_texts, judged_outcome, threshold)
 
 
-def _judged_texts(judged: pd.DataFrame, old_code: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+def _judged_texts(
+    judged: pd.DataFrame, old_code: np.ndarray
+) -> tuple[pd.DataFrame, np.ndarray, pd.Index]:
     """One row per judged (query, old chunk): query_id, chunk_id, o (old chunk code), q (query
-    code), top (the highest grade), agreed (the default consensus grade); and, per judgment,
-    the row of its text. Grouping runs on integer codes, not on the id strings."""
+    code), top (the highest grade), agreed (the default consensus grade); per judgment, the row
+    of its text; and the query ids by code. Grouping runs on integer codes, not on strings."""
     q_code, query_ids = pd.factorize(judged["query_id"])
     key = q_code.astype(np.int64) * (int(old_code.max(initial=0)) + 1) + old_code
     judgment_text, keys = pd.factorize(key)
@@ -151,7 +152,7 @@ def _judged_texts(judged: pd.DataFrame, old_code: np.ndarray) -> tuple[pd.DataFr
         "o": old_code[first].astype(np.int64), "q": q_code[first].astype(np.int64),
         "top": top, "agreed": agreed_grade,
     })
-    return texts, judgment_text.astype(np.int64)
+    return texts, judgment_text.astype(np.int64), pd.Index(query_ids, dtype=object)
 
 
 def _rows(texts: pd.DataFrame, overlaps: pd.DataFrame, threshold: float) -> pd.DataFrame:
