@@ -194,56 +194,64 @@ def _write(
     return transfer_id
 
 
-def _notes(labels: pd.DataFrame) -> list[str]:
-    """Each label's note: where it came from and how much of that text the chunk holds."""
-    held = np.round(labels["share_of_judged"].to_numpy() * 100).astype(np.int64)
-    piece = np.round(labels["share_of_chunk"].to_numpy() * 100).astype(np.int64)
-    return [
-        f"transferred from {chunk}: a piece of its text ({p}% of this chunk is that text, "
-        f"{h}% of it is here; the new chunking split it)" if split else
-        f"transferred from {chunk}: {h}% of its text is in this chunk ({p}% of this chunk)"
-        for chunk, h, p, split in zip(labels["source_chunk"].tolist(), held.tolist(),
-                                      piece.tolist(), labels["split"].tolist(), strict=True)
-    ]
-
-
-def _flags(labels: pd.DataFrame) -> np.ndarray:
-    """The flags JSON of each label (adjudicated and unsure copied from its source)."""
-    texts = np.array([json.dumps({k: True for k, v in (("adjudicated", a), ("unsure", u)) if v},
-                                 sort_keys=True)
-                      for a in (False, True) for u in (False, True)], dtype=object)
-    code = labels["adjudicated"].to_numpy(np.int64) * 2 + labels["unsure"].to_numpy(np.int64)
-    return texts[code]
+# The flags of a transferred label: the source's ``adjudicated`` and ``unsure`` (in the key
+# order ``json.dumps(..., sort_keys=True)`` writes, as ``add_judgment`` does).
+_FLAGS_SQL = """CASE
+    WHEN coalesce(json_extract(o.flags, '$.adjudicated'), 0)
+         AND coalesce(json_extract(o.flags, '$.unsure'), 0)
+        THEN '{"adjudicated": true, "unsure": true}'
+    WHEN coalesce(json_extract(o.flags, '$.adjudicated'), 0) THEN '{"adjudicated": true}'
+    WHEN coalesce(json_extract(o.flags, '$.unsure'), 0) THEN '{"unsure": true}'
+    ELSE '{}' END"""
+# Each label is made in SQL from the judgment it copies and a row of the plan (no Python
+# string per label): annotator "<name> via <set>", a note naming the old chunk.
+_LABELS_SQL = f"""
+INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, note, flags, origin,
+                       origin_source)
+SELECT o.query_id, t.chunk_id, o.grade, o.annotator || ' via ' || :set, :now,
+       'transferred from ' || o.chunk_id
+           || CASE WHEN t.split THEN ' (a piece of it: the new chunking split it)' ELSE '' END,
+       {_FLAGS_SQL}, 'transferred', :set
+FROM temp.transfer_plan t JOIN judgments o ON o.id = t.source_id
+ORDER BY t.seq
+"""
 
 
 def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -> int:
-    """Append the transferred judgments and their ``transfer_labels`` rows; how many."""
+    """Append the transferred judgments and their ``transfer_labels`` rows; how many.
+
+    The plan goes to a temporary table once; the judgments and their links are made from it by
+    two INSERT ... SELECT statements. Ids are consecutive inside the write lock, so label
+    ``seq`` gets judgment id ``before + seq``."""
     if labels.empty:
         return 0
-    labels = labels.sort_values(["query_id", "chunk_id", "annotator"], ignore_index=True)
-    created_at = utc_now()
-    before = conn.execute(
-        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
-    ).fetchone()[0]
-    conn.executemany(
-        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, note, flags,"
-        " origin, origin_source) VALUES (?, ?, ?, ?, ?, ?, ?, 'transferred', ?)",
-        zip(labels["query_id"].tolist(), labels["chunk_id"].tolist(), labels["grade"].tolist(),
-            (labels["annotator"].astype(str) + f" via {from_set}").tolist(),
-            [created_at] * len(labels), _notes(labels),
-            _flags(labels).tolist(), [from_set] * len(labels), strict=True),
-    )
-    after = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'judgments'").fetchone()[0]
-    if after - before != len(labels):  # ids are consecutive inside our write lock
-        raise ScorecardError("the transferred labels did not get consecutive ids; nothing saved")
-    conn.executemany(
-        "INSERT INTO transfer_labels (judgment_id, transfer_id, source_judgment_id,"
-        " share_of_judged, share_of_chunk, split) VALUES (?, ?, ?, ?, ?, ?)",
-        zip(range(before + 1, after + 1), [transfer_id] * len(labels),
-            labels["source_id"].tolist(), labels["share_of_judged"].tolist(),
-            labels["share_of_chunk"].tolist(), labels["split"].astype(int).tolist(),
-            strict=True),
-    )
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS transfer_plan (seq INTEGER PRIMARY KEY,"
+                 " source_id INTEGER, chunk_id TEXT, share_of_judged REAL,"
+                 " share_of_chunk REAL, split INTEGER)")
+    conn.execute("DELETE FROM temp.transfer_plan")
+    try:
+        conn.executemany(
+            "INSERT INTO temp.transfer_plan VALUES (?, ?, ?, ?, ?, ?)",
+            zip(range(1, len(labels) + 1), labels["source_id"].tolist(),
+                labels["chunk_id"].tolist(), labels["share_of_judged"].tolist(),
+                labels["share_of_chunk"].tolist(), labels["split"].astype(int).tolist(),
+                strict=True))
+        before = conn.execute(
+            "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
+        ).fetchone()[0]
+        conn.execute(_LABELS_SQL, {"set": from_set, "now": utc_now()})
+        after = conn.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'judgments'").fetchone()[0]
+        if after - before != len(labels):  # ids are consecutive inside our write lock
+            raise ScorecardError("the transferred labels did not get consecutive ids; "
+                                 "nothing saved")
+        conn.execute(
+            "INSERT INTO transfer_labels (judgment_id, transfer_id, source_judgment_id,"
+            " share_of_judged, share_of_chunk, split) SELECT ? + seq, ?, source_id,"
+            " share_of_judged, share_of_chunk, split FROM temp.transfer_plan ORDER BY seq",
+            [before, transfer_id])
+    finally:
+        conn.execute("DELETE FROM temp.transfer_plan")
     return len(labels)
 
 

@@ -93,9 +93,8 @@ CREATE TABLE transfer_labels (
 CREATE INDEX transfer_labels_transfer ON transfer_labels(transfer_id);
 DROP TRIGGER queue_done_from_judgment;
 CREATE TRIGGER queue_done_from_judgment AFTER INSERT ON judgments
-WHEN NEW.annotator <> 'generator'
+WHEN NEW.origin <> 'transferred' AND NEW.annotator <> 'generator'
     AND coalesce(json_extract(NEW.flags, '$.generator'), 0) = 0
-    AND NEW.origin <> 'transferred'
 BEGIN
     INSERT OR REPLACE INTO queue_done (query_id, chunk_id, annotator, judgment_id, voted, queued)
     VALUES (NEW.query_id, NEW.chunk_id, NEW.annotator, NEW.id, NEW.grade IS NOT NULL,
