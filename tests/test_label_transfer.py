@@ -140,6 +140,8 @@ def test_a_chunk_holding_part_of_a_more_relevant_text_is_suggested_not_labelled(
     result = transfer.transfer_labels(db, "old", "shifted")
     assert transferred(db).empty
     assert result.suggestions == 1 and result.outcomes["suggested"] == 2
+    assert db.conn.execute("SELECT query_id, chunk_id, grade FROM transfer_suggestions"
+                           ).fetchall() == [("q1", "s1", 3)]
     stored = json.loads(db.conn.execute("SELECT detail FROM transfer_suggestions").fetchone()[0])
     assert {(d["old_chunk"], d["grade"]) for d in stored} == {("a", 0), ("b", 3)}
     assert db.conn.execute(

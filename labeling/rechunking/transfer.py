@@ -230,12 +230,14 @@ def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -
                  " share_of_chunk REAL, split INTEGER)")
     conn.execute("DELETE FROM temp.transfer_plan")
     try:
-        conn.executemany(
-            "INSERT INTO temp.transfer_plan VALUES (?, ?, ?, ?, ?, ?)",
-            zip(range(1, len(labels) + 1), labels["source_id"].tolist(),
-                labels["chunk_id"].tolist(), labels["share_of_judged"].tolist(),
-                labels["share_of_chunk"].tolist(), labels["split"].astype(int).tolist(),
-                strict=True))
+        # One JSON array of rows parsed by SQLite (json_each), not a Python tuple per label.
+        rows = json.dumps(list(zip(
+            labels["source_id"].tolist(), labels["chunk_id"].tolist(),
+            labels["share_of_judged"].tolist(), labels["share_of_chunk"].tolist(),
+            labels["split"].astype(int).tolist(), strict=True)))
+        conn.execute(
+            "INSERT INTO temp.transfer_plan SELECT key + 1, value ->> 0, value ->> 1,"
+            " value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)", [rows])
         before = conn.execute(
             "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
         ).fetchone()[0]
@@ -256,12 +258,15 @@ def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -
 
 
 def _write_outcomes(conn, outcomes: pd.DataFrame, transfer_id: int) -> None:
-    conn.executemany(
-        "INSERT INTO transfer_sources (transfer_id, judgment_id, outcome, split)"
-        " VALUES (?, ?, ?, ?)",
-        zip([transfer_id] * len(outcomes), outcomes["judgment_id"].tolist(),
-            outcomes["outcome"].tolist(), outcomes["split"].astype(int).tolist(), strict=True),
-    )
+    """One ``transfer_sources`` row per old judgment: one statement per (outcome, split) whose
+    judgment ids arrive as a JSON array (``json_each``), in id order, with no Python object per
+    row."""
+    for (outcome, split), group in outcomes.groupby(["outcome", "split"], sort=True):
+        ids = np.sort(group["judgment_id"].to_numpy(np.int64))
+        conn.execute(
+            "INSERT INTO transfer_sources (transfer_id, judgment_id, outcome, split)"
+            " SELECT ?, value, ?, ? FROM json_each(?)",
+            [transfer_id, str(outcome), int(split), "[" + ",".join(map(str, ids)) + "]"])
 
 
 def _json_text(values: pd.Series) -> pd.Series:
@@ -276,10 +281,10 @@ def _json_text(values: pd.Series) -> pd.Series:
     return out
 
 
-def _details(texts: pd.DataFrame) -> pd.Series:
-    """Per suggested pair (query_id, chunk_id), the JSON list of the old grades touching it,
-    built with column operations (no Python loop per pair): the items of a pair are joined by
-    a sum over its run of rows (``np.add.reduceat`` on strings)."""
+def _suggestion_rows(texts: pd.DataFrame) -> pd.DataFrame:
+    """One row per suggested pair from the old grades touching it: query_id, chunk_id, grade
+    (the highest) and detail (their JSON list), built with column operations (no Python loop
+    per pair): a pair's items are joined by a sum over its run of rows (``np.add.reduceat``)."""
     texts = texts.sort_values(["query_id", "chunk_id"], kind="stable", ignore_index=True)
     items = ('{"old_chunk": ' + _json_text(texts["old_chunk"]) + ', "annotator": '
              + _json_text(texts["annotator"]) + ', "grade": ' + texts["grade"].astype(str)
@@ -287,11 +292,15 @@ def _details(texts: pd.DataFrame) -> pd.Series:
              + ', "share_of_chunk": ' + texts["share_of_chunk"].round(4).astype(str) + "}")
     query, chunk = texts["query_id"].to_numpy(object), texts["chunk_id"].to_numpy(object)
     starts = np.flatnonzero(np.r_[True, (query[1:] != query[:-1]) | (chunk[1:] != chunk[:-1])])
-    pieces = np.where(np.isin(np.arange(len(texts)), starts), "", ", ").astype(object)
-    pieces = pieces + items.to_numpy(object)
-    lists = np.add.reduceat(pieces, starts) if len(starts) else pieces
-    index = pd.MultiIndex.from_arrays([query[starts], chunk[starts]])
-    return pd.Series("[" + lists + "]", index=index)
+    first = np.zeros(len(texts), dtype=bool)
+    first[starts] = True
+    pieces = np.where(first, "", ", ").astype(object) + items.to_numpy(object)
+    return pd.DataFrame({
+        "query_id": pd.Series(query[starts], dtype=object),
+        "chunk_id": pd.Series(chunk[starts], dtype=object),
+        "grade": np.maximum.reduceat(texts["grade"].to_numpy(np.int64), starts),
+        "detail": pd.Series("[" + np.add.reduceat(pieces, starts) + "]", dtype=object),
+    })
 
 
 def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
@@ -299,14 +308,12 @@ def _write_suggestions(db: sqlite_utils.Database, conn, plan: TransferPlan,
     """Store each suggested pair with the old grades it will show, and queue it."""
     if plan.suggestions.empty:
         return
-    details = _details(plan.suggestion_texts)
-    pairs = plan.suggestions.sort_values(["query_id", "chunk_id"], ignore_index=True)
-    keys = pd.MultiIndex.from_frame(pairs[["query_id", "chunk_id"]])
+    pairs = _suggestion_rows(plan.suggestion_texts)  # every suggested pair has old grades
     conn.executemany(
         "INSERT INTO transfer_suggestions (transfer_id, query_id, chunk_id, grade, detail)"
         " VALUES (?, ?, ?, ?, ?)",
         zip([transfer_id] * len(pairs), pairs["query_id"].tolist(), pairs["chunk_id"].tolist(),
-            pairs["grade"].tolist(), details.reindex(keys).tolist(), strict=True),
+            pairs["grade"].tolist(), pairs["detail"].tolist(), strict=True),
     )
     queued = list(zip(pairs["query_id"].tolist(), pairs["chunk_id"].tolist(), strict=True))
     queue.enqueue_pairs(db, queued, QUEUE_REASON)
