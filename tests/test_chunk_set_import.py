@@ -13,6 +13,7 @@ import pytest
 from labeling.errors import InputError
 from labeling.files import importers
 from labeling.files.text_spans import DocumentText, normalise
+from labeling.rechunking import splitter
 from labeling.workspace import chunk_sets
 
 DOCUMENTS = Path(__file__).resolve().parent / "data" / "documents"  # Python 3.11 docstrings
@@ -187,3 +188,30 @@ def test_document_text_locates_repeated_text_in_order():
     second = document.locate("Note: see below.", after=first[0] + 1)
     assert first == (0, 16) and second == (18, 36)
     assert document.locate("not here") is None and document.locate("  \n") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The built-in splitter
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(120, 0), (300, 40), (1000, 100)])
+def test_the_splitter_cuts_at_boundaries_and_keeps_exact_offsets(size, overlap):
+    for path in sorted(DOCUMENTS.glob("*.txt")):
+        text = path.read_text(encoding="utf-8")
+        spans = splitter.split_spans(text, size, overlap)
+        assert spans and all(end - start <= size for start, end in spans)
+        assert all(text[start:end] == text[start:end].strip() for start, end in spans)
+        assert [s for s, _ in spans] == sorted(s for s, _ in spans)
+        covered = set().union(*(range(s, e) for s, e in spans))
+        assert all(text[i].isspace() for i in range(len(text)) if i not in covered)
+        if overlap == 0:  # without overlap the chunks do not share a character
+            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+
+
+def test_rechunking_names_the_chunk_set_in_its_errors(make_workspace):
+    db = make_workspace()
+    importers.import_documents(db, DOCUMENTS)
+    splitter.rechunk_documents(db, "paras", 400)
+    assert len(chunk_sets.chunk_spans(db, "paras")) > 10
+    with pytest.raises(InputError, match="^chunk set 'paras': a chunk set named 'paras' already"):
+        splitter.rechunk_documents(db, "paras", 300)

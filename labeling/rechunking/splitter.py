@@ -18,7 +18,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from labeling.errors import ScorecardError
+from labeling.errors import InputError, ScorecardError
 from labeling.files import importers
 from labeling.files.importers import ImportResult
 
@@ -127,5 +127,10 @@ def rechunk_documents(
         path = Path(folder) / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                         encoding="utf-8")
-        return importers.import_chunk_set(db, path, name, splitter=SPLITTER_NAME, size=size,
-                                          overlap=overlap)
+        try:
+            return importers.import_chunk_set(db, path, name, splitter=SPLITTER_NAME,
+                                              size=size, overlap=overlap)
+        except InputError as error:  # name the chunk set, not the temporary file
+            error.source = f"chunk set {name!r}"
+            error.line = None
+            raise
