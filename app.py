@@ -30,6 +30,7 @@ KNOWN_PAGES = {
     "machine_judges": ("Machine judges", ":material/smart_toy:"),
     "queries": ("Queries", ":material/search:"),
     "data": ("Data", ":material/database:"),
+    "chunking": ("Chunking", ":material/splitscreen:"),
     "guide": ("Metric guide", ":material/menu_book:"),
     "simulator": ("Metric simulator", ":material/tune:"),
 }

@@ -7,6 +7,9 @@ written to find, with a grade).
 Outputs (deterministic: running the script twice gives identical files):
 
 - ``data/chunks.jsonl``: id, doc_id, title ("Document: Section"), text.
+- ``data/documents.jsonl``: id, title, text (each ``docs/*.md`` file as it is).
+- ``data/chunk_offsets.jsonl``: id, doc_id, start, end: where each chunk's text lies in its
+  document (character offsets, end exclusive), the demo's chunk set ``sections``.
 - ``data/runs/bm25.trec``: BM25 over the chunk text, top 20.
 - ``data/runs/bm25-title.trec``: BM25 over title + text, top 20.
 - ``data/runs/fusion.trec``: reciprocal-rank fusion (k=60) of the two, top 20.
@@ -43,21 +46,39 @@ RRF_K = 60
 SEED = 20250611
 
 
-def split_documents(docs_dir: Path) -> list[dict[str, str]]:
-    """One chunk per ``##`` section; the document title comes from the ``#`` heading."""
-    chunks = []
+def read_documents(docs_dir: Path) -> list[dict[str, str]]:
+    """One document per ``docs/*.md`` file: id (the file name without its number), title (the
+    ``#`` heading) and the text exactly as in the file."""
+    documents = []
     for path in sorted(docs_dir.glob("*.md")):
-        doc_id = re.sub(r"^\d+-", "", path.stem)
-        text = path.read_text(encoding="utf-8")
-        doc_title = re.search(r"^# (.+)$", text, re.M).group(1).strip()
-        sections = re.split(r"^## ", text, flags=re.M)[1:]
-        for number, section in enumerate(sections, 1):
-            heading, _, body = section.partition("\n")
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+        documents.append({
+            "id": re.sub(r"^\d+-", "", path.stem),
+            "title": re.search(r"^# (.+)$", text, re.M).group(1).strip(),
+            "text": text,
+        })
+    return documents
+
+
+def split_documents(docs_dir: Path) -> list[dict[str, str]]:
+    """One chunk per ``##`` section, its text the section's body without the heading line; the
+    chunk's ``start``/``end`` say where that body lies in the document's text."""
+    chunks = []
+    for document in read_documents(docs_dir):
+        text = document["text"]
+        headings = list(re.finditer(r"^## (.*)$", text, re.M))
+        for number, heading in enumerate(headings, 1):
+            end = headings[number].start() if number < len(headings) else len(text)
+            body = text[heading.end():end]
+            start = heading.end() + len(body) - len(body.lstrip())
             chunks.append({
-                "id": f"{doc_id}-{number:02d}",
-                "doc_id": doc_id,
-                "title": f"{doc_title}: {heading.strip()}",
+                "id": f"{document['id']}-{number:02d}",
+                "doc_id": document["id"],
+                "title": f"{document['title']}: {heading.group(1).strip()}",
                 "text": body.strip(),
+                "start": start,
+                "end": start + len(body.strip()),
             })
     return chunks
 
@@ -134,7 +155,11 @@ def simulate_labels(
 
 def main() -> None:
     chunks = split_documents(DATA / "docs")
-    write_jsonl(DATA / "chunks.jsonl", chunks)
+    write_jsonl(DATA / "chunks.jsonl",
+                [{k: c[k] for k in ("id", "doc_id", "title", "text")} for c in chunks])
+    write_jsonl(DATA / "documents.jsonl", read_documents(DATA / "docs"))
+    write_jsonl(DATA / "chunk_offsets.jsonl",
+                [{k: c[k] for k in ("id", "doc_id", "start", "end")} for c in chunks])
 
     (DATA / "runs").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

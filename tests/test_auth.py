@@ -34,16 +34,18 @@ from labeling.evaluation import (
     score_history,
 )
 from labeling.evaluation.score_controls import Controls
-from labeling.files import baseline, uploads
+from labeling.files import baseline, chunk_uploads, uploads
 from labeling.files import importers as imports
 from labeling.judging import agreement, audit_sample, machine_judge, pooling, queue
 from labeling.model_calls.chat import ChatClient
+from labeling.rechunking import splitter, transfer
 from labeling.synthetic import importers as synthetic_imports
 from labeling.synthetic import quality_model, review
 from labeling.synthetic import settings as synthetic_settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace import (
     accounts,
+    chunk_sets,
     contents,
     grading,
     judgments,
@@ -514,7 +516,36 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
         "accounts.set_password": lambda: accounts.set_password(db, "ada", "long-enough-1"),
     }
     calls.update(_feature_write_calls(db, q, c))
+    calls.update(_chunking_write_calls(db, tmp_path))
     return calls
+
+
+def _chunking_write_calls(db, tmp_path: Path) -> dict[str, object]:
+    """The writes of documents, chunk sets and label transfers (the demo has documents)."""
+    text = db.conn.execute("SELECT text FROM documents WHERE id = 'leave'").fetchone()[0]
+    piece = text[text.index("## "):][:200]
+    documents = tmp_path / "documents.jsonl"
+    documents.write_text(json.dumps({"id": "new-doc", "text": "A new document."}) + "\n")
+    chunks = tmp_path / "chunk-set.jsonl"
+    chunks.write_text(json.dumps({"id": "set-c1", "doc_id": "leave", "text": piece}) + "\n")
+    with roles.acting_as(None):  # the owner prepares a chunk set to transfer labels to
+        splitter.rechunk_documents(db, "prepared", 900)
+    run = contents.run_names(db)[0]
+    return {
+        "importers.documents.import_documents": lambda: imports.import_documents(db, documents),
+        "importers.chunk_sets.import_chunk_set": lambda: imports.import_chunk_set(
+            db, chunks, "new-set"),
+        "chunk_uploads.import_documents_bytes": lambda: chunk_uploads.import_documents_bytes(
+            db, [("up.md", b"# Up\n\nUploaded.\n")]),
+        "chunk_uploads.import_chunk_set_bytes": lambda: chunk_uploads.import_chunk_set_bytes(
+            db, "c.jsonl", chunks.read_bytes(), "uploaded-set"),
+        "rechunking.splitter.rechunk_documents": lambda: splitter.rechunk_documents(
+            db, "rechunked", 700),
+        "rechunking.transfer.transfer_labels": lambda: transfer.transfer_labels(
+            db, "sections", "prepared"),
+        "chunk_sets.set_run_versioning": lambda: chunk_sets.set_run_versioning(
+            db, run, embedding_model="e5"),
+    }
 
 
 def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
@@ -644,6 +675,10 @@ REFUSAL_PHRASES = {
     "synthetic.review.reject_many": "rejecting synthetic questions",
     "synthetic.review.generate": "adding synthetic questions",
     "accounts.add_user": "managing accounts",
+    "importers.documents.import_documents": "importing",
+    "importers.chunk_sets.import_chunk_set": "importing",
+    "rechunking.transfer.transfer_labels": "transferring labels to another chunk set",
+    "chunk_sets.set_run_versioning": "editing a run's fields",
 }
 GENERIC = {"grading.set_scale"}  # the grade scale: the command line's, "changing the workspace"
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from labeling.commands import add_command, add_consensus_option, add_db_argument
+from labeling.commands import add_command, add_consensus_option, add_db_argument, chunking
 from labeling.errors import ScorecardError
 
 
@@ -58,8 +58,10 @@ def _import(args: argparse.Namespace) -> int:
     from labeling.files import importers as imports
     from labeling.workspace.store import open_workspace
 
-    db = open_workspace(args.db, create=False)
     kind = args.kind
+    if kind in chunking.IMPORT_KINDS:
+        return chunking.import_kind(args)
+    db = open_workspace(args.db, create=False)
     if kind == "chunks":
         result = imports.import_chunks(db, args.file)
     elif kind == "queries":
@@ -113,7 +115,7 @@ def _baseline(args: argparse.Namespace) -> int:
 
     db = open_workspace(args.db, create=False)
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
-    result = bm25_run(db, args.run_name, k=args.k, fields=fields)
+    result = bm25_run(db, args.run_name, k=args.k, fields=fields, chunk_set=args.chunk_set)
     _out(f"stored BM25 run {args.run_name!r}: {result.rows} results")
     return 0
 
@@ -188,6 +190,7 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--format", default=None, help="file format (default: detected)")
     beir = kinds.add_parser("beir", help="a BEIR folder", description="Import a BEIR folder.")
     beir.add_argument("folder", metavar="FOLDER", type=Path)
+    chunking.add_import_kinds(kinds)
 
 
 def _file_kind(
@@ -233,6 +236,7 @@ def _register_baseline(subparsers: argparse._SubParsersAction) -> None:
     base.add_argument("--run-name", default="bm25", help="run name (default: bm25)")
     base.add_argument("--k", type=int, default=100, help="results per query (default: 100)")
     base.add_argument("--fields", default="text", help="chunk fields to index: title,text")
+    base.add_argument("--chunk-set", default=None, help="search only this chunk set's chunks")
 
 
 def _register_restore(subparsers: argparse._SubParsersAction) -> None:

@@ -15,6 +15,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError
+from labeling.evaluation.chunk_set_labels import labels_for_run
 from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.ranked_runs import _document_of, chunk_documents, load_run
 from labeling.evaluation.score_controls import NO_SEGMENT, Controls
@@ -156,8 +157,8 @@ def drill_down(
     every_rank = pd.Series(mine["rank"].to_numpy(), index=mine["doc_id"].astype(str).to_numpy())
     if depth is not None:
         mine = mine.loc[mine["rank"] <= depth]
-    grades = labels.qrels.loc[labels.qrels["query_id"] == query_id].set_index("doc_id")[
-        "relevance"]
+    qrels = labels_for_run(db, controls.run, labels.qrels)
+    grades = qrels.loc[qrels["query_id"] == query_id].set_index("doc_id")["relevance"]
     hidden = _hidden_grades(grades, query_id, sight)
     hidden_ids = set(hidden.index[hidden].astype(str))
     grades = grades.loc[~hidden]
@@ -243,7 +244,8 @@ def drill_down_documents(
     rel = controls.relevance
     chunk_doc = chunk_documents(db)
     labels = labels_for(db, controls)
-    graded = labels.qrels.loc[labels.qrels["query_id"] == query_id, ["doc_id", "relevance"]]
+    qrels = labels_for_run(db, controls.run, labels.qrels)
+    graded = qrels.loc[qrels["query_id"] == query_id, ["doc_id", "relevance"]]
     document = _document_of(graded["doc_id"], chunk_doc)
     hidden = _hidden_grades(graded.set_index("doc_id")["relevance"], query_id, sight)
     hidden_docs = set(document.loc[hidden.to_numpy()])

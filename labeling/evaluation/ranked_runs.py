@@ -14,6 +14,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.evaluation.chunk_set_labels import labels_for_chunk_set, run_chunk_set
 from labeling.evaluation.label_sets import Labels
 from labeling.evaluation.result_cache import (
     _HEAVY,
@@ -83,14 +84,16 @@ def _documents(
 def _ranked(db: sqlite_utils.Database, run: str, unit: str, labels: Labels) -> RankedRows:
     if unit not in UNITS:
         raise ScorecardError(f"unknown unit {unit!r} (use chunk or document)")
-    key = ("ranked", _workspace(db), _run_version(db, run), labels.key, unit)
+    chunk_set = run_chunk_set(db, run)  # the run is scored on its chunk set's labels
+    key = ("ranked", _workspace(db), _run_version(db, run), labels.key, unit, chunk_set)
 
     def compute() -> RankedRows:
         frame = load_run(db, run)
+        qrels = labels_for_chunk_set(db, chunk_set, labels.qrels)
         chunk_rows = _ranked(db, run, "chunk", labels) if unit == "document" else None
         if chunk_rows is None:
-            return rank_rows(labels.qrels, frame)
-        doc_qrels, doc_run = _documents(labels.qrels, frame, chunk_rows, chunk_documents(db))
+            return rank_rows(qrels, frame)
+        doc_qrels, doc_run = _documents(qrels, frame, chunk_rows, chunk_documents(db))
         return rank_rows(doc_qrels, doc_run)
 
     return _HEAVY.get(key, compute)

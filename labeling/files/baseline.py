@@ -17,6 +17,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.files.importers import ImportResult
+from labeling.workspace import chunk_sets
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.store import utc_now, write_transaction
 
@@ -30,8 +31,12 @@ def bm25_run(
     fields: Sequence[str] = ("text",),
     *,
     replace: bool = True,
+    chunk_set: str | None = None,
 ) -> ImportResult:
-    """Compute and store a BM25 run named ``run_name`` (replacing one of that name by default)."""
+    """Compute and store a BM25 run named ``run_name`` (replacing one of that name by default).
+
+    ``chunk_set``: search only that chunk set's chunks, and record it (and its size) on the run.
+    """
     check_run_name(run_name)
     fields = tuple(fields)
     if not fields or set(fields) - set(FIELDS):
@@ -39,8 +44,13 @@ def bm25_run(
     if k < 1:
         raise ScorecardError("k must be at least 1")
     text = " || char(10) || char(10) || ".join(f"coalesce({f}, '')" for f in fields)
+    if chunk_set is not None:
+        chunk_sets.get_chunk_set(db, chunk_set)
+    members = "" if chunk_set is None else (
+        " AND id IN (SELECT chunk_id FROM chunk_set_members WHERE chunk_set = :set)")
     chunks = db.conn.execute(
-        f"SELECT id, {text} FROM chunks WHERE placeholder = 0 ORDER BY rowid"
+        f"SELECT id, {text} FROM chunks WHERE placeholder = 0{members} ORDER BY rowid",
+        {"set": chunk_set},
     ).fetchall()
     queries = db.conn.execute(
         "SELECT id, coalesce(text, '') FROM queries WHERE placeholder = 0 ORDER BY rowid"
@@ -86,6 +96,12 @@ def bm25_run(
                 json.dumps(meta),
             ],
         ).lastrowid
+        if chunk_set is not None:
+            conn.execute(
+                "UPDATE runs SET chunk_set = ?,"
+                " chunk_size = (SELECT size FROM chunk_sets WHERE name = ?) WHERE id = ?",
+                [chunk_set, chunk_set, run_id],
+            )
         conn.executemany(
             "INSERT INTO run_results (run_id, query_id, chunk_id, rank, score)"
             " VALUES (?, ?, ?, ?, ?)",

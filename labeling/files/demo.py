@@ -33,6 +33,8 @@ RUNS: dict[str, dict[str, str]] = {
 }
 ANNOTATORS = ("alice", "bob")
 QUERY_SET_VERSION = "demo-1"
+CHUNK_SET = {"name": "sections", "splitter": "one chunk per markdown ## section"}
+
 # The annotators judged the union of the three runs' top 10 (scripts/make_demo_data.py).
 POOL_DEPTH = 10
 
@@ -62,10 +64,13 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
         try:
             imports.import_chunks(db, data_dir / "chunks.jsonl")
             imports.import_queries(db, data_dir / "queries.jsonl")
+            imports.import_documents(db, data_dir / "documents.jsonl")
+            imports.import_chunk_set(db, data_dir / "chunk_offsets.jsonl", **CHUNK_SET)
             for name, meta in RUNS.items():
                 imports.import_run(
                     db, data_dir / "runs" / f"{name}.trec", name,
-                    {**meta, "query_set_version": QUERY_SET_VERSION}, strict=True,
+                    {**meta, "query_set_version": QUERY_SET_VERSION,
+                     "chunk_set": CHUNK_SET["name"]}, strict=True,
                 )
             for annotator in ANNOTATORS:
                 imports.import_qrels(

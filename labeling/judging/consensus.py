@@ -3,8 +3,9 @@
 The rule (applied to *current* judgments: each annotator's latest row for the pair):
 
 1. A judgment flagged ``adjudicated`` decides: the latest adjudicated grade wins.
-2. Otherwise judgments flagged ``generator`` (e.g. an LLM or the synthetic-query generator) count
-   only while no person has judged the pair; once one has, they are ignored.
+2. Otherwise judgments flagged ``generator`` (e.g. an LLM or the synthetic-query generator), and
+   labels of origin ``transferred`` (carried over from another chunk set), count only while no
+   person has judged the pair; once one has, they are ignored.
 3. Otherwise a strict majority grade (held by more than half of the annotators) wins.
 4. Otherwise the mean grade rounded half up: ``floor(mean + 0.5)``, computed exactly in integers
    (two annotators at 1 and 2 give 2; at 0 and 3 give 2; at -1 and 0 give 0).
@@ -29,7 +30,8 @@ PAIR = ["query_id", "chunk_id"]
 
 RULES: dict[str, str] = {
     "default": "latest adjudicated grade, else the grade more than half of the annotators "
-    "gave, else the mean rounded half up (generator labels count until a person judges)",
+    "gave, else the mean rounded half up (generator and transferred labels count until a "
+    "person judges)",
     "strict": "latest adjudicated grade, else the lowest grade any annotator gave",
     "lenient": "latest adjudicated grade, else the highest grade any annotator gave",
 }
@@ -37,7 +39,7 @@ RULES: dict[str, str] = {
 CURRENT_SQL = """
 SELECT id, query_id, chunk_id, grade, annotator,
        coalesce(json_extract(flags, '$.adjudicated'), 0) AS adjudicated,
-       coalesce(json_extract(flags, '$.generator'), 0) AS generator
+       (coalesce(json_extract(flags, '$.generator'), 0) OR origin = 'transferred') AS generator
 FROM current_judgments
 WHERE grade IS NOT NULL
 """

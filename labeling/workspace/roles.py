@@ -52,6 +52,8 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "machine_judge": ("running a machine judge", _TEAM),
     "audit": ("drawing an audit sample of machine labels", _TEAM),
     "import": ("importing", _ADMIN),
+    "transfer_labels": ("transferring labels to another chunk set", _ADMIN),
+    "edit_runs": ("editing a run's fields", _ADMIN),
     "add_query": ("adding a query", _ADMIN),
     "edit_queries": ("editing queries", _ADMIN),
     "assign_split": ("assigning the dev/test split", _ADMIN),

@@ -11,13 +11,16 @@ Conventions
   pair twice the later line is the current judgment, the earlier stays in the history.
 - Chunks and queries are upserts by id (re-importing a file is harmless; placeholders are filled).
 
-Modules: ``records`` (chunks and queries), ``qrels``, ``runs``, ``beir`` (a whole folder); the
+Modules: ``records`` (chunks and queries), ``qrels``, ``runs``, ``beir`` (a whole folder),
+``documents`` and ``chunk_sets`` (source documents and chunkings with spans); the
 steps they share: ``transaction`` (the all-or-nothing write), ``lines`` (batches and the file
 line of each row), ``cells`` (a cell as a stored value), ``ids`` (unknown, repeated and
 placeholder ids), ``result`` (what an import did).
 """
 
 from labeling.files.importers.beir import import_beir
+from labeling.files.importers.chunk_sets import import_chunk_set
+from labeling.files.importers.documents import import_documents
 from labeling.files.importers.qrels import import_qrels
 from labeling.files.importers.records import import_chunks, import_queries
 from labeling.files.importers.result import ImportResult
@@ -26,6 +29,8 @@ from labeling.files.importers.runs import import_run
 __all__ = [
     "ImportResult",
     "import_beir",
+    "import_chunk_set",
+    "import_documents",
     "import_chunks",
     "import_qrels",
     "import_queries",

@@ -20,7 +20,8 @@ from labeling.files.importers.transaction import import_transaction
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.store import utc_now
 
-RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes")
+RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes",
+               "chunk_set")
 IMPORT_CACHE_KIB = 64 * 1024  # SQLite page cache while a run imports
 RUN_BATCH_ROWS = 50_000  # measured: 1M-row run peaks ~300 MB RSS (200k: ~430 MB), same speed
 
@@ -38,9 +39,10 @@ def import_run(
 ) -> ImportResult:
     """Store a run file under ``run_name``, streaming ``batch_rows`` rows at a time.
 
-    ``meta`` keys index_build, chunk_size, embedding_model, query_set_version, notes fill the
-    ``runs`` columns; any other key goes to ``runs.metadata``. A (query, doc) pair listed twice is
-    an error naming the line; an existing name is an error unless ``replace=True``.
+    ``meta`` keys index_build, chunk_size, embedding_model, query_set_version, notes and
+    chunk_set (the name of a chunk set the run retrieves from) fill the ``runs`` columns; any
+    other key goes to ``runs.metadata``. A (query, doc) pair listed twice is an error naming the
+    line; an existing name is an error unless ``replace=True``.
     """
     source = str(path)
     cache = db.conn.execute("PRAGMA cache_size").fetchone()[0]
@@ -83,6 +85,10 @@ def _create_run(
             raise InputError(
                 f"chunk_size must be an integer, not {columns['chunk_size']!r}", source=source
             ) from error
+    if columns.get("chunk_set") is not None and conn.execute(
+        "SELECT 1 FROM chunk_sets WHERE name = ?", [columns["chunk_set"]]
+    ).fetchone() is None:
+        raise InputError(f"no chunk set named {columns['chunk_set']!r}", source=source)
     names = ["name", "created_at", "metadata", *columns]
     values = [
         run_name,

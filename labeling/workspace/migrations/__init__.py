@@ -22,6 +22,7 @@ from labeling.workspace.migrations import (
     m009_query_sets,
     m011_synthetic_quality,
     m012_machine_judges,
+    m013_chunk_sets,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -36,4 +37,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m009_query_sets.migrate,
     m011_synthetic_quality.migrate,
     m012_machine_judges.migrate,
+    m013_chunk_sets.migrate,
 ]

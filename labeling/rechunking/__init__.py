@@ -1,0 +1,8 @@
+"""Labels that survive re-chunking: judgments anchored to the document text they describe.
+
+Modules: ``splitter`` (a recursive character splitter with offsets), ``overlap`` (vectorised
+interval overlap), ``alignment`` (spans carried across document versions), ``mapping`` (which
+old chunks overlap which new ones, and by how much), ``plan`` (which labels carry over, pure),
+``transfer`` (reading and writing a transfer), ``report`` (what a transfer did),
+``suggestions`` (the pairs sent to the experts).
+"""

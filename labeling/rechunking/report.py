@@ -1,0 +1,170 @@
+"""What a transfer did, read back from its records: old judgments by outcome, by grade and by
+segment, the labels it wrote, its suggestions and how many an expert has judged since.
+
+Counts are of old judgments (one per annotator and judged pair of the old chunk set); the
+outcomes are ``labeling.rechunking.plan.OUTCOMES``. A segment is a query attribute (or the
+query's ``source`` or ``split``); queries without it are in segment ``(missing)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+import sqlite_utils
+
+from labeling.errors import ScorecardError
+from labeling.judging.visibility import EVERYTHING, Sight
+from labeling.rechunking.plan import OUTCOMES
+from labeling.rechunking.transfer import existing_transfer
+
+MISSING_SEGMENT = "(missing)"
+
+
+@dataclass(frozen=True)
+class TransferReport:
+    """A transfer's report (``to_dict`` is the command line's JSON)."""
+
+    transfer_id: int
+    from_set: str
+    to_set: str
+    threshold: float
+    transferred_by: str | None
+    created_at: str
+    outcomes: dict[str, int]
+    split: int
+    labels: int
+    suggestions: int
+    suggestions_judged: int
+    segment: str
+    by_grade: pd.DataFrame = field(repr=False)
+    by_segment: pd.DataFrame = field(repr=False)
+    carried_queries: list[str] = field(repr=False)
+
+    @property
+    def judgments(self) -> int:
+        return sum(self.outcomes.values())
+
+    def sentence(self) -> str:
+        """The report in one plain sentence, saying what its numbers are made of."""
+        o = self.outcomes
+        return (
+            f"Of the {self.judgments} current judgments of {self.from_set!r} (each annotator's "
+            f"latest grade of a pair), {o['carried']} carried over to {self.to_set!r} "
+            f"({self.split} of them split across chunks), {o['suggested']} became suggestions, "
+            f"{o['kept']} met a pair someone had already labelled, {o['frozen']} are in a "
+            f"locked split, {o['dropped']} were dropped (not relevant, their text only in "
+            f"slivers or in chunks mostly unjudged) and {o['lost']} were lost (their text is in "
+            f"no chunk of {self.to_set!r}). The transfer wrote {self.labels} labels of origin "
+            f"'transferred' at an overlap threshold of {self.threshold:.0%} and queued "
+            f"{self.suggestions} pairs, of which {self.suggestions_judged} have been judged since."
+        )
+
+    def to_dict(self) -> dict:
+        """Plain JSON types only."""
+        return {
+            "from": self.from_set, "to": self.to_set, "threshold": self.threshold,
+            "transferred_by": self.transferred_by, "created_at": self.created_at,
+            "judgments": self.judgments, "outcomes": self.outcomes, "split": self.split,
+            "labels_written": self.labels, "suggestions": self.suggestions,
+            "suggestions_judged": self.suggestions_judged,
+            "by_grade": _records(self.by_grade), "segment": self.segment,
+            "by_segment": _records(self.by_segment),
+            "carried_queries": len(self.carried_queries),
+        }
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for row in frame.to_dict("records")]
+
+
+def transferred_labels(
+    db: sqlite_utils.Database, transfer_id: int, sight: Sight = EVERYTHING
+) -> pd.DataFrame:
+    """The labels a transfer wrote that ``sight`` may see (the blind rule): query_id,
+    chunk_id, annotator, grade, source_chunk, share_of_judged, share_of_chunk, split."""
+    frame = pd.read_sql_query(
+        "SELECT n.query_id, n.chunk_id, n.annotator, n.grade, o.chunk_id AS source_chunk,"
+        " t.share_of_judged, t.share_of_chunk, t.split FROM transfer_labels t"
+        " JOIN judgments n ON n.id = t.judgment_id JOIN judgments o ON o.id = t.source_judgment_id"
+        " WHERE t.transfer_id = ? ORDER BY n.query_id, n.chunk_id, n.annotator",
+        db.conn, params=[transfer_id])
+    frame["split"] = frame["split"].astype(bool)
+    return frame.loc[sight.pair_mask(frame).to_numpy()].reset_index(drop=True)
+
+
+def transfers(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Every transfer: id, from_set, to_set, threshold, transferred_by, created_at."""
+    return pd.read_sql_query(
+        "SELECT id, from_set, to_set, threshold, transferred_by, created_at"
+        " FROM label_transfers ORDER BY id", db.conn)
+
+
+def transfer_report(
+    db: sqlite_utils.Database, from_set: str, to_set: str, segment: str = "source"
+) -> TransferReport:
+    """The report of the transfer from ``from_set`` to ``to_set``, with counts by ``segment``."""
+    row = existing_transfer(db, from_set, to_set)
+    if row is None:
+        raise ScorecardError(f"the labels of {from_set!r} have not been transferred to "
+                             f"{to_set!r}")
+    tid = int(row["id"])
+    sources = _sources(db, tid, segment)
+    counts = sources["outcome"].value_counts()
+    return TransferReport(
+        transfer_id=tid, from_set=from_set, to_set=to_set, threshold=float(row["threshold"]),
+        transferred_by=row["transferred_by"], created_at=row["created_at"],
+        outcomes={o: int(counts.get(o, 0)) for o in OUTCOMES},
+        split=int(sources.loc[sources["outcome"] == "carried", "split"].sum()),
+        labels=_count(db, "SELECT count(*) FROM transfer_labels WHERE transfer_id = ?", tid),
+        suggestions=_count(db, "SELECT count(*) FROM transfer_suggestions WHERE transfer_id = ?",
+                           tid),
+        suggestions_judged=_count(db, _JUDGED_SUGGESTIONS, tid),
+        segment=segment,
+        by_grade=_crosstab(sources, "grade"),
+        by_segment=_crosstab(sources, "segment"),
+        carried_queries=sorted(sources.loc[sources["outcome"] == "carried", "query_id"].unique()),
+    )
+
+
+_JUDGED_SUGGESTIONS = """
+SELECT count(*) FROM transfer_suggestions s JOIN label_transfers t ON t.id = s.transfer_id
+WHERE s.transfer_id = ? AND EXISTS (
+    SELECT 1 FROM judgments j WHERE j.query_id = s.query_id AND j.chunk_id = s.chunk_id
+      AND j.grade IS NOT NULL AND j.origin NOT IN ('transferred', 'machine', 'generator')
+      AND j.created_at >= t.created_at)
+"""
+
+
+def _count(db: sqlite_utils.Database, sql: str, tid: int) -> int:
+    return int(db.conn.execute(sql, [tid]).fetchone()[0])
+
+
+def _sources(db: sqlite_utils.Database, tid: int, segment: str) -> pd.DataFrame:
+    """Each old judgment the transfer read: query_id, grade, outcome, split, segment."""
+    if segment in ("source", "split"):
+        value = f"q.{segment}"
+        join = ""
+    else:
+        value = "a.value"
+        join = "LEFT JOIN query_attributes a ON a.query_id = j.query_id AND a.name = :segment"
+    frame = pd.read_sql_query(
+        f"SELECT j.query_id, j.grade, s.outcome, s.split, {value} AS segment"
+        " FROM transfer_sources s JOIN judgments j ON j.id = s.judgment_id"
+        f" JOIN queries q ON q.id = j.query_id {join} WHERE s.transfer_id = :tid",
+        db.conn, params={"tid": tid, "segment": segment},
+    )
+    frame["segment"] = frame["segment"].fillna(MISSING_SEGMENT).astype(str)
+    return frame
+
+
+def _crosstab(sources: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Rows of ``by`` values; a column per outcome and the total."""
+    if sources.empty:
+        return pd.DataFrame(columns=[by, *OUTCOMES, "total"])
+    table = pd.crosstab(sources[by], sources["outcome"]).reindex(columns=list(OUTCOMES),
+                                                                 fill_value=0)
+    table["total"] = table.sum(axis=1)
+    table.columns.name = None
+    return table.reset_index()

@@ -1,0 +1,193 @@
+"""Documents, chunk sets and chunk spans as stored (schema: ``migrations.m013_chunk_sets``).
+
+Conventions
+- A document is (id, version); its *current* version is the one imported last. Offsets are
+  Python string indices into ``documents.text`` (code points), ``end`` exclusive.
+- A chunk set is a named chunking; a chunk belongs to one or more chunk sets and has at most one
+  span (document, version, start, end). Chunks in no chunk set (workspaces made before chunk
+  sets, placeholders) belong to every run's labels: see ``foreign_chunk_ids``.
+- A run may name the chunk set it retrieves from (``runs.chunk_set``); the versioning fields of
+  a run (``RUN_VERSION_FIELDS``) say what else a score depends on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import sqlite_utils
+
+from labeling.errors import ScorecardError
+from labeling.workspace import contents
+from labeling.workspace.store import write_transaction
+
+# Columns of ``runs`` that pin down what produced a run, with their labels for people.
+RUN_VERSION_FIELDS: dict[str, str] = {
+    "chunk_set": "Chunk set",
+    "index_build": "Index build",
+    "chunk_size": "Chunk size",
+    "embedding_model": "Embedding model",
+    "query_set_version": "Query set version",
+}
+
+
+@dataclass(frozen=True)
+class ChunkSet:
+    """A chunk set's row: ``size`` and ``overlap`` as the team stated them (None: not stated)."""
+
+    name: str
+    splitter: str | None
+    size: int | None
+    overlap: int | None
+    notes: str | None
+    created_at: str
+
+
+def chunk_set_names(db: sqlite_utils.Database) -> list[str]:
+    """Names of the chunk sets, oldest first."""
+    return [r[0] for r in db.conn.execute("SELECT name FROM chunk_sets ORDER BY rowid")]
+
+
+def get_chunk_set(db: sqlite_utils.Database, name: str) -> ChunkSet:
+    """The chunk set ``name``; ``ScorecardError`` naming the known ones when there is none."""
+    row = db.conn.execute(
+        "SELECT name, splitter, size, overlap, notes, created_at FROM chunk_sets WHERE name = ?",
+        [name],
+    ).fetchone()
+    if row is None:
+        known = ", ".join(chunk_set_names(db)) or "none"
+        raise ScorecardError(f"no chunk set named {name!r} (chunk sets: {known})")
+    return ChunkSet(*row)
+
+
+def chunk_sets_table(db: sqlite_utils.Database) -> pd.DataFrame:
+    """One row per chunk set: name, splitter, size, overlap, chunks, documents, runs, created_at."""
+    return pd.read_sql_query(
+        """
+        SELECT s.name, s.splitter, s.size, s.overlap,
+               (SELECT count(*) FROM chunk_set_members m WHERE m.chunk_set = s.name) AS chunks,
+               (SELECT count(DISTINCT p.doc_id) FROM chunk_set_members m
+                JOIN chunk_spans p ON p.chunk_id = m.chunk_id WHERE m.chunk_set = s.name)
+                   AS documents,
+               (SELECT count(*) FROM runs r WHERE r.chunk_set = s.name) AS runs,
+               s.created_at
+        FROM chunk_sets s ORDER BY s.rowid
+        """,
+        db.conn,
+    )
+
+
+def chunk_spans(db: sqlite_utils.Database, chunk_set: str) -> pd.DataFrame:
+    """The spans of a chunk set's chunks, in file order: chunk_id, doc_id, doc_version, start,
+    end (int64). Chunks without a span are left out."""
+    get_chunk_set(db, chunk_set)
+    frame = pd.read_sql_query(
+        'SELECT p.chunk_id, p.doc_id, p.doc_version, p.start, p."end" AS "end"'
+        " FROM chunk_set_members m JOIN chunk_spans p ON p.chunk_id = m.chunk_id"
+        " WHERE m.chunk_set = ? ORDER BY m.position",
+        db.conn,
+        params=[chunk_set],
+    )
+    return frame.astype({"chunk_id": "string", "doc_id": "string", "doc_version": "string",
+                         "start": "int64", "end": "int64"})
+
+
+def member_ids(db: sqlite_utils.Database, chunk_set: str) -> pd.Index:
+    """The chunk ids of a chunk set (string index)."""
+    rows = db.conn.execute(
+        "SELECT chunk_id FROM chunk_set_members WHERE chunk_set = ? ORDER BY position",
+        [chunk_set],
+    ).fetchall()
+    return pd.Index([r[0] for r in rows], dtype="string")
+
+
+def foreign_chunk_ids(db: sqlite_utils.Database, chunk_set: str) -> pd.Index:
+    """Chunk ids that belong to some other chunk set and not to ``chunk_set``: the labels a run
+    of ``chunk_set`` must not be scored against (they describe another chunking's units)."""
+    rows = db.conn.execute(
+        "SELECT DISTINCT chunk_id FROM chunk_set_members WHERE chunk_set <> ?1"
+        " AND chunk_id NOT IN (SELECT chunk_id FROM chunk_set_members WHERE chunk_set = ?1)",
+        [chunk_set],
+    ).fetchall()
+    return pd.Index([r[0] for r in rows], dtype="string")
+
+
+def documents_table(db: sqlite_utils.Database) -> pd.DataFrame:
+    """One row per document at its current version: id, version, title, characters, versions."""
+    return pd.read_sql_query(
+        """
+        SELECT d.id, d.version, d.title, length(d.text) AS characters,
+               (SELECT count(*) FROM documents o WHERE o.id = d.id) AS versions
+        FROM documents d
+        WHERE d.rowid = (SELECT max(rowid) FROM documents o WHERE o.id = d.id)
+        ORDER BY d.id
+        """,
+        db.conn,
+    )
+
+
+def current_versions(db: sqlite_utils.Database) -> dict[str, str]:
+    """Document id -> its current (last imported) version."""
+    return dict(db.conn.execute(
+        "SELECT id, version FROM documents d"
+        " WHERE rowid = (SELECT max(rowid) FROM documents o WHERE o.id = d.id)"
+    ).fetchall())
+
+
+def document_texts(db: sqlite_utils.Database, keys: list[tuple[str, str]]) -> dict:
+    """(document id, version) -> text, for the given keys that exist."""
+    texts = {}
+    for doc_id, version in keys:
+        row = db.conn.execute(
+            "SELECT text FROM documents WHERE id = ? AND version = ?", [doc_id, version]
+        ).fetchone()
+        if row is not None:
+            texts[(doc_id, version)] = row[0]
+    return texts
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+
+
+def run_chunk_set(db: sqlite_utils.Database, run: str) -> str | None:
+    """The chunk set ``run`` retrieves from, or None when not stated."""
+    return contents.get_run(db, run).get("chunk_set")
+
+
+def runs_of(db: sqlite_utils.Database, chunk_set: str) -> list[str]:
+    """Names of the runs that retrieve from ``chunk_set``, oldest first."""
+    return [r[0] for r in db.conn.execute(
+        "SELECT name FROM runs WHERE chunk_set = ? ORDER BY id", [chunk_set])]
+
+
+def runs_versioning(db: sqlite_utils.Database) -> pd.DataFrame:
+    """One row per run: name and its ``RUN_VERSION_FIELDS`` (what a score depends on)."""
+    columns = ", ".join(RUN_VERSION_FIELDS)
+    return pd.read_sql_query(f"SELECT name, {columns} FROM runs ORDER BY id", db.conn)
+
+
+def set_run_versioning(db: sqlite_utils.Database, run: str, **fields: object) -> None:
+    """Set versioning fields of ``run`` (keys of ``RUN_VERSION_FIELDS``; '' or None clears one).
+
+    ``chunk_set`` must name a chunk set; ``chunk_size`` must be a whole number. Admins only.
+    """
+    unknown = set(fields) - set(RUN_VERSION_FIELDS)
+    if unknown:
+        raise ScorecardError(f"unknown run fields {sorted(unknown)}; "
+                             f"one of {', '.join(RUN_VERSION_FIELDS)}")
+    values = {k: (None if v in ("", None) else v) for k, v in fields.items()}
+    if values.get("chunk_set") is not None:
+        get_chunk_set(db, str(values["chunk_set"]))
+    if values.get("chunk_size") is not None:
+        try:
+            values["chunk_size"] = int(str(values["chunk_size"]).strip())
+        except ValueError:
+            raise ScorecardError(
+                f"chunk size must be a whole number, not {values['chunk_size']!r}") from None
+    run_id = contents.get_run(db, run)["id"]
+    if not values:
+        return
+    with write_transaction(db, action="edit_runs") as conn:
+        assignments = ", ".join(f"{k} = ?" for k in values)
+        conn.execute(f"UPDATE runs SET {assignments} WHERE id = ?", [*values.values(), run_id])
