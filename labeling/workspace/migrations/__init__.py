@@ -19,6 +19,7 @@ from labeling.workspace.migrations import (
     m006_sessions,
     m007_consensus_rule,
     m008_provenance,
+    m010_search_and_narratives,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -30,4 +31,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m006_sessions.migrate,
     m007_consensus_rule.migrate,
     m008_provenance.migrate,
+    m010_search_and_narratives.migrate,
 ]
