@@ -39,7 +39,7 @@ from labeling.workspace import grading
 CONSENSUS_RULE = (
     "Consensus: the latest adjudicated grade, else the grade more than half of the annotators "
     "gave, else the mean grade rounded half up. A generator's label counts only until a person "
-    "judges the pair."
+    "judges the pair; imported labels vote, machine labels do not."
 )
 PAIR = ["query_id", "chunk_id"]
 WEIGHTS = (None, "linear", "quadratic")
