@@ -483,9 +483,12 @@ def judge_form(view: View, query_id: str, ranked: pd.DataFrame) -> None:
     chosen until the person chooses one), or any chunk of the corpus found by search."""
     choices = drilldown.judge_choices(view.db, ranked)
     nonce = st.session_state.get(JUDGE_NONCE, 0)
+    picker = judge_key("dash_judge_chunk", nonce)
+    if st.session_state.get(picker) not in choices:  # another query's chunk: start at the top
+        st.session_state.pop(picker, None)
     with st.expander(f"Judge an unjudged chunk ({len(choices)})", expanded=bool(choices)):
         row = st.columns([3, 2, 2, 1])
-        row[0].selectbox("Chunk", list(choices), key=judge_key("dash_judge_chunk", nonce),
+        row[0].selectbox("Chunk", list(choices), key=picker,
                          format_func=choices.get)
         grade_names = {g: escape_inline(f"{g} {n}") for g, n, _ in view.scale}
         row[1].radio("Grade", list(grade_names), key=judge_key("dash_judge_grade", nonce),
