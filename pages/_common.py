@@ -17,7 +17,7 @@ from labeling.errors import describe_failure
 from labeling.judging import visibility
 from labeling.markdown import escape_markdown
 from labeling.workspace import contents, roles
-from pages import _auth
+from pages import _auth, _keys
 from pages._workspace import get_db, workspace_path
 
 ANNOTATOR_INPUT_KEY = "annotator_input"
@@ -85,6 +85,7 @@ def sidebar(db: sqlite_utils.Database) -> None:
         st.caption("Workspace")
         st.code(str(workspace_path()), language=None, wrap_lines=True)
         st.caption(contents.describe_counts(counts, " · "))
+        _keys.install()
         state = st.session_state
         if _auth.user() is not None:  # signed in: labels go under the account name
             if NAME_PARAM in st.query_params:

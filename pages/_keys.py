@@ -26,14 +26,8 @@ import streamlit as st
 TOKEN = re.compile(r"^(?:[0-9a-z]|up|down)$")
 WIDGET_KEY = re.compile(r"^[A-Za-z0-9_]+$")
 
-_SCRIPT = """<script>
-(() => {
-  const config = %(config)s;
-  window.__scorecardKeys = config.keys;
-  if (config.scroll) {
-    const target = document.querySelector(".st-key-" + config.scroll);
-    if (target) target.scrollIntoView({block: "nearest"});
-  }
+# Installs the one key listener of the browser tab (once; it reads the bindings of the page shown).
+_LISTENER = """
   if (window.__scorecardKeysInstalled) return;
   window.__scorecardKeysInstalled = true;
   const typing = (el) => !!el && (el.isContentEditable
@@ -59,8 +53,25 @@ _SCRIPT = """<script>
     event.stopImmediatePropagation();
     button.click();
   }, true);
+"""
+_INSTALL = "<script>\n(() => {" + _LISTENER + "})();\n</script>"
+_SCRIPT = """<script>
+(() => {
+  const config = %(config)s;
+  window.__scorecardKeys = config.keys;
+  if (config.scroll) {
+    const target = document.querySelector(".st-key-" + config.scroll);
+    if (target) target.scrollIntoView({block: "nearest"});
+  }
 })();
-</script>"""
+</script>""" + _INSTALL
+
+
+def install() -> None:
+    """The key listener alone, for every page (Enter in a one-line text field leaves it, so
+    keys work as soon as a name is typed); the bindings stay those of the last judging page,
+    whose buttons are not on other pages."""
+    st.html(_INSTALL, unsafe_allow_javascript=True, width="content")
 
 
 def keyboard(bindings: Mapping[str, str], *, scroll_to: str | None = None) -> None:
@@ -81,8 +92,10 @@ def keyboard(bindings: Mapping[str, str], *, scroll_to: str | None = None) -> No
 
 
 def is_keyboard_script(html: str) -> bool:
-    """Whether ``html`` is exactly a script ``keyboard`` writes (for the tests that check that no
-    page shows markup of its own: this one is the pages' constants only)."""
+    """Whether ``html`` is exactly a script ``keyboard`` or ``install`` writes (for the tests that
+    check that no page shows markup of its own: these are the pages' constants only)."""
+    if html == _INSTALL:
+        return True
     prefix, _, rest = _SCRIPT.partition("%(config)s")
     if not (html.startswith(prefix) and html.endswith(rest)):
         return False

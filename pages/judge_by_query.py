@@ -127,7 +127,7 @@ if opened["search"]:
 saved = st.session_state.get(SAVED, {})
 for row, (item, widget) in enumerate(zip(pairs.itertuples(), widgets, strict=True)):
     grade = None if pd.isna(item.my_grade) else int(item.my_grade)
-    with st.container(border=True, key=f"jbq_row_{row}"):
+    with st.container(border=True, key=f"jbq_card_{row}"):
         note = [f"{row + 1}. {item.chunk_id}", item.title or "untitled"]
         if row == current:
             note.insert(0, "▶ current row")
@@ -153,4 +153,4 @@ bindings |= {shortcuts.GRID_ACTIONS[a].lower(): f"grid_{a.split('_')[1]}"
              for a in ("row_next", "row_previous")}
 bindings |= {arrow: f"grid_{a.split('_')[1]}" for a, arrow in shortcuts.GRID_ARROWS.items()}
 bindings |= {shortcuts.GRID_ACTIONS[a].lower(): f"grid_{a}" for a in PANELS.values()}
-_keys.keyboard(bindings, scroll_to=f"jbq_row_{current}")
+_keys.keyboard(bindings, scroll_to=f"jbq_card_{current}")
