@@ -69,9 +69,15 @@ def query_terms(query: str) -> list[str]:
     return [w for w in words(query) if w not in STOPWORDS and len(w) > 1]
 
 
-def _part_hits(part: str, terms: Sequence[str]) -> bool:
-    return any(part == t or (len(t) > 2 and part.startswith(t) and len(part) - len(t) <= 3)
-               for t in terms)
+def _term_pattern(terms: Sequence[str]) -> re.Pattern[str]:
+    """Matches a lowercased word part that equals a term or extends one of more than two
+    letters by at most three letters."""
+    longer = [re.escape(t) for t in terms if len(t) > 2]
+    exact = [re.escape(t) for t in terms]
+    alternatives = [f"(?:{'|'.join(exact)})"]
+    if longer:
+        alternatives.append(f"(?:{'|'.join(longer)})[^\\W_]{{1,3}}")
+    return re.compile("|".join(alternatives))
 
 
 def term_marks(text: str, query: str, color: str = TERM_COLOR) -> list[Mark]:
@@ -80,9 +86,9 @@ def term_marks(text: str, query: str, color: str = TERM_COLOR) -> list[Mark]:
     marks: list[Mark] = []
     if not terms:
         return marks
+    hits = _term_pattern(terms).fullmatch
     for word in _WORD.finditer(text or ""):
-        parts = [p.lower() for p in _PART.findall(word.group())]
-        if not any(_part_hits(p, terms) for p in parts):
+        if not any(hits(part.lower()) for part in _PART.findall(word.group())):
             continue
         if marks and text[marks[-1].end:word.start()].strip(" \t") == "" \
                 and "\n" not in text[marks[-1].end:word.start()]:

@@ -60,15 +60,18 @@ def search_panel(
             "Find in the corpus", value=query_text, key=text_key,
             help="Every chunk of the workspace, ranked by BM25 over titles and texts; a chunk "
             "you judge here is marked found by search.")
-        hits = corpus_search.search(db, text)
+        results = corpus_search.search(db, text)
+        hits = results.hits
         _common.show_flash(where)
+        left_out = (f" Left out, held by too many chunks: {' '.join(results.left_out)}."
+                    if results.left_out else "")
         if not hits:
-            st.caption("No chunk holds these words.")
+            st.caption(escape_inline("No chunk holds these words." + left_out))
             return
         found = corpus_search.found_by_search(db, query_id, [h.chunk_id for h in hits])
-        terms = " ".join(corpus_search.search_terms(text))
+        terms = " ".join(results.words)
         st.caption(escape_inline(
-            f"Top {len(hits)} of the corpus for: {terms}. BM25, higher is better."))
+            f"Top {len(hits)} of the corpus for: {terms}. BM25, higher is better.{left_out}"))
         for hit in hits:
             widget = f"{prefix}_hit_{digest}_{key_part(hit.chunk_id)}"
             mine = queue.current_grade(db, query_id, hit.chunk_id, name) if name else None

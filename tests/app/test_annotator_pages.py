@@ -198,7 +198,7 @@ def test_a_chunk_found_by_search_and_judged_moves_recall_as_the_engine_says(open
     text_key = f"dash_find_search_{key_part('q01')}"
     assert at.text_input(key=text_key).value == query_store.queries_table(db, "q01").loc[
         0, "text"]  # the query prefilled
-    hits = corpus_search.search(db, at.text_input(key=text_key).value)
+    hits = corpus_search.search(db, at.text_input(key=text_key).value).hits
     retrieved = set(consensus.run_frame(db, "bm25").query("query_id == 'q01'")["doc_id"])
     labeled = set(consensus.consensus_qrels(db).query("query_id == 'q01'")["doc_id"])
     missing = next(h for h in hits if h.chunk_id not in retrieved | labeled)
