@@ -102,3 +102,22 @@ def test_rows_of_unknown_origin_count_as_people_unless_left_out(db):
     assert set(agreement.votes(db, unknown=False)["annotator"]) == {"ana"}
     assert len(agreement.disagreements(db)) == 1
     assert agreement.disagreements(db, unknown=False).empty
+
+
+def test_the_judgments_export_and_the_command_line_keep_origins(db, tmp_path: Path):
+    from labeling.commands import cli
+    from labeling.files import exporters
+
+    db_path = db.conn.execute("PRAGMA database_list").fetchone()[2]
+    qrels = tmp_path / "gold.qrels"
+    qrels.write_text("q1 0 c1 2\n")
+    assert cli.main(["import", db_path, "qrels", str(qrels)]) == 0
+    assert cli.main(["import", db_path, "qrels", str(qrels), "--origin", "person",
+                     "--annotator", "ana"]) == 0
+    assert _origin_rows(db) == [("ana", "person", "gold.qrels"),
+                                ("gold.qrels", "import", "gold.qrels")]
+    out = tmp_path / "judgments.csv"
+    exporters.export_judgments(db, out)
+    header, *rows = out.read_text().splitlines()
+    assert header.endswith(",origin,origin_source")
+    assert rows[0].endswith(",import,gold.qrels")

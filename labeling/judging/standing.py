@@ -23,8 +23,6 @@ import sqlite_utils
 
 from labeling.judging import pace
 
-PEOPLE = ("person", "unknown")
-
 
 @dataclass(frozen=True)
 class PersonStanding:
