@@ -243,8 +243,12 @@ def _percent(share: float | None) -> str:
 
 
 def draw_standing() -> None:
-    """Where the session stands: this person's pace and corrections, the team's hours left."""
-    with st.expander("Where the session stands", expanded=False):
+    """Where the session stands: this person's pace and corrections, the team's hours left.
+    Computed only while open (it reads every person's judgment times)."""
+    box = st.expander("Where the session stands", key="label_standing", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         mine = standing.person_standing(db, name)
         team = standing.team_standing(db)
         pace = mine.pace

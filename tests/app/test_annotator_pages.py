@@ -270,6 +270,9 @@ def test_where_the_session_stands(open_app, workspace):
                                created_at=(pd.Timestamp("2026-05-04T09:00:00Z")
                                            + pd.Timedelta(seconds=12 * i)).isoformat())
     at = start(open_app, "label")
+    assert not at.metric  # closed: nothing computed
+    at.session_state["label_standing"] = True  # opened
+    at.run()
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Your median seconds per card"] == "12.0"
     assert metrics["Your pairs corrected"] == "0%"
