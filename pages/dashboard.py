@@ -497,7 +497,11 @@ def judge_form(view: View, query_id: str, ranked: pd.DataFrame) -> None:
         row[3].button("Save label", key="dash_judge_save", on_click=judge_chunk, args=(query_id,),
                       disabled=not choices or not _auth.can(view.db, "judge"),
                       help=_auth.refusal_help(view.db, "judge"))
-    with st.expander("Find in the corpus: judge chunks the run did not retrieve"):
+    finder = st.expander("Find in the corpus: judge chunks the run did not retrieve",
+                         key="dash_find_open", on_change="rerun")
+    if not finder.open:  # searched only while open
+        return
+    with finder:
         ranks = dict(zip(ranked["chunk_id"].astype(str), ranked["rank"].astype(int),
                          strict=True))
         _search.search_panel(view.db, query_id, str(view.queries["text"].get(query_id, "")),

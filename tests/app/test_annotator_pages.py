@@ -195,6 +195,9 @@ def test_a_chunk_found_by_search_and_judged_moves_recall_as_the_engine_says(open
     at.session_state["dash_tab"] = "Worst queries"
     at.run()
     at.selectbox(key="dash_drill_query").set_value("q01").run()
+    assert not grade_controls(at, "dash_find_hit_")  # closed: no search
+    at.session_state["dash_find_open"] = True
+    at.run()
     text_key = f"dash_find_search_{key_part('q01')}"
     assert at.text_input(key=text_key).value == query_store.queries_table(db, "q01").loc[
         0, "text"]  # the query prefilled
@@ -278,3 +281,39 @@ def test_where_the_session_stands(open_app, workspace):
     assert metrics["Your pairs corrected"] == "0%"
     text = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "3 judgments still needed on 3 open pairs" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Review: the answer span marked, reasons by key, none chosen for a new candidate
+
+
+def test_review_marks_the_answer_and_takes_reasons_by_key(open_app, workspace):
+    from labeling.synthetic import review
+    from labeling.synthetic.candidate import Candidate
+
+    db = store.open_workspace(workspace)
+    text = db.conn.execute("SELECT text FROM chunks WHERE id = 'leave-01'").fetchone()[0]
+    start = text.index("26 days")
+    ids = review.add_candidates(db, [
+        Candidate("leave-01", "How many days of annual leave?", "offline", answer="26 days",
+                  answer_start=start, answer_end=start + len("26 days")),
+        Candidate("leave-01", "Is leave paid?", "offline")])
+    at = open_app("review")
+    at.session_state["annotator"] = "carol"
+    at.run()
+    passage = " ".join(m.value for m in at.markdown)
+    assert passage.count(":green-background[") == 1 and ":green-background[26 days]" in passage
+    keys = {b.key: b.proto.shortcut for b in at.button if b.key.startswith("review_reason_")}
+    assert len(keys) == len(review.REJECT_REASONS) and "vague or ambiguous" in \
+        review.REJECT_REASONS
+    assert at.selectbox(key="reject_reason").value is None
+    at.button(key="review_reject").click().run()  # no reason chosen: nothing rejected
+    assert any("give a reason" in e.value for e in at.error)
+    vague = review.REJECT_REASONS.index("vague or ambiguous") + 1
+    assert keys[f"review_reason_{vague}"] == str(vague)
+    at.button(key=f"review_reason_{vague}").click().run()
+    assert at.selectbox(key="reject_reason").value == "vague or ambiguous"
+    at.button(key="review_reject").click().run()
+    frame = review.candidates_frame(db).set_index("id")
+    assert frame.loc[ids[0], "reject_reason"] == "vague or ambiguous"
+    assert at.selectbox(key="reject_reason").value is None  # the next one: chosen anew

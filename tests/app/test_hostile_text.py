@@ -111,6 +111,8 @@ def _walk_everything(open_app) -> Walk:
     at = open_app()
     at.session_state["annotator"] = hostile.ANNOTATORS[0]
     at.session_state["label_current"] = (hostile.QUERY, hostile.CHUNKS[0])  # the card's pair
+    for panel in ("search", "context", "guideline"):  # the card's panels open
+        at.session_state[f"label_show_{panel}"] = True
     walk = Walk(at)
     for name in PAGES:
         walk.page(name)
@@ -158,6 +160,8 @@ def _walk_everything(open_app) -> Walk:
     at.run()
     at.selectbox(key="dash_drill_query").set_value(hostile.QUERY)
     walk.run("dashboard: drill-down")
+    at.session_state["dash_find_open"] = True  # the corpus search, its hits' text
+    walk.run("dashboard: corpus search")
     at.radio(key="dash_unit").set_value("document")
     walk.run("dashboard: drill-down by document")
     at.radio(key="dash_unit").set_value("chunk")
@@ -178,6 +182,7 @@ def test_hostile_text_never_renders_as_markup(hostile_workspace, open_app, downl
     assert not walk.problems, "\n".join(walk.problems)
     # The hostile text was on screen (as text), where each known miss used to be.
     for where in ("home", "label", "judge_by_query", "agreement: adjudicated", "review",
+                  "dashboard: corpus search",
                   "data: bad upload", "data: run upload", "queries", "dashboard: drill-down",
                   "dashboard: Coverage", "dashboard: judged"):
         assert walk.shows_hostile(where), where
