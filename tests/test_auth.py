@@ -35,7 +35,7 @@ from labeling.evaluation import (
 from labeling.evaluation.score_controls import Controls
 from labeling.files import baseline, uploads
 from labeling.files import importers as imports
-from labeling.judging import agreement, pooling, queue
+from labeling.judging import agreement, corpus_search, guideline, pooling, queue
 from labeling.synthetic import importers as synthetic_imports
 from labeling.synthetic import review
 from labeling.synthetic.candidate import Candidate
@@ -528,6 +528,9 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
         "pooling.build_pool": lambda: pooling.build_pool(db, contents.run_names(db)),
         "agreement.adjudicate": lambda: agreement.adjudicate(db, q, c, 2, "vic"),
+        "corpus_search.judge_found": lambda: corpus_search.judge_found(
+            db, q, c, 2, "vic", search_text="found"),
+        "guideline.set_guideline": lambda: guideline.set_guideline(db, "Grade 3: all of it."),
     })
     run = contents.run_names(db)[0]
     with roles.acting_as(None):
