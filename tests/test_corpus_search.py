@@ -203,3 +203,24 @@ def test_searches_within_a_budget_rank_by_bm25_over_the_words_searched(make_work
         for hit in found.hits:
             assert hit.score == pytest.approx(oracle[hit.chunk_id], rel=1e-9)
     assert 10 < left_out_seen < 60  # budgets that left words out, and some that did not
+
+
+def test_a_large_chunk_import_leaves_the_index_in_one_segment(make_workspace, tmp_path: Path):
+    db = make_workspace(chunks=[{"id": f"a{i}", "text": f"alpha {i}"} for i in range(100)])
+
+    def segments() -> int:
+        return db.conn.execute(
+            "SELECT count(DISTINCT segid) FROM chunk_search_idx").fetchone()[0]
+
+    def import_chunks(name: str, ids: range) -> None:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(f'{{"id": "{name}{i}", "text": "beta {i}"}}\n' for i in ids))
+        importers.import_chunks(db, path)
+
+    assert segments() == 1
+    import_chunks("small", range(5))  # 5 of 105: left to FTS5's own merging
+    assert segments() == 2
+    import_chunks("large", range(20))  # 20 of 125: merged
+    assert segments() == 1
+    assert len(corpus_search.search(db, "beta", limit=50).hits) == 25
+    db.conn.execute("INSERT INTO chunk_search (chunk_search, rank) VALUES ('integrity-check', 1)")

@@ -22,7 +22,7 @@ from labeling.files.importers.ids import forget_seen, pick_column, unique_ids, u
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace import frozen_split
+from labeling.workspace import frozen_split, search_index
 from labeling.workspace.query_store import SOURCES, SPLITS
 
 CHUNK_ID = ("id", "_id", "chunk_id", "docid", "doc_id")
@@ -60,6 +60,8 @@ def _import_records(
                 store(conn, batch, lines, source, result)
             if result.rows == 0:
                 raise InputError(f"no {kind} in the file", source=source)
+            if kind == "chunks":
+                search_index.settle_after_import(conn, result.rows)
         finally:
             forget_seen(conn)
     return result
