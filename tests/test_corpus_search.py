@@ -219,7 +219,7 @@ def test_a_large_chunk_import_leaves_the_index_in_one_segment(make_workspace, tm
 
     assert segments() == 1
     import_chunks("small", range(5))  # 5 of 105: left to FTS5's own merging
-    assert segments() == 2
+    assert segments() > 1
     import_chunks("large", range(20))  # 20 of 125: merged
     assert segments() == 1
     assert len(corpus_search.search(db, "beta", limit=50).hits) == 25
