@@ -36,7 +36,20 @@ _AUTOLINK_STARTS = re.compile(r"(?i)(?<=https:)(?=//)|(?<=http:)(?=//)|(?<=www)(
 
 def _escape_line(line: str) -> str:
     unlinked = _AUTOLINK_STARTS.sub(WORD_JOINER, line)
-    return _PUNCTUATION.sub(r"\\\1", unlinked).translate(_ANGLES)
+    return escape_characters(unlinked)
+
+
+def escape_characters(text: str) -> str:
+    """``text`` with every ASCII punctuation character escaped and ``<``/``>`` as entities, and
+    nothing else: no word joiners (``autolink_breaks`` says where a caller cutting a line into
+    pieces must put them)."""
+    return _PUNCTUATION.sub(r"\\\1", text).translate(_ANGLES)
+
+
+def autolink_breaks(line: str) -> list[int]:
+    """Positions in ``line`` before which ``escape_markdown`` puts a word joiner so that no
+    autolink forms (for callers that escape a line piece by piece)."""
+    return [match.start() for match in _AUTOLINK_STARTS.finditer(line)]
 
 
 def escape_markdown(text: object) -> str:

@@ -17,10 +17,14 @@ from labeling.errors import describe_failure
 from labeling.judging import visibility
 from labeling.markdown import escape_markdown
 from labeling.workspace import contents, roles
-from pages import _auth
+from pages import _auth, _keys
 from pages._workspace import get_db, workspace_path
 
 ANNOTATOR_INPUT_KEY = "annotator_input"
+# The annotator name in the page address (``?annotator=...``), so that it survives a reload in a
+# workspace without accounts (a signed-in session uses the account name and no parameter).
+NAME_PARAM = "annotator"
+NAME_CHARS = 100
 FLASH_KEY = "_flash"
 THROUGH_APP_KEY = "_through_app"  # set by app.py on every run
 PAGE_TITLE = "Retrieval Scorecard"
@@ -74,27 +78,47 @@ def page_setup() -> sqlite_utils.Database:
 
 
 def sidebar(db: sqlite_utils.Database) -> None:
-    """Workspace path and counts, and the annotator name (kept in session state)."""
+    """Workspace path and counts, and the annotator name (kept in session state and, without
+    accounts, in the page address; signed in, the account name, and no name field)."""
     counts = contents.counts(db)
     with st.sidebar:
         st.caption("Workspace")
         st.code(str(workspace_path()), language=None, wrap_lines=True)
         st.caption(contents.describe_counts(counts, " · "))
+        _keys.install()
         state = st.session_state
+        if _auth.user() is not None:  # signed in: labels go under the account name
+            if NAME_PARAM in st.query_params:
+                del st.query_params[NAME_PARAM]
+            return
         if _auth.ANNOTATOR_KEY not in state:
-            state[_auth.ANNOTATOR_KEY] = os.environ.get("SCORECARD_ANNOTATOR", "")
+            state[_auth.ANNOTATOR_KEY] = _clean_name(
+                st.query_params.get(NAME_PARAM) or os.environ.get("SCORECARD_ANNOTATOR", ""))
         # Widget state does not survive a page switch (pages render the sidebar themselves),
         # so the name lives in a plain session key and the input is refilled from it.
         state[ANNOTATOR_INPUT_KEY] = state[_auth.ANNOTATOR_KEY]
         st.text_input(
             "Annotator", key=ANNOTATOR_INPUT_KEY, placeholder="your name",
-            help="Labels you add are recorded under this name.", on_change=_keep_annotator,
-            disabled=_auth.user() is not None,  # signed in: the account name
+            help="Labels you add are recorded under this name; it stays in the page address, "
+            "so a reload keeps it.", on_change=_keep_annotator, max_chars=NAME_CHARS,
         )
+        _name_in_address(state[_auth.ANNOTATOR_KEY])
+
+
+def _clean_name(name: object) -> str:
+    return str(name or "").strip()[:NAME_CHARS]
+
+
+def _name_in_address(name: str) -> None:
+    """Keep ``?annotator=`` equal to the name (a page switch may drop the parameter)."""
+    if name and st.query_params.get(NAME_PARAM) != name:
+        st.query_params[NAME_PARAM] = name
+    elif not name and NAME_PARAM in st.query_params:
+        del st.query_params[NAME_PARAM]
 
 
 def _keep_annotator() -> None:
-    st.session_state[_auth.ANNOTATOR_KEY] = str(st.session_state[ANNOTATOR_INPUT_KEY]).strip()
+    st.session_state[_auth.ANNOTATOR_KEY] = _clean_name(st.session_state[ANNOTATOR_INPUT_KEY])
 
 
 def flash(kind: str, message: str, where: str) -> None:

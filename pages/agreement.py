@@ -14,6 +14,7 @@ from labeling.workspace import contents, grading, query_store
 from pages import _auth, _common
 
 WHERE_ADJ, WHERE_REJUDGE = "agreement_adjudicate", "agreement_rejudge"
+ADJ_NONCE = "adj_nonce"  # a fresh grade control (no grade chosen) after each adjudication
 TEAM = "whole team"
 WEIGHTS = {"unweighted": None, "linear": "linear", "quadratic": "quadratic"}
 
@@ -22,20 +23,29 @@ def _fmt(value: float) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.3f}"
 
 
+def adj_grade_key() -> str:
+    nonce = st.session_state.get(ADJ_NONCE, 0)
+    return "adj_grade" if nonce == 0 else f"adj_grade_{nonce}"
+
+
 def adjudicate(options: dict[str, tuple[str, str]]) -> None:
     state = st.session_state
     pair = options.get(state.get("adj_pair"))
     if pair is None:
         return
+    grade = state.get(adj_grade_key())
+    if grade is None:
+        _common.flash("warning", "Choose the grade that decides the pair first.", WHERE_ADJ)
+        return
     try:
-        agreement.adjudicate(_common.get_db(), pair[0], pair[1], int(state["adj_grade"]),
+        agreement.adjudicate(_common.get_db(), pair[0], pair[1], int(grade),
                              _common.annotator(), note=state.get("adj_note") or None)
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE_ADJ)
         return
-    _common.flash("success", f"Adjudicated {pair[0]} / {pair[1]} as {state['adj_grade']}.",
-                  WHERE_ADJ)
+    _common.flash("success", f"Adjudicated {pair[0]} / {pair[1]} as {grade}.", WHERE_ADJ)
     state["adj_note"] = ""
+    state[ADJ_NONCE] = state.get(ADJ_NONCE, 0) + 1
 
 
 def rejudge() -> None:
@@ -64,17 +74,26 @@ st.info(agreement.CONSENSUS_RULE)
 scale = grading.get_scale(db)
 grades = [g for g, _, _ in scale]
 names = {g: n for g, n, _ in scale}
-votes = agreement.votes(db)
-team = agreement.summary(db)
+judges = agreement.annotators(db)
+origin_of = dict(zip(judges["annotator"], judges["origin"], strict=True))
+unknown = st.toggle(
+    "Count judgments of unknown origin as people's", value=True, key="agreement_unknown",
+    help="Judgments stored before origins were recorded: typed in the app or imported, which "
+    "the workspace cannot tell apart.",
+    disabled="unknown" not in ",".join(judges["origin"]))
+votes = agreement.votes(db, unknown=unknown)
+team = agreement.summary(db, unknown=unknown)
 
 columns = st.columns(4)
 columns[0].metric(f"Krippendorff's alpha ({team.level})", _fmt(team.alpha))
 columns[1].metric("Annotators", len(team.annotators))
 columns[2].metric("Pairs judged by 2+ people", team.overlap_pairs)
 columns[3].metric("Pairs with a vote", team.voted_pairs)
-st.caption("Agreement uses each person's latest grade; generator labels, adjudications and "
-           "\"can't judge\" are left out. Alpha is ordinal for a graded scale, nominal for a "
-           "binary one. Raise the overlap share on the Label page to measure more pairs.")
+st.caption("Agreement is between people: each person's latest grade. Imported labels, "
+           "generator and machine labels, adjudications and \"can't judge\" are left out (compare "
+           "people with an import or a machine below, as a reference). Alpha is ordinal for a "
+           "graded scale, nominal for a binary one. Raise the overlap share on the Label page to "
+           "measure more pairs.")
 
 st.subheader("Cohen's kappa per annotator pair")
 weighting = st.selectbox("Weights", list(WEIGHTS), key="kappa_weights")
@@ -128,7 +147,7 @@ if not split.empty:
         columns = st.columns([3, 2, 3, 1.4], vertical_alignment="bottom")
         columns[0].selectbox("Pair", list(options), key="adj_pair")
         columns[1].selectbox("Grade", grades, format_func=lambda g: f"{g} {names[g]}",
-                             key="adj_grade")
+                             key=adj_grade_key(), index=None, placeholder="Choose a grade")
         columns[2].text_input("Note (optional)", key="adj_note")
         columns[3].button("Adjudicate", key="adj_save", on_click=adjudicate, args=(options,),
                           disabled=not _common.annotator() or not _auth.can(db, "judge"),
@@ -136,6 +155,29 @@ if not split.empty:
         if not _common.annotator():
             st.caption("Type your name in the sidebar to adjudicate.")
 _common.show_flash(WHERE_ADJ)
+
+st.subheader("People against a reference")
+st.caption("Compare each person's grades with those of one annotator taken as the reference: an "
+           "imported qrels file, a machine, or a person.")
+references = judges["annotator"].tolist()
+reference = st.selectbox(
+    "Reference", references, index=None, key="agreement_reference",
+    placeholder="Choose a reference annotator",
+    format_func=lambda a: f"{a} ({origin_of.get(a, '')})")
+if reference is not None:
+    against = agreement.reference_agreement(db, reference, grades, WEIGHTS[weighting],
+                                            unknown=unknown)
+    if against.empty:
+        st.caption("No person graded a pair the reference graded.")
+    else:
+        st.dataframe(against, hide_index=True, key="reference_table",
+                     column_config={"agreement": st.column_config.NumberColumn(format="percent"),
+                                    "kappa": st.column_config.NumberColumn(format="%.3f")})
+        st.download_button("Download CSV", exports.csv_bytes(against), "reference.csv",
+                           "text/csv", key="reference_csv")
+
+with st.expander("Who judged: people, imports, machines", expanded=False):
+    st.dataframe(judges, hide_index=True, key="annotators_table")
 
 st.subheader("Re-judge")
 st.caption("Send every pair of a query, a segment or an annotator back to the queue, open to "
@@ -145,11 +187,13 @@ scope = columns[0].selectbox("Scope", ["query", "segment", "annotator"], key="re
 if scope == "query":
     targets = query_store.queries_table(db, "")["id"].astype(str).tolist()
 elif scope == "annotator":
-    targets = sorted(votes["annotator"].unique().tolist())
+    targets = judges["annotator"].tolist()
 else:
     targets = [f"{name}={value}" for name in query_store.attribute_names(db)
                for value in sorted({v for v in contents.query_segments(db, name).values() if v})]
-columns[1].selectbox("Which", targets, key="rejudge_target")
+columns[1].selectbox("Which", targets, key="rejudge_target",
+                     format_func=(lambda a: f"{a} ({origin_of.get(a, '')})") if scope == "annotator"
+                     else str)
 columns[2].button("Send back", key="rejudge_go", on_click=rejudge,
                   disabled=not targets or not _auth.can(db, "rejudge"),
                   help=_auth.refusal_help(db, "rejudge"))

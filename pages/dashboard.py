@@ -49,7 +49,7 @@ from labeling.judging import machine_judge
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import contents, grading
-from pages import _auth, _common
+from pages import _auth, _common, _search
 
 WHERE = "dashboard"
 WHERE_DRILL = "dashboard_drill"
@@ -186,18 +186,30 @@ def _run_write(where: str, action: Callable[[], object], success: str) -> None:
     _common.flash("success", success.replace("{result}", str(result)), where)
 
 
+JUDGE_NONCE = "dash_judge_nonce"  # fresh judge-form widgets (no grade chosen) after each save
+
+
+def judge_key(name: str, nonce: int) -> str:
+    """The key of a judge-form widget: a new one after each save, so no grade carries over."""
+    return name if nonce == 0 else f"{name}_{nonce}"
+
+
 def judge_chunk(query_id: str) -> None:
     state = st.session_state
-    chunk, grade = state.get("dash_judge_chunk"), state.get("dash_judge_grade")
+    nonce = state.get(JUDGE_NONCE, 0)
+    chunk = state.get(judge_key("dash_judge_chunk", nonce))
+    grade = state.get(judge_key("dash_judge_grade", nonce))
     if chunk is None or grade is None:
         _common.flash("warning", "Choose a chunk and a grade first.", WHERE_DRILL)
         return
-    _run_write(
-        WHERE_DRILL,
-        lambda: drilldown.judge(_common.get_db(), query_id, chunk, int(grade),
-                                _common.annotator(), note=state.get("dash_judge_note") or None),
-        f"Judged {chunk}: the numbers use the new label.",
-    )
+    try:
+        drilldown.judge(_common.get_db(), query_id, chunk, int(grade), _common.annotator(),
+                        note=state.get(judge_key("dash_judge_note", nonce)) or None)
+    except FAILURES as error:  # shown to the user as one sentence
+        _common.report_failure(error, WHERE_DRILL)
+        return
+    state[JUDGE_NONCE] = nonce + 1
+    _common.flash("success", f"Judged {chunk}: the numbers use the new label.", WHERE_DRILL)
 
 
 def tag_query(query_id: str, run: str) -> None:
@@ -658,7 +670,7 @@ def worst_queries_tab(view: View) -> None:
         scores = ", ".join(f"{m} = {values.loc[query_id, m]:.3f}" for m in controls.measures)
         st.caption(f"{escape_inline(controls.run)}: {escape_inline(scores)}")
     ranked = drill_down_lists(view, query_id, measure)
-    judge_form(view, query_id, drilldown.unjudged_chunks(ranked))
+    judge_form(view, query_id, ranked)
     tag_form(view, query_id)
     _common.show_flash(WHERE_DRILL)
 
@@ -689,17 +701,35 @@ def drill_down_lists(view: View, query_id: str, measure: str | None = None) -> p
     return ranked
 
 
-def judge_form(view: View, query_id: str, unjudged: list[str]) -> None:
-    with st.expander(f"Judge an unjudged chunk ({len(unjudged)})", expanded=bool(unjudged)):
-        row = st.columns([2, 2, 2, 1])
-        row[0].selectbox("Chunk", unjudged, key="dash_judge_chunk")
-        row[1].radio("Grade", [g for g, _, _ in view.scale], key="dash_judge_grade",
-                     format_func=dict((g, escape_inline(f"{g} {n}")) for g, n, _ in view.scale).get,
-                     horizontal=True, index=None)
-        row[2].text_input("Note", key="dash_judge_note")
+def judge_form(view: View, query_id: str, ranked: pd.DataFrame) -> None:
+    """Judge an unjudged chunk of the ranked list (picked by rank, title and snippet; no grade
+    chosen until the person chooses one), or any chunk of the corpus found by search."""
+    choices = drilldown.judge_choices(view.db, ranked)
+    nonce = st.session_state.get(JUDGE_NONCE, 0)
+    picker = judge_key("dash_judge_chunk", nonce)
+    if st.session_state.get(picker) not in choices:  # another query's chunk: start at the top
+        st.session_state.pop(picker, None)
+    with st.expander(f"Judge an unjudged chunk ({len(choices)})", expanded=bool(choices)):
+        row = st.columns([3, 2, 2, 1])
+        row[0].selectbox("Chunk", list(choices), key=picker,
+                         format_func=choices.get)
+        grade_names = {g: escape_inline(f"{g} {n}") for g, n, _ in view.scale}
+        row[1].radio("Grade", list(grade_names), key=judge_key("dash_judge_grade", nonce),
+                     format_func=grade_names.get, horizontal=True, index=None)
+        row[2].text_input("Note", key=judge_key("dash_judge_note", nonce))
         row[3].button("Save label", key="dash_judge_save", on_click=judge_chunk, args=(query_id,),
-                      disabled=not unjudged or not _auth.can(view.db, "judge"),
+                      disabled=not choices or not _auth.can(view.db, "judge"),
                       help=_auth.refusal_help(view.db, "judge"))
+    finder = st.expander("Find in the corpus: judge chunks the run did not retrieve",
+                         key="dash_find_open", on_change="rerun")
+    if not finder.open:  # searched only while open
+        return
+    with finder:
+        ranks = dict(zip(ranked["chunk_id"].astype(str), ranked["rank"].astype(int),
+                         strict=True))
+        _search.search_panel(view.db, query_id, str(view.queries["text"].get(query_id, "")),
+                             view.scale, prefix="dash_find", where="dash_find",
+                             run_ranks=ranks, run_name=view.controls.run)
 
 
 def tag_form(view: View, query_id: str) -> None:

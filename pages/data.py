@@ -20,7 +20,9 @@ KINDS = {
                 "(dev/test); other fields become segment attributes."),
     "qrels": ("Labels (qrels)",
               "TREC qrels (`query 0 chunk grade`) or a table with query_id, doc_id, relevance. "
-              "Rows are added as judgments by the annotator below."),
+              "Rows are added as imported judgments (origin: import, from this file, now), "
+              "recorded under the file's name unless you name the source below; never under "
+              "your name. Agreement leaves them out; pick one as a reference there."),
     "run": ("Run",
             "TREC run (`query Q0 chunk rank score tag`) or a table with query_id, doc_id, score."),
 }
@@ -46,7 +48,7 @@ def do_import(kind: str) -> None:
     state = st.session_state
     options: dict = {"strict": bool(state.get(f"strict_{kind}", False))}
     if kind == "qrels":
-        options["annotator"] = state.get("qrels_annotator") or ""
+        options["annotator"] = str(state.get("qrels_annotator") or "").strip() or None
     if kind == "run":
         options["run_name"] = state.get("run_name") or ""
         options["meta"] = {field: state.get(f"run_{field}") for field, _ in RUN_META}
@@ -90,9 +92,10 @@ for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
                          disabled=not _auth.can(db, "import"),
                          help=_auth.refusal_help(db, "import"))
         if kind == "qrels":
-            if "qrels_annotator" not in st.session_state:
-                st.session_state["qrels_annotator"] = _common.annotator() or "import"
-            st.text_input("Annotator", key="qrels_annotator")
+            st.text_input("Recorded as (optional)", key="qrels_annotator",
+                          placeholder="the file's name",
+                          help="The name these labels go under, e.g. the team or tool that "
+                          "made them. A person's name who judges here is refused.")
         if kind == "run":
             st.text_input("Run name", key="run_name", placeholder="e.g. hybrid-v2")
             columns = st.columns(len(RUN_META))

@@ -6,14 +6,25 @@ import pandas as pd
 import streamlit as st
 
 from labeling.files import exporters as exports
-from labeling.judging import pooling, queue, shortcuts, visibility
+from labeling.judging import (
+    corpus_search,
+    guideline,
+    pooling,
+    queue,
+    shortcuts,
+    standing,
+    visibility,
+)
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents, grading, query_store
-from pages import _auth, _common, _highlight
+from pages import _auth, _common, _judging, _keys, _search
 
 WHERE = "label"
 CURRENT, TRAIL, SAVED, NONCE = "label_current", "label_trail", "label_saved", "label_nonce"
 ALL = "(all)"
+# Panels opened by a key: session flag -> (action of the shortcut registry, widget key).
+PANELS = {"label_show_search": "search", "label_show_context": "context",
+          "label_show_guideline": "guideline"}
 
 
 def _state() -> dict:
@@ -131,6 +142,17 @@ def build_pool(runs_key: str) -> None:
         _advance(None)
 
 
+def save_guideline() -> None:
+    try:
+        guideline.set_guideline(_common.get_db(), str(st.session_state.get("guideline_text") or ""),
+                                by=_common.annotator() or None)
+    except Exception as error:  # shown to the user as one line
+        _common.report_failure(error, "label_guideline")
+        return
+    _common.flash("success", "Guideline saved: every judging page shows it (key G).",
+                  "label_guideline")
+
+
 def save_overlap() -> None:
     share = float(st.session_state.get("overlap_share_input") or 0) / 100
     try:
@@ -180,6 +202,18 @@ with st.expander("Build the queue", expanded=False):
               help=_auth.refusal_help(db, "set_overlap"))
     _common.show_flash("label_pool")
 
+with st.expander("Judging guideline", expanded=False):
+    st.caption("Markdown for every judge: what counts as relevant here, borderline cases, "
+               "examples. Judges open it with G. Tables, lists and code blocks render; nothing "
+               "becomes a link or HTML.")
+    if "guideline_text" not in st.session_state:
+        st.session_state["guideline_text"] = guideline.guideline(db)
+    may_write = _auth.can(db, "set_guideline")
+    st.text_area("Guideline", key="guideline_text", height=160, disabled=not may_write)
+    st.button("Save guideline", key="guideline_save", on_click=save_guideline,
+              disabled=not may_write, help=_auth.refusal_help(db, "set_guideline"))
+    _common.show_flash("label_guideline")
+
 if not name:
     st.info("Type your name in the sidebar to start judging. Every judgment records it.")
     st.stop()
@@ -194,6 +228,9 @@ def draw_progress() -> None:
     """Fill the progress bars: drawn last (counting a large queue takes a moment) into a slot
     at the top, so the next card reaches the browser first."""
     done = queue.progress(db, name)
+    if done.pooled == 0:
+        bars.caption("The labeling queue is empty: 0 pairs queued.")
+        return
     columns = bars.columns(2)
     columns[0].progress(done.my_share,
                         text=f"You: {done.mine} judged · {done.left_for_me} left for you")
@@ -201,19 +238,69 @@ def draw_progress() -> None:
                         text=f"Team: {done.complete} of {done.pooled} pooled pairs complete")
 
 
+def _percent(share: float | None) -> str:
+    return "n/a" if share is None else f"{share:.0%}"
+
+
+def draw_standing() -> None:
+    """Where the session stands: this person's pace and corrections, the team's hours left.
+    Computed only while open (it reads every person's judgment times)."""
+    box = st.expander("Where the session stands", key="label_standing", on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        mine = standing.person_standing(db, name)
+        team = standing.team_standing(db)
+        pace = mine.pace
+        columns = st.columns(4)
+        columns[0].metric("Your judgments per hour", "n/a" if pace is None or pace.per_hour is None
+                          else f"{pace.per_hour:.0f}",
+                          help="Over your latest session (a break of 10 minutes or more starts a "
+                          "new one).")
+        columns[1].metric("Your median seconds per card",
+                          "n/a" if pace is None or pace.seconds_per_card is None
+                          else f"{pace.seconds_per_card:.1f}",
+                          help="The time between two of your judgments within a session.")
+        columns[2].metric("Your pairs corrected", _percent(mine.corrected_share),
+                          help="Of the pairs you graded: those you graded again differently, "
+                          "or that an adjudication decided otherwise.")
+        columns[3].metric("Your pairs disputed", _percent(mine.disputed_share),
+                          help="Of the pairs you graded: those another person graded "
+                          "differently.")
+        st.caption(escape_inline(
+            f"{mine.pairs} pairs graded by {name}; {mine.corrected} corrected, {mine.disputed} "
+            "disputed."))
+        basis = ("the team's median time per card" if team.measured
+                 else "a default of 30 s per card (nobody has a timed card yet)")
+        st.caption(escape_inline(
+            f"Team: {team.votes_needed} judgments still needed on {team.open_pairs} open pairs; "
+            f"about {team.hours_left:.1f} hours at {team.seconds_per_card:.0f} s per card "
+            f"({basis})."))
+
+
 bars = st.container(key="label_progress")
 _common.show_flash(WHERE)
 
 pair = state.get(CURRENT)
 if pair is None:
-    st.success("Nothing left in the queue for you. Pool more runs above, or come back later.")
+    if queue.progress(db, name).pooled == 0:
+        st.info("The labeling queue is empty. Fill it: open *Build the queue* above, choose runs "
+                "and press *Add pooled pairs to the queue*; or send unjudged pairs from the "
+                "Dashboard (Coverage tab); accepted synthetic questions (Review) add theirs. "
+                "Judge by query and the Dashboard's drill-down can also find any chunk in the "
+                "corpus and judge it.")
+    else:
+        st.success("Nothing left in the queue for you: the open pairs wait for other people, "
+                   "or are complete. Pool more runs above, or come back later.")
     columns = st.columns(6)
     columns[0].button(shortcuts.LABELS["back"], key="label_back", on_click=back,
                       shortcut=shortcuts.key("back"))
     columns[1].button(shortcuts.LABELS["undo"], key="label_undo", on_click=undo,
                       shortcut=shortcuts.key("undo"), disabled=not _auth.can(db, "undo"),
                       help=_auth.refusal_help(db, "undo"))
+    _keys.keyboard({"b": "label_back", "u": "label_undo"})
     draw_progress()
+    draw_standing()
     st.stop()
 
 card = queue.card_for(db, *pair)
@@ -223,10 +310,11 @@ history = queue.pair_history(db, card.query_id, card.chunk_id)
 with st.container(border=True, key="label_card"):
     st.caption(f"Query · {escape_markdown(card.query_id)}")
     st.markdown(f"#### {escape_markdown(card.query_text)}")
+    _judging.narrative(card.narrative)
     st.caption(f"Chunk · {escape_markdown(card.chunk_id)}"
                + (f" · {escape_markdown(card.title)}" if card.title else ""))
     with st.container(key="label_chunk"):
-        st.markdown(_highlight.highlighted_markdown(card.chunk_text, card.query_text))
+        _judging.chunk_text(card.chunk_text, card.query_text)
     if mine is not None:
         st.info(f"Your current grade: {mine}. A new grade is appended as a correction.")
 
@@ -238,9 +326,9 @@ for column, (value, grade_name, _) in zip(columns, scale, strict=True):
         width="stretch", disabled=not may_judge, help=_auth.refusal_help(db, "judge"),
         type="primary" if value == mine else "secondary",
     )
-for column, (_, _, guideline) in zip(columns, scale, strict=True):
-    if guideline:
-        column.caption(escape_markdown(guideline))
+for column, (_, _, meaning) in zip(columns, scale, strict=True):
+    if meaning:
+        column.caption(escape_markdown(meaning))
 
 nonce = state[NONCE]
 columns = st.columns(2)
@@ -251,8 +339,8 @@ columns[1].text_input("Can't judge: why?", key=f"label_reason_{nonce}",
 action_buttons = [
     ("cant_judge", cant_judge), ("skip", skip), ("back", back), ("undo", undo),
 ]
-columns = st.columns(len(action_buttons))
-for column, (action, callback) in zip(columns, action_buttons, strict=True):
+columns = st.columns(len(action_buttons) + len(PANELS))
+for column, (action, callback) in zip(columns, action_buttons, strict=False):
     column.button(
         shortcuts.LABELS[action], key=f"label_{action}",
         on_click=callback, shortcut=shortcuts.key(action), width="stretch",
@@ -261,22 +349,43 @@ for column, (action, callback) in zip(columns, action_buttons, strict=True):
         help=None if action == "back"
         else _auth.refusal_help(db, "judge" if action == "cant_judge" else action),
     )
+opened = {}
+for column, (flag, action) in zip(columns[len(action_buttons):], PANELS.items(), strict=True):
+    with column:
+        opened[action] = _judging.toggle(flag, shortcuts.LABELS[action], f"label_toggle_{action}",
+                                         shortcuts.key(action))
 st.caption("Keys: " + escape_markdown(shortcuts.legend(grades, [n for _, n, _ in scale]))
-           + ". Keys do nothing while the cursor is in a text field (press Tab or click "
+           + ". The keypad's digits grade too, and letters work with Shift or Caps Lock. Keys "
+           "do nothing while the cursor is in a text field (press Enter or Tab, or click "
            "outside it).")
+if opened["guideline"]:
+    _judging.guideline_panel(db, scale)
+if opened["context"]:
+    _judging.context_panel(db, card.chunk_id, card.query_text)
+if opened["search"]:
+    _search.search_panel(db, card.query_id, card.query_text, scale, prefix="label_find",
+                         where="label_find")
 
 plural = "" if len(history) == 1 else "s"
 with st.expander(f"History of this pair ({len(history)} judgment{plural})", expanded=False):
+    sources = corpus_search.pair_sources(db, card.query_id, card.chunk_id)
+    if sources:
+        st.caption(escape_inline("How this pair reached the judges: " + " · ".join(sources)))
     shown = visibility.visible_judgments(history, _common.sight(db, card.query_id))
     if len(shown) < len(history):
         st.caption("Other people's grades appear after you judge the pair, so yours stays "
                    "independent.")
     history = shown
-    frame = pd.DataFrame(history, columns=["id", "annotator", "grade", "created_at", "note",
-                                           "flags"])
+    frame = pd.DataFrame(history, columns=["id", "annotator", "origin", "origin_source", "grade",
+                                           "created_at", "note", "flags"])
     frame["flags"] = frame["flags"].map(lambda f: ", ".join(sorted(f)) if f else "")
     st.dataframe(frame, hide_index=True, key="label_history")
     st.download_button("Download CSV", exports.csv_bytes(frame), "pair_history.csv",
                        "text/csv", key="label_history_csv")
 
+bindings = {k: f"label_grade_{g}" for g, k in keys.items()}
+bindings |= {shortcuts.key(a).lower(): f"label_{a}" for a in ("cant_judge", "skip", "back", "undo")}
+bindings |= {shortcuts.key(a).lower(): f"label_toggle_{a}" for a in PANELS.values()}
+_keys.keyboard(bindings)
 draw_progress()
+draw_standing()

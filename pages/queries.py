@@ -29,12 +29,14 @@ def add_query(attribute_names: list[str]) -> None:
             source=state.get("new_query_source") or "real",
             split=None if split == NO_SPLIT else split,
             attributes=attributes,
+            narrative=state.get("new_query_narrative") or None,
         )
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE_ADD)
         return
     _common.flash("success", f"Added query {qid}.", WHERE_ADD)
-    for key in ("new_query_text", "new_query_id", "new_attr_name", "new_attr_value"):
+    for key in ("new_query_text", "new_query_narrative", "new_query_id", "new_attr_name",
+                "new_attr_value"):
         state[key] = ""
 
 
@@ -71,6 +73,8 @@ st.title("Queries")
 # --- Add --------------------------------------------------------------------------------------
 with st.expander("Add a query", expanded=False):
     st.text_area("Query text", key="new_query_text", height=80)
+    st.text_area("Narrative (optional)", key="new_query_narrative", height=80,
+                 placeholder="What the person asking wants to know: shown to the judges")
     columns = st.columns(3)
     columns[0].text_input("Id (optional)", key="new_query_id", placeholder="generated: u001 ...")
     columns[1].selectbox("Source", query_store.SOURCES, key="new_query_source")
@@ -92,13 +96,16 @@ st.subheader("Search and edit")
 search = st.text_input("Search", key="query_search", placeholder="words in the id or text")
 table = query_store.queries_table(db, search)
 st.caption(
-    f"{len(table)} queries shown. Edit source, split or segment attributes in the table, "
-    "then save. Empty an attribute cell to remove it."
+    f"{len(table)} queries shown. Edit the narrative (what the person asking wants to know, "
+    "shown on the judging card), source, split or segment attributes in the table, then save. "
+    "Empty a cell to remove it. A narrative can also come from a `narrative` column of an "
+    "imported queries file."
 )
 digest = hashlib.sha1(search.encode()).hexdigest()[:8]
 config: dict = {
     "id": st.column_config.TextColumn("id", disabled=True),
     "text": st.column_config.TextColumn("text", disabled=True, width="large"),
+    "narrative": st.column_config.TextColumn("narrative", width="large"),
     "placeholder": st.column_config.CheckboxColumn("placeholder", disabled=True),
     "source": st.column_config.SelectboxColumn("source", options=list(query_store.SOURCES)),
     "split": st.column_config.SelectboxColumn("split", options=list(query_store.SPLITS)),

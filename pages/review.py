@@ -1,22 +1,26 @@
 """Review synthetic questions: best first by quality score, one at a time or as a table; accept,
 edit, reject, batch actions; generate (with the LLM batch's cost first), settings, feedback.
 
-Keys: A accept (the question as shown in the edit box), X reject with the chosen reason,
-N next, P previous.
+Keys: A accept (the question as shown in the edit box), 1-8 choose the reject reason, X reject
+with it, N next, P previous (with Shift or Caps Lock too, the keypad's digits too). Enter in the
+question box hands the keys back to the card.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from labeling import chunk_markup
 from labeling.files import exporters as exports
+from labeling.judging import shortcuts
 from labeling.markdown import escape_inline
 from labeling.synthetic import batches, forms, quality_model, review, sampling, settings
-from pages import _auth, _common
+from pages import _auth, _common, _keys
 
 WHERE = "review"
 ALL = "all"
-SHORTCUTS = {"accept": "a", "reject": "x", "next": "n", "previous": "p"}
+SHORTCUTS = {action: key.lower() for action, key in shortcuts.REVIEW_ACTIONS.items()}
+REASON_KEYS = shortcuts.reason_keys(review.REJECT_REASONS)
 SIGNAL_COLUMNS = ["id", "status", "quality", "question", "form", "chunk_id", "answer",
                   "generator", "well_formed", "critic_score", "overlap", "n_words",
                   "duplicate_of", "duplicate_similarity", "roundtrip", "source_rank",
@@ -39,11 +43,21 @@ def _accept(candidate_id: int, original: str) -> None:
 def _reject(candidate_id: int) -> None:
     try:
         review.reject(_common.get_db(), candidate_id, _common.annotator(),
-                      st.session_state.get("reject_reason", review.REJECT_REASONS[0]))
+                      st.session_state.get("reject_reason") or "")
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE)
         return
+    st.session_state["reject_reason"] = None  # the next candidate's reason is chosen anew
     _common.flash("success", f"Rejected candidate {candidate_id}.", WHERE)
+
+
+def _choose_reason(reason: str) -> None:
+    st.session_state["reject_reason"] = reason
+
+
+def _offset(value: object) -> int | None:
+    """An answer offset as stored (NULL, or a float once pandas saw a NULL in the column)."""
+    return None if value is None or value != value else int(value)
 
 
 def _move(step: int, total: int) -> None:
@@ -234,9 +248,13 @@ def card(db, row, position: int, total: int) -> None:
     title, text = review.chunk_text(db, row["chunk_id"])
     left, right = st.columns([3, 2])
     with left:
-        st.caption(f"Source passage: {escape_inline(row['chunk_id'])}")
-        st.text(title or "")
-        st.text(text)
+        st.caption(f"Source passage: {escape_inline(row['chunk_id'])}"
+                   + (f" · {escape_inline(title)}" if title else "")
+                   + " · the answer span is marked")
+        with st.container(border=True, key="review_passage"):
+            st.markdown(chunk_markup.render(text, chunk_markup.answer_marks(
+                text, row["answer"], _offset(row["answer_start"]),
+                _offset(row["answer_end"]))))
         st.caption("Answer span")
         st.code(row["answer"] or "(none given)", language=None, wrap_lines=True)
     with right:
@@ -263,7 +281,9 @@ def card(db, row, position: int, total: int) -> None:
                    disabled=not pending or not _auth.can(db, "accept"),
                    help=_auth.refusal_help(db, "accept"), shortcut=SHORTCUTS["accept"])
     cols[1].selectbox("Reject reason", review.REJECT_REASONS, key="reject_reason",
-                      label_visibility="collapsed")
+                      label_visibility="collapsed", index=None,
+                      placeholder=f"Reject reason: keys 1-{len(REASON_KEYS)}",
+                      format_func=lambda r: f"{REASON_KEYS.get(r, '')} · {r}")
     cols[2].button("Reject", key="review_reject", on_click=_reject, args=(cid,),
                    disabled=not pending or not _auth.can(db, "reject"),
                    help=_auth.refusal_help(db, "reject"), shortcut=SHORTCUTS["reject"])
@@ -271,8 +291,19 @@ def card(db, row, position: int, total: int) -> None:
                    shortcut=SHORTCUTS["previous"])
     cols[4].button("Next", key="review_next", on_click=_move, args=(1, total),
                    shortcut=SHORTCUTS["next"])
+    reasons = st.columns(4)
+    for i, (reason, key) in enumerate(REASON_KEYS.items()):
+        reasons[i % 4].button(
+            escape_inline(f"{key} · {reason}"), key=f"review_reason_{key}",
+            on_click=_choose_reason, args=(reason,), shortcut=key, width="stretch",
+            type="primary" if st.session_state.get("reject_reason") == reason else "secondary",
+            disabled=not pending or not _auth.can(db, "reject"),
+            help=_auth.refusal_help(db, "reject"))
     if not _common.annotator():
         st.warning("Type your name in the sidebar (Annotator) to accept or reject.")
+    bindings = {key: f"review_reason_{key}" for key in REASON_KEYS.values()}
+    bindings |= {key: f"review_{action}" for action, key in SHORTCUTS.items()}
+    _keys.keyboard(bindings)
 
 
 db = _common.page_setup()

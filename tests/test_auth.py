@@ -36,7 +36,15 @@ from labeling.evaluation import (
 from labeling.evaluation.score_controls import Controls
 from labeling.files import baseline, chunk_uploads, uploads
 from labeling.files import importers as imports
-from labeling.judging import agreement, audit_sample, machine_judge, pooling, queue
+from labeling.judging import (
+    agreement,
+    audit_sample,
+    corpus_search,
+    guideline,
+    machine_judge,
+    pooling,
+    queue,
+)
 from labeling.model_calls.chat import ChatClient
 from labeling.rechunking import splitter, transfer
 from labeling.synthetic import importers as synthetic_imports
@@ -563,6 +571,9 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         "queue.cant_judge": lambda: queue.cant_judge(db, q, c, "vic", "unclear"),
         "pooling.build_pool": lambda: pooling.build_pool(db, contents.run_names(db)),
         "agreement.adjudicate": lambda: agreement.adjudicate(db, q, c, 2, "vic"),
+        "corpus_search.judge_found": lambda: corpus_search.judge_found(
+            db, q, c, 2, "vic", search_text="found"),
+        "guideline.set_guideline": lambda: guideline.set_guideline(db, "Grade 3: all of it."),
     })
     run = contents.run_names(db)[0]
     with roles.acting_as(None):

@@ -28,8 +28,8 @@ def test_add_query_generates_ids_and_checks_input(db) -> None:
     assert query_store.add_query(db, " new one ", attributes={"topic": "c", "team": ""}) == "u001"
     assert query_store.add_query(db, "second", source="synthetic", split="dev") == "u002"
     row = query_store.queries_table(db, "NEW").to_dict("records")
-    assert row == [{"id": "u001", "text": "new one", "source": "real", "split": None,
-                    "placeholder": False, "topic": "c"}]
+    assert row == [{"id": "u001", "text": "new one", "narrative": None, "source": "real",
+                    "split": None, "placeholder": False, "topic": "c"}]
     with pytest.raises(InputError, match="empty"):
         query_store.add_query(db, "  ")
     with pytest.raises(InputError, match="already taken"):

@@ -68,7 +68,8 @@ def _import(args: argparse.Namespace) -> int:
         result = imports.import_queries(db, args.file)
     elif kind == "qrels":
         result = imports.import_qrels(
-            db, args.file, annotator=args.annotator, strict=args.strict, format=args.format
+            db, args.file, annotator=args.annotator, strict=args.strict, format=args.format,
+            origin=args.origin,
         )
     elif kind == "run":
         result = imports.import_run(
@@ -165,7 +166,15 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
         kinds, "qrels", "relevance labels (TREC qrels, CSV, JSONL...)",
         "Append relevance labels as judgments.",
     )
-    qrels.add_argument("--annotator", default="import", help="annotator name (default: import)")
+    qrels.add_argument(
+        "--annotator", default=None,
+        help="the name the labels are recorded under (default: the file's name)",
+    )
+    qrels.add_argument(
+        "--origin", choices=("import", "person"), default="import",
+        help="import (default): labels from elsewhere, never under a person's name; person: "
+        "hand judgments of the person named by --annotator",
+    )
     run = _file_kind(
         kinds, "run", "a retriever's run (TREC run, CSV, JSONL...)",
         "Store a retriever's ranked results under a name.",

@@ -311,3 +311,20 @@ def judge(
     if not annotator.strip():
         raise InputError("type your name in the sidebar before judging", source="judgment")
     return queue.save_judgment(db, query_id, chunk_id, grade, annotator.strip(), note=note or None)
+
+
+def judge_choices(db: sqlite_utils.Database, ranked: pd.DataFrame) -> dict[str, str]:
+    """The chunks of a ``drill_down`` ranked list offered to judge (``unjudged_chunks``), in rank
+    order, each with what the picker shows: rank, title and the start of its snippet."""
+    chunk_ids = unjudged_chunks(ranked)
+    titles = dict(db.conn.execute(
+        "SELECT id, coalesce(title, '') FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        [json.dumps(chunk_ids)],
+    ).fetchall())
+    rows = ranked.loc[ranked["chunk_id"].isin(chunk_ids)].sort_values("rank")
+    return {
+        row.chunk_id: " · ".join(part for part in (
+            f"#{row.rank}", titles.get(row.chunk_id) or row.chunk_id, _snippet(row.snippet)[:90]
+        ) if part)
+        for row in rows.itertuples()
+    }

@@ -42,6 +42,8 @@ JUDGMENT_COLUMNS = (
     "created_at",
     "note",
     "flags",
+    "origin",
+    "origin_source",
 )
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

@@ -79,7 +79,7 @@ def import_bytes(
     file_name: str,
     data: bytes,
     *,
-    annotator: str = "import",
+    annotator: str | None = None,
     run_name: str | None = None,
     meta: Mapping[str, object] | None = None,
     strict: bool = False,
@@ -88,7 +88,9 @@ def import_bytes(
     """Import an uploaded file's bytes with the matching ``labeling.files.importers`` function.
 
     The bytes go to a temporary file named like the upload (formats are recognised by the file
-    extension); errors name the upload, not the temporary path.
+    extension); errors name the upload, not the temporary path. Qrels are labels of origin
+    ``import`` from the upload's file name, recorded under ``annotator`` or, by default, under
+    that file name: never under the name of the person who uploads them.
     """
     if kind not in IMPORT_KINDS:
         raise InputError(f"unknown import kind {kind!r}", source=file_name)
@@ -107,10 +109,8 @@ def import_bytes(
             if kind == "queries":
                 return imports.import_queries(db, path)
             if kind == "qrels":
-                name = (annotator or "").strip()
-                if not name:
-                    raise InputError("enter the annotator these labels come from", source=file_name)
-                return imports.import_qrels(db, path, annotator=name, strict=strict)
+                return imports.import_qrels(db, path, annotator=annotator, strict=strict,
+                                            source_name=Path(file_name).name)
             name = (run_name or "").strip()
             if not name:
                 raise InputError("enter a name for the run", source=file_name)

@@ -1,2 +1,3 @@
 """Judging: the labeling queue and pooling, consensus of several annotators, agreement and
-adjudication, keyboard shortcuts, and the blind rule for what one sees of others' grades."""
+adjudication, keyboard shortcuts, the blind rule for what one sees of others' grades, corpus
+search, the judging guideline, pace and where a session stands."""

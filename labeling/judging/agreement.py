@@ -2,8 +2,13 @@
 confusion of grades, disagreeing pairs and adjudication.
 
 Conventions
-- Agreement is measured on *current* human votes: each person's latest graded judgment of a pair.
-  ``generator`` judgments, adjudications and "can't judge" (NULL grade) are left out.
+- Agreement is measured between people, on *current* votes: each person's latest graded
+  judgment of a pair. People are judgments of origin ``person`` and, unless left out
+  (``unknown=False``), of origin ``unknown`` (stored before origins were recorded, when a hand
+  judgment and an import were stored alike). Imports, the generator and machines are not
+  people; adjudications and "can't judge" (NULL grade) are left out too.
+- A *reference* is any annotator (an imported file, a machine, a person) whose current grades
+  each person is compared with (``reference_agreement``).
 - Cohen's kappa is computed as ``sklearn.metrics.cohen_kappa_score`` computes it, with the
   workspace's scale as the label list (``weights``: None, ``"linear"`` or ``"quadratic"``,
   distances by position on the scale). It is NaN when chance agreement is total (both people
@@ -34,7 +39,7 @@ from labeling.workspace import contents, grading
 CONSENSUS_RULE = (
     "Consensus: the latest adjudicated grade, else the grade more than half of the annotators "
     "gave, else the mean grade rounded half up. A generator's label counts only until a person "
-    "judges the pair."
+    "judges the pair; imported labels vote, machine labels do not."
 )
 PAIR = ["query_id", "chunk_id"]
 WEIGHTS = (None, "linear", "quadratic")
@@ -52,11 +57,60 @@ class Summary:
     voted_pairs: int
 
 
-def votes(db: sqlite_utils.Database) -> pd.DataFrame:
-    """Current human votes: query_id, chunk_id, annotator, grade (see the module conventions)."""
+PEOPLE = ("person", "unknown")
+
+
+def votes(db: sqlite_utils.Database, *, unknown: bool = True) -> pd.DataFrame:
+    """Current votes of people: query_id, chunk_id, annotator, grade (module conventions)."""
     frame = consensus.current_judgments_frame(db)
-    keep = ~frame["adjudicated"] & ~frame["generator"] & (frame["annotator"] != queue.GENERATOR)
+    people = frame["origin"].isin(PEOPLE if unknown else PEOPLE[:1])
+    keep = (people & ~frame["adjudicated"] & ~frame["generator"]
+            & (frame["annotator"] != queue.GENERATOR))
     return frame.loc[keep, ["query_id", "chunk_id", "annotator", "grade"]].reset_index(drop=True)
+
+
+def annotators(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Everyone and everything that judged, with where their judgments came from: annotator,
+    origin (their origins, comma-separated), sources (the files, models... named by
+    ``origin_source``), judgments, pairs. People (origin ``person``) first, then by name."""
+    frame = pd.read_sql_query(
+        "SELECT annotator, group_concat(DISTINCT origin) AS origin,"
+        " coalesce(group_concat(DISTINCT origin_source), '') AS sources,"
+        " count(*) AS judgments, count(DISTINCT query_id || char(31) || chunk_id) AS pairs"
+        " FROM judgments GROUP BY annotator",
+        db.conn,
+    )
+    frame["origin"] = frame["origin"].map(lambda o: ", ".join(sorted(str(o).split(","))))
+    person = frame["origin"].str.contains("person", regex=False)
+    return (frame.assign(_people=~person).sort_values(["_people", "annotator"])
+            .drop(columns="_people").reset_index(drop=True))
+
+
+def reference_votes(db: sqlite_utils.Database, reference: str) -> pd.DataFrame:
+    """The current graded judgments of ``reference`` (any origin): query_id, chunk_id, grade."""
+    frame = consensus.current_judgments_frame(db)
+    keep = (frame["annotator"] == reference) & ~frame["adjudicated"]
+    return frame.loc[keep, ["query_id", "chunk_id", "grade"]].reset_index(drop=True)
+
+
+def reference_agreement(
+    db: sqlite_utils.Database, reference: str, grades: Sequence[int],
+    weights: str | None = None, *, unknown: bool = True,
+) -> pd.DataFrame:
+    """Each person against ``reference`` on the pairs both graded: annotator, pairs, agreement
+    (share of equal grades), kappa (Cohen's, ``weights`` as ``cohen_kappa``). The reference
+    itself is left out of the people; people with no common pair are left out."""
+    people = votes(db, unknown=unknown)
+    people = people.loc[people["annotator"] != reference]
+    truth = reference_votes(db, reference).rename(columns={"grade": "reference"})
+    both = people.merge(truth, on=PAIR, how="inner")
+    rows = []
+    for name, group in both.groupby("annotator", sort=True):
+        x, y = group["grade"].astype(int).to_numpy(), group["reference"].astype(int).to_numpy()
+        rows.append({"annotator": name, "pairs": len(group),
+                     "agreement": float((x == y).mean()),
+                     "kappa": cohen_kappa(x, y, labels=grades, weights=weights)})
+    return pd.DataFrame(rows, columns=["annotator", "pairs", "agreement", "kappa"])
 
 
 def level_for(grades: Sequence[int]) -> str:
@@ -197,10 +251,10 @@ def confusion(
     return matrix
 
 
-def summary(db: sqlite_utils.Database) -> Summary:
-    """Team agreement of the workspace (see ``Summary``)."""
+def summary(db: sqlite_utils.Database, *, unknown: bool = True) -> Summary:
+    """Team agreement of the workspace between people (see ``Summary``)."""
     grades = [g for g, _, _ in grading.get_scale(db)]
-    frame = votes(db)
+    frame = votes(db, unknown=unknown)
     level = level_for(grades)
     per_pair = frame.groupby(PAIR).size()
     return Summary(
@@ -212,11 +266,13 @@ def summary(db: sqlite_utils.Database) -> Summary:
     )
 
 
-def disagreements(db: sqlite_utils.Database, include_adjudicated: bool = False) -> pd.DataFrame:
-    """Pairs whose current human grades differ: query_id, chunk_id, votes ("alice 1 · bob 3"),
-    spread (max - min grade), consensus (the grade metrics use now), adjudicated (bool), query
-    (its text). Widest spread first. Adjudicated pairs are left out unless asked for."""
-    frame = votes(db)
+def disagreements(
+    db: sqlite_utils.Database, include_adjudicated: bool = False, *, unknown: bool = True
+) -> pd.DataFrame:
+    """Pairs whose current grades by people differ: query_id, chunk_id, votes ("alice 1 · bob
+    3"), spread (max - min grade), consensus (the grade metrics use now), adjudicated (bool),
+    query (its text). Widest spread first. Adjudicated pairs are left out unless asked for."""
+    frame = votes(db, unknown=unknown)
     columns = ["query_id", "chunk_id", "votes", "spread", "consensus", "adjudicated", "query"]
     if frame.empty:
         return pd.DataFrame(columns=columns)

@@ -12,6 +12,10 @@ The rule (applied to *current* judgments: each annotator's latest row for the pa
 
 A NULL grade (``cant_judge``) counts as no vote; ``unsure`` votes count like any other.
 
+Origins (``labeling.workspace.provenance``): people's judgments, imported files, the generator's
+labels (step 2) and rows of unknown origin all vote. Machine labels (origin ``machine``) are left
+out unless asked for (``machine=True``): the consensus is people's.
+
 Two more rules replace steps 3-4, to see how much the scores depend on disagreement:
 ``strict`` takes the lowest grade among the votes, ``lenient`` the highest. Steps 1-2 hold
 for every rule, so a pair everyone agrees on, or an adjudicated one, gets the same grade under
@@ -39,7 +43,8 @@ RULES: dict[str, str] = {
 CURRENT_SQL = """
 SELECT id, query_id, chunk_id, grade, annotator,
        coalesce(json_extract(flags, '$.adjudicated'), 0) AS adjudicated,
-       (coalesce(json_extract(flags, '$.generator'), 0) OR origin = 'transferred') AS generator
+       (coalesce(json_extract(flags, '$.generator'), 0) OR origin = 'transferred') AS generator,
+       origin
 FROM current_judgments
 WHERE grade IS NOT NULL
 """
@@ -47,7 +52,7 @@ WHERE grade IS NOT NULL
 
 def current_judgments_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Current graded judgments: id, query_id, chunk_id, grade, annotator, adjudicated,
-    generator (one row per annotator and pair; NULL grades left out)."""
+    generator, origin (one row per annotator and pair; NULL grades left out)."""
     frame = pd.read_sql_query(CURRENT_SQL, db.conn)
     return frame.astype(
         {
@@ -58,16 +63,19 @@ def current_judgments_frame(db: sqlite_utils.Database) -> pd.DataFrame:
             "annotator": "string",
             "adjudicated": "bool",
             "generator": "bool",
+            "origin": "string",
         }
     )
 
 
-def consensus(current: pd.DataFrame, rule: str = "default") -> pd.DataFrame:
+def consensus(
+    current: pd.DataFrame, rule: str = "default", *, machine: bool = False
+) -> pd.DataFrame:
     """One grade per pair from current judgments (columns as ``current_judgments_frame``),
-    by one of ``RULES``.
+    by one of ``RULES``; judgments of origin ``machine`` vote only with ``machine=True``.
 
     Vectorised (groupby, no per-pair Python loop). Returns query_id, chunk_id, grade (int64),
-    sorted by pair. ``adjudicated``, ``generator`` and ``id`` columns are optional.
+    sorted by pair. ``adjudicated``, ``generator``, ``origin`` and ``id`` columns are optional.
     """
     if rule not in RULES:
         raise ValueError(f"unknown consensus rule {rule!r}; expected one of {', '.join(RULES)}")
@@ -79,7 +87,10 @@ def consensus(current: pd.DataFrame, rule: str = "default") -> pd.DataFrame:
                 "grade": pd.Series(dtype="int64"),
             }
         )
-    frame = current.loc[current["grade"].notna(), :].copy()
+    keep = current["grade"].notna()
+    if not machine and "origin" in current:
+        keep &= (current["origin"] != "machine").fillna(True).astype(bool)
+    frame = current.loc[keep, :].copy()
     if "id" not in frame:
         frame["id"] = np.arange(len(frame))
     adjudicated = frame.get("adjudicated", pd.Series(False, index=frame.index)).astype(bool)
@@ -111,9 +122,12 @@ def consensus(current: pd.DataFrame, rule: str = "default") -> pd.DataFrame:
     return out.astype({"query_id": "string", "chunk_id": "string", "grade": "int64"})
 
 
-def consensus_qrels(db: sqlite_utils.Database, rule: str = "default") -> pd.DataFrame:
-    """Qrels for the metric engine: query_id, doc_id (= chunk id), relevance (int64)."""
-    pairs = consensus(current_judgments_frame(db), rule)
+def consensus_qrels(
+    db: sqlite_utils.Database, rule: str = "default", *, machine: bool = False
+) -> pd.DataFrame:
+    """Qrels for the metric engine: query_id, doc_id (= chunk id), relevance (int64); machine
+    labels vote only with ``machine=True``."""
+    pairs = consensus(current_judgments_frame(db), rule, machine=machine)
     return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 

@@ -40,7 +40,8 @@ UNDO_NOTE = "undo"
 
 @dataclass(frozen=True)
 class Card:
-    """One pair to judge, with what the judging card shows (no run, rank or score)."""
+    """One pair to judge, with what the judging card shows (no run, rank or score); ``narrative``
+    is what the person asking wants to know ('' when the query has none)."""
 
     query_id: str
     chunk_id: str
@@ -52,6 +53,7 @@ class Card:
     needed: int
     judged: int
     skipped: bool = False
+    narrative: str = ""
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -279,7 +281,7 @@ def card_for(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> Card:
     row = db.conn.execute(
         "SELECT qu.text, c.text, coalesce(c.title, ''),"
         " coalesce(c.doc_id, ''), coalesce(l.reason, ''), coalesce(l.needed, 1),"
-        " coalesce(l.judged, 0)"
+        " coalesce(l.judged, 0), coalesce(qu.narrative, '')"
         " FROM queries qu JOIN chunks c ON c.id = ?2"
         " LEFT JOIN label_queue l ON l.query_id = qu.id AND l.chunk_id = c.id"
         " WHERE qu.id = ?1",
@@ -287,9 +289,9 @@ def card_for(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> Card:
     ).fetchone()
     if row is None:
         raise ScorecardError(f"no pair ({query_id!r}, {chunk_id!r}) in this workspace")
-    query_text, chunk_text, *rest = row  # a placeholder reads "text not imported (id ...)"
+    query_text, chunk_text, *rest, narrative = row  # a placeholder reads "text not imported"
     return Card(query_id, chunk_id, contents.shown_text(query_text, query_id),
-                contents.shown_text(chunk_text, chunk_id), *rest)
+                contents.shown_text(chunk_text, chunk_id), *rest, narrative=narrative)
 
 
 # ---------------------------------------------------------------------------------------------

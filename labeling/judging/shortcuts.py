@@ -2,9 +2,12 @@
 
 Streamlit binds a key to a button with ``st.button(..., shortcut=KEY)``; two buttons may share a
 key without any error, so every binding of the app comes from here and a test checks that no
-key is used twice. ``C`` and ``R`` are reserved by Streamlit (clear cache, rerun); punctuation is
-not accepted. Plain keys are ignored while the focus is in a text field, so typing a note never
-grades a pair.
+key is used twice on a page. ``C`` and ``R`` are reserved by Streamlit (clear cache, rerun);
+punctuation is not accepted. Plain keys are ignored while the focus is in a text field, so typing
+a note never grades a pair.
+
+Every key works whatever Caps Lock and Shift say, and the numeric keypad's digits grade like the
+digit row (the pages add those keys with ``pages/_keys.py``).
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ from collections.abc import Sequence
 
 RESERVED = frozenset({"C", "R"})
 
-# action -> key. Grades are bound separately (``grade_keys``): digits.
+# action -> key of the Label page. Grades are bound separately (``grade_keys``): digits.
 ACTIONS: dict[str, str] = {
     "skip": "S",
     "back": "B",
     "undo": "U",
     "cant_judge": "X",
+    "search": "F",
+    "context": "N",
+    "guideline": "G",
 }
 
 LABELS: dict[str, str] = {
@@ -26,6 +32,34 @@ LABELS: dict[str, str] = {
     "back": "Back",
     "undo": "Undo",
     "cant_judge": "Can't judge",
+    "search": "Find in the corpus",
+    "context": "Around this chunk",
+    "guideline": "Guideline",
+}
+
+# The judge-by-query grid: move between rows (the arrow keys move too); digits grade the
+# current row; the search and guideline toggles as on the Label page.
+GRID_ACTIONS: dict[str, str] = {
+    "row_next": "J",
+    "row_previous": "K",
+    "search": "F",
+    "guideline": "G",
+}
+GRID_ARROWS: dict[str, str] = {"row_next": "down", "row_previous": "up"}
+GRID_LABELS: dict[str, str] = {
+    "row_next": "Next row",
+    "row_previous": "Previous row",
+    "search": "Find in the corpus",
+    "guideline": "Guideline",
+}
+
+# The synthetic review card: accept, reject with the chosen reason, move; digits choose the
+# reject reason (``reason_keys``).
+REVIEW_ACTIONS: dict[str, str] = {
+    "accept": "A",
+    "reject": "X",
+    "next": "N",
+    "previous": "P",
 }
 
 
@@ -42,6 +76,11 @@ def grade_keys(grades: Sequence[int]) -> dict[int, str]:
 def key(action: str) -> str:
     """The key bound to ``action`` (``KeyError`` for an unknown action)."""
     return ACTIONS[action]
+
+
+def reason_keys(reasons: Sequence[str]) -> dict[str, str]:
+    """reject reason -> digit key: 1, 2, ... in the list's order (at most nine reasons)."""
+    return {reason: str(i) for i, reason in enumerate(reasons[:9], start=1)}
 
 
 def legend(grades: Sequence[int], names: Sequence[str]) -> str:

@@ -42,6 +42,7 @@ REJECT_REASONS = (
     "too easy or trivial",
     "duplicate",
     "wrong answer span",
+    "vague or ambiguous",
     "other",
 )
 STATUSES = ("pending", "accepted", "rejected")

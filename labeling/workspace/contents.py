@@ -1,9 +1,11 @@
-"""Small read helpers over what a workspace holds: table counts, runs, segment attributes.
+"""Small read helpers over what a workspace holds: table counts, runs, segment attributes, a
+chunk's neighbours in its document.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import pandas as pd
 import sqlite_utils
@@ -60,4 +62,51 @@ def query_segments(db: sqlite_utils.Database, attribute: str) -> dict[str, str |
         db.conn.execute(
             "SELECT query_id, value FROM query_attributes WHERE name = ?", [attribute]
         ).fetchall()
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# A chunk in its document
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A chunk's place in its document and the chunks around it.
+
+    Chunks of a document are in the order they were imported (a document's file order);
+    ``title`` is the document's title: the title of its first chunk with one. ``before`` and
+    ``after`` hold (chunk id, title, text) of up to ``around`` chunks each side, in document
+    order. A chunk without a ``doc_id`` is a document of its own.
+    """
+
+    doc_id: str
+    title: str
+    position: int
+    chunks: int
+    before: list[tuple[str, str, str]]
+    after: list[tuple[str, str, str]]
+
+
+def neighbours(db: sqlite_utils.Database, chunk_id: str, around: int = 1) -> Neighbours:
+    """The chunks around ``chunk_id`` in its document (``Neighbours``)."""
+    row = db.conn.execute(
+        "SELECT doc_id, coalesce(title, '') FROM chunks WHERE id = ?", [chunk_id]
+    ).fetchone()
+    if row is None:
+        raise ScorecardError(f"no chunk {chunk_id!r} in this workspace")
+    doc_id, own_title = row
+    if doc_id is None:
+        return Neighbours("", own_title, 1, 1, [], [])
+    rows = db.conn.execute(
+        "SELECT id, coalesce(title, ''), coalesce(text, '') FROM chunks WHERE doc_id = ?"
+        " ORDER BY rowid",
+        [doc_id],
+    ).fetchall()
+    ids = [r[0] for r in rows]
+    at = ids.index(chunk_id)
+    title = next((r[1] for r in rows if r[1]), "")
+    return Neighbours(
+        doc_id=str(doc_id), title=title, position=at + 1, chunks=len(rows),
+        before=[tuple(r) for r in rows[max(0, at - around):at]],
+        after=[tuple(r) for r in rows[at + 1:at + 1 + around]],
     )

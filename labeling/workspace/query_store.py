@@ -28,6 +28,10 @@ from labeling.workspace.store import write_transaction
 SOURCES = ("real", "synthetic")
 SPLITS = ("dev", "test")
 BASE_COLUMNS = ("id", "text", "source", "split")
+# What the person asking wants to know, for the judges (``queries.narrative``); edited like the
+# columns above, never a segment attribute.
+NARRATIVE = "narrative"
+RESERVED_COLUMNS = (*BASE_COLUMNS, NARRATIVE, "placeholder")
 ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
 
 
@@ -45,10 +49,11 @@ def attribute_names(db: sqlite_utils.Database) -> list[str]:
 def queries_table(db: sqlite_utils.Database, search: str = "") -> pd.DataFrame:
     """Queries with one column per segment attribute, optionally filtered by a substring.
 
-    ``search`` matches case-insensitively anywhere in the id or text. Columns: id, text, source,
-    split, placeholder (bool), then the attributes in name order (missing values are None).
+    ``search`` matches case-insensitively anywhere in the id or text. Columns: id, text,
+    narrative, source, split, placeholder (bool), then the attributes in name order (missing
+    values are None).
     """
-    sql = "SELECT id, text, source, split, placeholder FROM queries"
+    sql = "SELECT id, text, narrative, source, split, placeholder FROM queries"
     params: list[str] = []
     if search.strip():
         sql += " WHERE instr(lower(id), ?) > 0 OR instr(lower(coalesce(text, '')), ?) > 0"
@@ -80,10 +85,10 @@ def _check_attributes(attributes: Mapping[str, object]) -> dict[str, str | None]
     clean: dict[str, str | None] = {}
     for name, value in attributes.items():
         name = str(name).strip()
-        if not ATTRIBUTE_NAME.match(name) or name in BASE_COLUMNS or name == "placeholder":
+        if not ATTRIBUTE_NAME.match(name) or name in RESERVED_COLUMNS:
             raise InputError(
                 f"attribute name {name!r} must start with a letter, use letters, digits, _ or -, "
-                "and not be id, text, source, split or placeholder",
+                "and not be id, text, narrative, source, split or placeholder",
                 source="queries",
             )
         missing = value is None or (isinstance(value, float) and pd.isna(value))
@@ -112,8 +117,10 @@ def add_query(
     source: str = "real",
     split: str | None = None,
     attributes: Mapping[str, object] | None = None,
+    narrative: str | None = None,
 ) -> str:
-    """Add one query and return its id (``u001``, ``u002``... when none is given).
+    """Add one query and return its id (``u001``, ``u002``... when none is given), with an
+    optional narrative (what the person asking wants to know).
 
     Raises ``InputError`` for empty text, a taken id, or a bad source / split / attribute name.
     """
@@ -135,8 +142,8 @@ def add_query(
         if refusal:
             raise InputError(refusal, source="new query")
         conn.execute(
-            "INSERT INTO queries (id, text, source, split) VALUES (?, ?, ?, ?)",
-            [qid, text, source_value, split_value],
+            "INSERT INTO queries (id, text, source, split, narrative) VALUES (?, ?, ?, ?, ?)",
+            [qid, text, source_value, split_value, clean_narrative(narrative)],
         )
         conn.executemany(
             "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
@@ -166,19 +173,21 @@ def _refuse_locked_changes(conn, changes: list[tuple[str, object, object, str]])
 
 
 def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
-    """Save source, split and attribute columns of ``edited`` (rows keyed by ``id``).
+    """Save narrative, source, split and attribute columns of ``edited`` (rows keyed by ``id``).
 
-    Text is never changed here (labels refer to it). Columns other than id, text, source, split
-    and placeholder are segment attributes; an empty cell removes that attribute. All rows are
-    checked before anything is written; a change to a query of a locked split, or a move into
-    one, refuses the whole edit. Returns how many queries changed.
+    Text is never changed here (labels refer to it). Columns other than id, text, narrative,
+    source, split and placeholder are segment attributes; an empty cell removes that attribute
+    (an empty narrative removes the narrative). All rows are checked before anything is written;
+    a change to a query of a locked split, or a move into one, refuses the whole edit (a
+    narrative guides the judges and labels nothing: it may change in a locked split too).
+    Returns how many queries changed.
     """
     if "id" not in edited.columns:
         raise InputError("the edited table has no id column", source="queries")
     current = queries_table(db).set_index("id")
-    attribute_columns = [c for c in edited.columns if c not in (*BASE_COLUMNS, "placeholder")]
+    attribute_columns = [c for c in edited.columns if c not in RESERVED_COLUMNS]
     _check_attributes({c: None for c in attribute_columns})
-    updates, changes = [], []
+    updates, changes, narratives = [], [], []
     for row in edited.to_dict("records"):
         qid = str(row["id"])
         if qid not in current.index:
@@ -192,12 +201,17 @@ def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
         old_attrs = {c: (before[c] if c in before.index else None) for c in attribute_columns}
         old_attrs = {c: (None if v is None or pd.isna(v) else v) for c, v in old_attrs.items()}
         old = {k: (None if before[k] is None or pd.isna(before[k]) else before[k]) for k in new}
+        if NARRATIVE in row:
+            narrative = clean_narrative(row[NARRATIVE])
+            if narrative != clean_narrative(before[NARRATIVE]):
+                narratives.append((narrative, qid))
         if new != old or attrs != old_attrs:
             updates.append((qid, new, attrs))
             change = _first_change(new, old, attrs, old_attrs)
             changes.append((qid, old["split"], new["split"], change))
     with write_transaction(db, action="edit_queries") as conn:
         _refuse_locked_changes(conn, changes)
+        conn.executemany("UPDATE queries SET narrative = ? WHERE id = ?", narratives)
         for qid, new, attrs in updates:
             conn.execute(
                 "UPDATE queries SET source = ?, split = ? WHERE id = ?",
@@ -214,7 +228,20 @@ def update_queries(db: sqlite_utils.Database, edited: pd.DataFrame) -> int:
                         " ON CONFLICT (query_id, name) DO UPDATE SET value = excluded.value",
                         [qid, name, value],
                     )
-    return len(updates)
+    return len({qid for qid, _, _ in updates} | {qid for _, qid in narratives})
+
+
+def clean_narrative(value: object) -> str | None:
+    """A narrative as stored: text with its blanks trimmed, None when empty or missing."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None
+    return str(value).strip() or None
+
+
+def narrative(db: sqlite_utils.Database, query_id: str) -> str | None:
+    """The narrative of ``query_id`` (None when it has none or the query is unknown)."""
+    row = db.conn.execute("SELECT narrative FROM queries WHERE id = ?", [query_id]).fetchone()
+    return None if row is None else row[0]
 
 
 @dataclass

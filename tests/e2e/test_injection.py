@@ -110,7 +110,8 @@ class Visit:
     def open(self, href: str) -> str:
         """Open a page through the navigation; return its name (file stem, ``home``)."""
         name = urlsplit(href).path.strip("/") or "home"
-        if self.page.url.rstrip("/") == href.rstrip("/"):
+        here = urlsplit(self.page.url)  # its query holds ?annotator=...
+        if f"{here.scheme}://{here.netloc}{here.path}".rstrip("/") == href.rstrip("/"):
             self.check(name)  # already there
             return name
         before = self.page.locator(TITLE).first.inner_text()

@@ -65,8 +65,12 @@ def test_review_three_candidates(page, wait_idle) -> None:
     wait_idle(page)
     page.get_by_role("button", name="Accept").click()
     accepted_ids.append(_accepted(page, wait_idle, accepted_ids))
-    # 3: reject with the keyboard
+    # 3: reject with the keyboard: a digit chooses the reason (none is chosen before), X rejects
     page.get_by_role("heading", name="Review synthetic questions").click()
+    page.keyboard.press("2")
+    expect(page.locator(".st-key-review_reason_2 button")).to_have_attribute(
+        "kind", re.compile("primary"))
+    wait_idle(page)
     page.keyboard.press("x")
     success.filter(has_text="Rejected candidate").wait_for()
     wait_idle(page)

@@ -28,6 +28,7 @@ SIGNED_IN = "[data-testid='stSidebar'] [data-testid='stText']"
 # Enabled controls a viewer may use: they write nothing to the workspace (keys by prefix).
 READ_ONLY_CONTROLS = (
     "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",
+    "label_toggle_", "grid_next", "grid_previous", "grid_search", "grid_guideline",
 )
 DASHBOARD_TABS = ["Scorecard", "Coverage", "Compare", "Worst queries", "Failure tags", "History"]
 # Every page by URL path, with what its render shows once done (so the walk never looks at a

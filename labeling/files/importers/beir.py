@@ -15,6 +15,7 @@ from labeling.files.importers.qrels import store_qrels
 from labeling.files.importers.records import store_chunks, store_queries
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
+from labeling.workspace import search_index
 
 
 def import_beir(
@@ -44,6 +45,7 @@ def import_beir(
                 lines = RowLines(root / name, "jsonl", 0, len(frame))
                 store(conn, frame, lines, str(root / name), result)
                 forget_seen(conn)
+            search_index.settle_after_import(conn, len(data.corpus))
         finally:
             forget_seen(conn)
         qrels = data.qrels.reset_index(drop=True)

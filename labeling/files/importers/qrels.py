@@ -23,18 +23,31 @@ from labeling.workspace.store import utc_now
 def import_qrels(
     db: sqlite_utils.Database,
     path: str | Path,
-    annotator: str = "import",
+    annotator: str | None = None,
     strict: bool = False,
     *,
     format: str | None = None,
     origin: str = "import",
+    source_name: str | None = None,
 ) -> ImportResult:
-    """Append a qrels file (TREC/CSV/JSONL...) as judgments by ``annotator``, of ``origin``
-    ``import`` unless the caller knows better (the demo's files hold its two annotators' hand
-    judgments); the file's name is each row's ``origin_source``."""
+    """Append a qrels file (TREC/CSV/JSONL...) as judgments of ``origin`` ``import`` unless the
+    caller knows better (the demo's files hold its two annotators' hand judgments).
+
+    The file's name (``source_name``, by default the name of ``path``) is each row's
+    ``origin_source``, and the annotator the rows are recorded under unless ``annotator`` names
+    another. Imported labels are never recorded under a person's name: an annotator name that
+    has judgments of origin ``person`` or is an account is refused, unless ``origin`` is
+    ``person``."""
     check_origin(origin)
     source = str(path)
+    file_name = (source_name or "").strip() or Path(source).name
+    if origin == "person" and not (annotator or "").strip():
+        raise InputError("hand judgments need the name of the person who made them",
+                         source=source)
+    annotator = (annotator or "").strip() or file_name
     with import_transaction(db, source) as conn:
+        if origin != "person":
+            _refuse_a_person(conn, annotator, source)
         result = store_qrels(
             conn,
             batches(formats.iter_qrels_batches(path, format=format), path, format),
@@ -42,6 +55,7 @@ def import_qrels(
             strict=strict,
             source=source,
             origin=origin,
+            origin_source=file_name,
         )
         if result.rows == 0:
             raise InputError("no judgments in the file", source=source)
@@ -56,6 +70,7 @@ def store_qrels(
     strict: bool,
     source: str,
     origin: str = "import",
+    origin_source: str | None = None,
 ) -> ImportResult:
     """Store qrels batches as judgments (one timestamp for all), placeholders for unknown ids;
     each pair is recorded as reached through an ``import`` of the file (``pair_sources``)."""
@@ -85,7 +100,7 @@ def store_qrels(
                 [annotator] * len(batch),
                 [created_at] * len(batch),
                 [origin] * len(batch),
-                [Path(source).name] * len(batch),
+                [origin_source or Path(source).name] * len(batch),
                 strict=True,
             ),
         )
@@ -94,3 +109,18 @@ def store_qrels(
         result.rows += len(batch)
     result.add_placeholders(added_q, added_c)
     return result
+
+
+def _refuse_a_person(conn: sqlite3.Connection, annotator: str, source: str) -> None:
+    """Refuse to record imported labels under the name of someone who judges here."""
+    person = conn.execute(
+        "SELECT 1 FROM judgments WHERE annotator = ? AND origin = 'person'"
+        " UNION ALL SELECT 1 FROM users WHERE name = ? LIMIT 1",
+        [annotator, annotator],
+    ).fetchone()
+    if person:
+        raise InputError(
+            f"{annotator!r} is a person who judges in this workspace; imported labels are "
+            "recorded under a name of their own (by default the file's name)",
+            source=source,
+        )

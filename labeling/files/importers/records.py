@@ -22,12 +22,14 @@ from labeling.files.importers.ids import forget_seen, pick_column, unique_ids, u
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace import frozen_split
+from labeling.workspace import frozen_split, search_index
 from labeling.workspace.query_store import SOURCES, SPLITS
 
 CHUNK_ID = ("id", "_id", "chunk_id", "docid", "doc_id")
 QUERY_ID = ("id", "_id", "query_id", "qid")
 QUERY_TEXT = ("text", "query")
+# The information need of a query (``queries.narrative``), for the judges.
+QUERY_NARRATIVE = ("narrative", "description")
 
 # Stores one batch of a records file: (connection, batch, its lines, source, result).
 StoreBatch = Callable[[sqlite3.Connection, pd.DataFrame, RowLines, str, ImportResult], None]
@@ -40,8 +42,10 @@ def import_chunks(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
 
 
 def import_queries(db: sqlite_utils.Database, path: str | Path) -> ImportResult:
-    """Queries from a records file: id, text, optional source (real/synthetic), split (dev/test);
-    other scalar fields (and scalar entries of a ``metadata`` object) become segment attributes."""
+    """Queries from a records file: id, text, optional source (real/synthetic), split (dev/test),
+    narrative (or description: what the person asking wants to know, shown to the judges);
+    other scalar fields (and scalar entries of a ``metadata`` object) become segment attributes.
+    A file without a narrative column keeps the narratives the queries have."""
     return _import_records(db, path, store_queries, "queries")
 
 
@@ -56,6 +60,8 @@ def _import_records(
                 store(conn, batch, lines, source, result)
             if result.rows == 0:
                 raise InputError(f"no {kind} in the file", source=source)
+            if kind == "chunks":
+                search_index.settle_after_import(conn, result.rows)
         finally:
             forget_seen(conn)
     return result
@@ -133,12 +139,18 @@ def store_queries(
     """Upsert one batch of query records and replace their segment attributes."""
     id_col, text_col = _id_and_text_columns(batch, QUERY_ID, QUERY_TEXT, "queries", lines, source)
     query_ids = unique_ids(conn, batch, id_col, "query", lines, source)
-    known = {id_col, text_col, "source", "split", "line", "metadata"}
+    narrative_col = pick_column(batch.columns, QUERY_NARRATIVE)
+    known = {id_col, text_col, "source", "split", "line", "metadata", narrative_col}
     extras = [c for c in batch.columns if c not in known]
-    rows, attributes = [], []
+    rows, attributes, narratives = [], [], []
     for i, record in enumerate(batch.to_dict("records")):
         qid = query_ids.iloc[i]
         values = _fields(record, extras, source, lines, i)
+        if narrative_col is not None:
+            narrative = cells.text(record[narrative_col], narrative_col, source, lines, i)
+            narratives.append((_narrative(narrative), qid))
+        elif "narrative" in values:  # a BEIR export keeps it in the query's metadata
+            narratives.append((_narrative(values.pop("narrative")), qid))
         origin, split = _origin_and_split(record, values, source, lines, i)
         nested = {k: v for k, v in values.items() if isinstance(v, (dict, list))}
         attributes += [
@@ -161,10 +173,16 @@ def store_queries(
         " split = excluded.split, metadata = excluded.metadata, placeholder = 0",
         rows,
     )
+    conn.executemany("UPDATE queries SET narrative = ? WHERE id = ?", narratives)
     conn.executemany("DELETE FROM query_attributes WHERE query_id = ?", ((r[0],) for r in rows))
     conn.executemany(
         "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)", attributes
     )
+
+
+def _narrative(value: Any) -> str | None:
+    """A narrative cell as stored: text, blanks trimmed, None when empty."""
+    return None if value is None else (str(value).strip() or None)
 
 
 def _origin_and_split(

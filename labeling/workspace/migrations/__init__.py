@@ -20,6 +20,7 @@ from labeling.workspace.migrations import (
     m007_consensus_rule,
     m008_provenance,
     m009_query_sets,
+    m010_search_and_narratives,
     m011_synthetic_quality,
     m012_machine_judges,
     m013_chunk_sets,
@@ -38,4 +39,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m011_synthetic_quality.migrate,
     m012_machine_judges.migrate,
     m013_chunk_sets.migrate,
+    m010_search_and_narratives.migrate,
 ]

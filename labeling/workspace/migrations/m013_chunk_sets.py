@@ -18,8 +18,8 @@ chunk set a run retrieves from, and the records of label transfers between chunk
   judgment it came from and the overlap. ``transfer_suggestions``: each pair it sent to the
   labeling queue instead, with the old grades (``detail``, JSON) shown after a person judged it.
 - The trigger that marks a queued pair handled by whoever judges it (``queue_done_from_judgment``
-  of migration 2) is recreated to skip labels of origin ``transferred``: a transferred label is
-  nobody's judging of that pair, so a queued pair stays open for the people it waits for.
+  of migration 2, as migration 12 left it) is recreated to skip labels of origin ``transferred``
+  as well as ``machine``: neither is a person's judging of that pair, so a queued pair stays open for the people it waits for.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ CREATE TABLE transfer_labels (
 CREATE INDEX transfer_labels_transfer ON transfer_labels(transfer_id);
 DROP TRIGGER queue_done_from_judgment;
 CREATE TRIGGER queue_done_from_judgment AFTER INSERT ON judgments
-WHEN NEW.origin <> 'transferred' AND NEW.annotator <> 'generator'
+WHEN NEW.origin NOT IN ('transferred', 'machine') AND NEW.annotator <> 'generator'
     AND coalesce(json_extract(NEW.flags, '$.generator'), 0) = 0
 BEGIN
     INSERT OR REPLACE INTO queue_done (query_id, chunk_id, annotator, judgment_id, voted, queued)
