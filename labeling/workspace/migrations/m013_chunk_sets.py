@@ -19,7 +19,8 @@ chunk set a run retrieves from, and the records of label transfers between chunk
   labeling queue instead, with the old grades (``detail``, JSON) shown after a person judged it.
 - The trigger that marks a queued pair handled by whoever judges it (``queue_done_from_judgment``
   of migration 2, as migration 12 left it) is recreated to skip labels of origin ``transferred``
-  as well as ``machine``: neither is a person's judging of that pair, so a queued pair stays open for the people it waits for.
+  as well as ``machine``: neither is a person's judging of that pair, so a queued pair stays
+  open for the people it waits for.
 """
 
 from __future__ import annotations
