@@ -251,7 +251,8 @@ BAD_BACKUPS = {
         rf"\({len(store.MIGRATIONS)}\)",
     ),
     "failed integrity check": (
-        _swapped_indexes, r"failed its integrity check \(row 1 missing from index chunks_doc_id;"
+        _swapped_indexes,
+        r"failed its integrity check \(row \d+ missing from index (chunks_doc_id|judgments_pair);"
     ),
     "malformed page": (
         _zeroed_index, r"is not a readable workspace \(database disk image is malformed\)"
