@@ -9,7 +9,9 @@
   chunk, so an import indexes its chunks in its own transaction (and a failed import leaves
   the index as it was). Existing chunks are indexed here. ``INSERT OR REPLACE INTO chunks``
   would bypass the delete trigger (SQLite fires it only with recursive triggers on); the
-  importers upsert with ``ON CONFLICT ... DO UPDATE``, which keeps the chunk's rowid.
+  importers upsert with ``ON CONFLICT ... DO UPDATE``, which keeps the chunk's rowid. A
+  ``VACUUM`` may renumber the rowids of ``chunks`` (its key is text): nothing here runs one;
+  after one, ``INSERT INTO chunk_search (chunk_search) VALUES ('rebuild')`` re-indexes.
 - ``queries.narrative``: what the person asking wants to know, for the judges (shown on the
   judging card when present); NULL when the query has none.
 """
