@@ -355,7 +355,7 @@ def test_placeholders_read_text_not_imported(make_workspace, tmp_path) -> None:
         "demo", runs={"ghosts": [("q01", "ghost-1", 2.0), ("q01", "leave-01", 1.0)]})
     qrels = tmp_path / "more.qrels"
     qrels.write_text("q01 0 ghost-2 3\nqx 0 leave-01 2\n", encoding="utf-8")
-    importers.import_qrels(db, qrels, annotator="alice")
+    importers.import_qrels(db, qrels)
     ranked, missed = drilldown.drill_down(db, Controls("ghosts"), "q01")
     assert ranked.set_index("chunk_id").loc["ghost-1", "snippet"] == \
         "text not imported (id ghost-1)"

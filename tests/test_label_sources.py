@@ -59,7 +59,8 @@ def test_people_with_machine_filling_the_gaps_never_mixes_votes(db):
     assert filled == {("q-indent", "dedent"): 1, ("q-indent", "glob"): 2,
                       ("q-tree", "copytree"): 3, ("q-tree", "makedirs"): 1}
     # Had people and the machine voted together, (1, 3) would be 2 and (3, 2, 0) 2.
-    mixed = consensus.consensus_qrels(db).set_index(["query_id", "doc_id"])["relevance"]
+    mixed = consensus.consensus_qrels(db, machine=True).set_index(
+        ["query_id", "doc_id"])["relevance"]
     assert mixed[("q-indent", "dedent")] == 2 != filled[("q-indent", "dedent")]
 
 

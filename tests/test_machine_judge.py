@@ -64,7 +64,7 @@ def test_prompt_carries_query_narrative_passage_and_scale(db, server):
     batch = mj.start_batch(db, judge(), [("q-glob", "glob")], "one pair")
     mj.run_batch(db, batch, client(server))
     assert f"Description of the need: {mj.NO_NARRATIVE}" in server.prompts()[-1]
-    assert mj.narrative_source(db) == "attribute"
+    assert mj.narrative_source(db) == "column"  # the queries' narrative column
 
 
 def test_replies_are_stored_with_model_prompt_hash_and_origin(db, server):

@@ -42,7 +42,6 @@ REJECT_REASONS = (
     "too easy or trivial",
     "duplicate",
     "wrong answer span",
-    "vague or ambiguous",
     "other",
 )
 STATUSES = ("pending", "accepted", "rejected")

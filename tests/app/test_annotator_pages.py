@@ -212,7 +212,8 @@ def test_a_chunk_found_by_search_and_judged_moves_recall_as_the_engine_says(open
     control.set_value(3).run()
     assert not at.exception and any("found by search" in s.value for s in at.success)
     assert corpus_search.found_by_search(db, "q01") == {missing.chunk_id}
-    source = db.conn.execute("SELECT source, detail FROM pair_sources").fetchall()
+    source = db.conn.execute(
+        "SELECT source, detail FROM pair_sources WHERE source = 'search'").fetchall()
     assert source == [("search", at.text_input(key=text_key).value)]
     engine_after = _recall(db)
     assert engine_after < before  # a relevant chunk the run missed: recall falls
@@ -294,10 +295,10 @@ def test_review_marks_the_answer_and_takes_reasons_by_key(open_app, workspace):
     db = store.open_workspace(workspace)
     text = db.conn.execute("SELECT text FROM chunks WHERE id = 'leave-01'").fetchone()[0]
     start = text.index("26 days")
+    # One candidate at first: the queue is ordered by quality score, and this test follows one.
     ids = review.add_candidates(db, [
         Candidate("leave-01", "How many days of annual leave?", "offline", answer="26 days",
-                  answer_start=start, answer_end=start + len("26 days")),
-        Candidate("leave-01", "Is leave paid?", "offline")])
+                  answer_start=start, answer_end=start + len("26 days"))])
     at = open_app("review")
     at.session_state["annotator"] = "carol"
     at.run()
@@ -313,6 +314,7 @@ def test_review_marks_the_answer_and_takes_reasons_by_key(open_app, workspace):
     assert keys[f"review_reason_{vague}"] == str(vague)
     at.button(key=f"review_reason_{vague}").click().run()
     assert at.selectbox(key="reject_reason").value == "vague or ambiguous"
+    review.add_candidates(db, [Candidate("leave-01", "Is leave paid?", "offline")])
     at.button(key="review_reject").click().run()
     frame = review.candidates_frame(db).set_index("id")
     assert frame.loc[ids[0], "reject_reason"] == "vague or ambiguous"

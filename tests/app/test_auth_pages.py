@@ -196,12 +196,15 @@ CONTROL_ACTIONS = {
     "save_queries": "edit_queries", "queries_editor_": "edit_queries",
     "assign_split": "assign_split", "import_": "import", "upload_": "import",
     "set_save": "synthetic_settings", "set_refit": "refit_quality", "resume_": "add_candidates",
-    "dash_decide_send": "enqueue",
+    "dash_decide_send": "enqueue", "split_documents": "import", "chunking_": "import",
+    "save_run_version": "edit_runs", "make_baseline": "baseline",
+    "suggest_grade_": "judge",
     "label_find_hit_": "judge", "dash_find_hit_": "judge", "grid_grade_": "judge",
     "review_reason_": "reject", "guideline_save": "set_guideline",
 }
 READ_ONLY_CONTROLS = (
     "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",
+    "download_",
     "label_toggle_", "grid_next", "grid_previous", "grid_search", "grid_guideline",
 )
 
@@ -289,7 +292,7 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
             assert roles.action_phrase(action) in help_text.replace("\\", "")
     db.close()
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
-                  "unlock", "synthetic_settings", "set_guideline"}
+                  "unlock", "synthetic_settings", "set_guideline", "edit_runs", "baseline"}
     refused = {"vic": set(CONTROL_ACTIONS.values()), "bob": admin_only, "ada": set()}[name]
     assert seen["refused"] == refused
     assert seen["allowed"] == set(CONTROL_ACTIONS.values()) - refused

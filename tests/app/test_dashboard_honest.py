@@ -286,7 +286,7 @@ def test_placeholders_never_read_nan(make_workspace, monkeypatch, tmp_path, down
         "demo", runs={"ghosts": [("q01", "ghost-1", 2.0), ("q01", "leave-01", 1.0)]})
     qrels = tmp_path / "more.qrels"
     qrels.write_text("q01 0 ghost-2 3\nqx 0 leave-01 2\n", encoding="utf-8")
-    assert main(["import", str(path), "qrels", str(qrels), "--annotator", "alice"]) == 0
+    assert main(["import", str(path), "qrels", str(qrels)]) == 0
     monkeypatch.setenv("SCORECARD_WORKSPACE", str(path))
     at = start()
     at.selectbox(key="dash_run").set_value("ghosts").run()
