@@ -195,6 +195,17 @@ def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     accounts._dummy_hash.cache_clear()
 
 
+@pytest.fixture
+def fresh_result_cache() -> Iterator[None]:
+    """An empty result cache of the dashboard (``labeling.evaluation.result_cache``) before and
+    after the test: a module whose tests build workspaces at the same path uses it."""
+    from labeling.evaluation import result_cache
+
+    result_cache.clear_cache()
+    yield
+    result_cache.clear_cache()
+
+
 @pytest.fixture(autouse=True)
 def _clear_streamlit_caches():
     """``st.cache_data`` / ``st.cache_resource`` outlive an AppTest; start each test empty."""

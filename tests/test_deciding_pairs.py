@@ -7,19 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeling.evaluation import deciding_pairs, result_cache
+from labeling.evaluation import deciding_pairs
 from labeling.evaluation.score_controls import Controls
 from labeling.judging import consensus, queue
 from labeling.metrics.engine import evaluate
 from labeling.workspace import roles
 from labeling.workspace.roles import AccessDenied
 
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    result_cache.clear_cache()
-    yield
-    result_cache.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_result_cache")
 
 
 def _random_workspace(make_workspace, seed: int, queries: int = 6, chunks: int = 10):

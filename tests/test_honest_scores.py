@@ -46,12 +46,7 @@ from tests.partial_runs import (
 )
 from tests.workspaces import add_rows
 
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    result_cache.clear_cache()
-    yield
-    result_cache.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_result_cache")
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.evaluation import judged_coverage, judging_budget, result_cache
+from labeling.evaluation import judged_coverage, judging_budget
 from labeling.evaluation.run_comparison import paired_scores
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.segmenting import query_table
@@ -21,12 +21,7 @@ from labeling.judging import consensus, pace, pooling
 from labeling.metrics import power
 from labeling.model_calls.tokens import estimate_tokens
 
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    result_cache.clear_cache()
-    yield
-    result_cache.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_result_cache")
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeling.commands.cli import main
-from labeling.evaluation import result_cache
 from labeling.judging import consensus, pooling
 from labeling.report import scorecard_report as report
 from labeling.workspace import grading, store
@@ -34,12 +33,7 @@ from tests.partial_runs import (
 from tests.three_rules import same, unjudged_in_top
 from tests.workspaces import add_rows
 
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    result_cache.clear_cache()
-    yield
-    result_cache.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_result_cache")
 
 
 def start(page: str = "dashboard") -> AppTest:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.evaluation import result_cache
 from tests.chat_server import ChatServer
 from tests.markup import shown
 
@@ -20,11 +19,7 @@ def server():
     srv.close()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    result_cache.clear_cache()
-    yield
-    result_cache.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_result_cache")
 
 
 def _tab(at, name: str):
