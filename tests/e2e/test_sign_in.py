@@ -39,7 +39,7 @@ PAGES = {
     "agreement": ".st-key-rejudge_go button", "review": ".st-key-review_accept button",
     "dashboard": "[role=tab]", "queries": "[class*='st-key-queries_editor'] [role=gridcell]",
     "data": ".st-key-import_run button", "guide": "h1", "simulator": "h1",
-    "machine_judges": "h1",
+    "machine_judges": "h1", "chunking": "h1",
 }
 # An element drawn before its content arrives is a skeleton placeholder.
 NO_PLACEHOLDER = "() => !document.querySelector('[data-testid=stSkeleton]')"
