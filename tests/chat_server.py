@@ -24,6 +24,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 WORD = re.compile(r"[a-z0-9]+")
 
 
+def send_json(handler: BaseHTTPRequestHandler, payload: dict) -> None:
+    """Answer the handler's request with 200 and ``payload`` as its JSON body."""
+    body = json.dumps(payload).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
+    """``handler`` served on a free port of 127.0.0.1 from a daemon thread: the server and its
+    base URL (``.../v1``)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+
+
 def section(prompt: str, label: str, multiline: bool = False) -> str:
     """The text after ``label`` in a judge prompt (one line, or up to the next blank line)."""
     pattern = rf"^{re.escape(label)}:\s*\n?(.*?)(?:\n\n|\Z)" if multiline \
@@ -81,20 +99,12 @@ class ChatServer:
                     "malformed": lambda: "I think this passage is fairly relevant!",
                     "offscale": lambda: json.dumps({"grade": 9, "reason": "very"}),
                 }[mode]()
-                payload = json.dumps({
+                send_json(self, {
                     "choices": [{"message": {"role": "assistant", "content": content}}],
                     "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 20},
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                })
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.httpd, self.url = serve(Handler)
 
     def prompts(self) -> list[str]:
         """The prompts received, in order."""

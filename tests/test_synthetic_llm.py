@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from labeling.errors import ScorecardError
 from labeling.synthetic import batches, llm, review, settings
 from labeling.synthetic.sampling import Chunk
+from tests.chat_server import send_json, serve
 
 CHUNK = Chunk("leave-01", "leave", "Annual leave",
               "Full-time employees get 26 days of annual leave per leave year.")
@@ -73,18 +74,10 @@ class ChatServer:
                     ]})
                 else:
                     content = "Sure! Here are some questions: 1. ..."
-                payload = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                               "content": content}}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, {"choices": [{"message": {"role": "assistant",
+                                                          "content": content}}]})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.httpd, self.url = serve(Handler)
 
     def prompts(self, critic: bool = False) -> list[str]:
         return [r["body"]["messages"][0]["content"] for r in self.requests
