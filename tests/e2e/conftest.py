@@ -125,6 +125,30 @@ def page(browser, app_server: str):
     context.close()
 
 
+@contextlib.contextmanager
+def offline_page(browser) -> Iterator[tuple[object, list[str]]]:
+    """A page in an offline context that lets only file:, data: and blob: URLs through; yields
+    (page, the other URLs it asked for) and closes the context after."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1400})
+    context.set_offline(True)
+    requested: list[str] = []
+
+    def only_the_file(route) -> None:
+        if route.request.url.startswith(("file:", "data:", "blob:")):
+            route.continue_()
+        else:
+            requested.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_the_file)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        yield page, requested
+    finally:
+        context.close()
+
+
 def _wait_idle(page) -> None:
     page.locator(CONNECTED).wait_for(state="attached")
     page.locator(IDLE).wait_for(state="attached")

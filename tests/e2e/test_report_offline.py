@@ -10,6 +10,7 @@ import pytest
 
 from labeling.report import scorecard_report as report
 from labeling.workspace import store
+from tests.e2e.conftest import offline_page
 from tests.workspaces import add_rows
 
 pytestmark = pytest.mark.e2e
@@ -37,21 +38,7 @@ def card_file(build_workspace) -> tuple[Path, str]:
 def test_html_scorecard_offline(browser, card_file) -> None:
     path, query_id = card_file
     assert PAYLOAD not in path.read_text(encoding="utf-8")
-    context = browser.new_context(viewport={"width": 1280, "height": 1400})
-    context.set_offline(True)
-    requested: list[str] = []
-
-    def only_the_file(route) -> None:
-        if route.request.url.startswith(("file:", "data:", "blob:")):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", only_the_file)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
+    with offline_page(browser) as (page, requested):
         page.goto(path.as_uri())
         page.locator(".js-plotly-plot .main-svg").first.wait_for()
         assert page.locator(".js-plotly-plot").count() == 2
@@ -65,5 +52,3 @@ def test_html_scorecard_offline(browser, card_file) -> None:
         assert requested == []
         if os.environ.get("SCORECARD_SCREENSHOT"):
             page.screenshot(path=os.environ["SCORECARD_SCREENSHOT"])
-    finally:
-        context.close()

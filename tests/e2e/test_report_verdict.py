@@ -11,6 +11,7 @@ import pytest
 
 from labeling.report import scorecard_report as report
 from labeling.workspace import store
+from tests.e2e.conftest import offline_page
 
 pytestmark = pytest.mark.e2e
 
@@ -44,21 +45,7 @@ def _number(text: str) -> float:
 
 def test_verdict_is_the_first_thing_and_its_numbers_are_the_jsons(browser, cards) -> None:
     path, data = cards
-    context = browser.new_context(viewport={"width": 1280, "height": 1400})
-    context.set_offline(True)
-    requested: list[str] = []
-
-    def only_the_file(route) -> None:
-        if route.request.url.startswith(("file:", "data:", "blob:")):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", only_the_file)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
+    with offline_page(browser) as (page, requested):
         page.goto(path.as_uri())
         verdict = page.locator("#verdict")
         verdict.wait_for()
@@ -69,8 +56,6 @@ def test_verdict_is_the_first_thing_and_its_numbers_are_the_jsons(browser, cards
         assert box["y"] < first_table["y"] and box["y"] < first_chart["y"]
         text = verdict.inner_text().strip()
         assert requested == []
-    finally:
-        context.close()
     match = SENTENCE.fullmatch(text)
     assert match, text
     expected = data["verdict"]
