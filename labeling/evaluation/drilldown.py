@@ -14,7 +14,7 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.evaluation.label_sets import label_snapshot
-from labeling.evaluation.ranked_runs import _document_of, chunk_documents, load_run
+from labeling.evaluation.ranked_runs import _document_of, chunk_documents, stored_run
 from labeling.evaluation.score_controls import NO_SEGMENT, Controls
 from labeling.evaluation.segmenting import _segments
 from labeling.judging import queue
@@ -91,8 +91,7 @@ def drill_down(
     """
     rel = controls.relevance
     labels = label_snapshot(db, controls.rule)
-    frame = load_run(db, controls.run)
-    mine = frame.loc[frame["query_id"] == query_id, ["doc_id", "score"]]
+    mine = stored_run(db, controls.run).rows_for([query_id])[["doc_id", "score"]]
     mine = mine.sort_values(["score", "doc_id"], ascending=[False, False], ignore_index=True)
     mine.insert(0, "rank", np.arange(1, len(mine) + 1))
     if depth is not None:

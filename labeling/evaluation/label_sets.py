@@ -1,20 +1,33 @@
-"""The consensus labels a score is computed on, with their snapshot hash.
+"""The consensus labels a score is computed on, with their snapshot hash, kept up to date
+judgment by judgment.
 
 A label snapshot hash is the first 12 hex digits of a SHA-256 over the sorted consensus
 (query, chunk, grade) rows: equal hashes mean equal labels.
+
+Judgments are append-only with increasing ids, so the labels after judgment ``n`` differ from
+those after judgment ``m < n`` only on the queries judged in between. ``label_snapshot`` keeps,
+per workspace and rule, the newest labels and a log of the queries each new judgment changed:
+a new judgment recomputes the consensus of its query alone (``query_consensus_qrels``) and
+splices it in; ``changes_since`` tells the scores which queries to recompute. Anything the log
+cannot vouch for (another file at the same path, a long gap) recomputes everything.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.result_cache import (
-    _HEAVY,
+    _FORGETTERS,
     _cache_dir,
     _workspace,
     _write_parquet,
@@ -23,50 +36,252 @@ from labeling.evaluation.result_cache import (
 from labeling.evaluation.score_controls import CONSENSUS_RULES
 from labeling.judging import consensus
 
-# ---------------------------------------------------------------------------------------------
-# Loading
+COLUMNS = ["query_id", "doc_id", "relevance"]
+# Beyond this many queries changed at once, one full consensus is cheaper than splicing.
+INCREMENTAL_QUERIES = 2_000
+LOG_ENTRIES = 4_096  # changes remembered per workspace and rule
 
 
-@dataclass(frozen=True)
-class Labels:
-    """Consensus qrels (query_id, doc_id = chunk id, relevance) and their snapshot hash."""
+def row_hashes(qrels: pd.DataFrame) -> np.ndarray:
+    """The 64-bit hash of each (query, chunk, grade) row that ``snapshot_hash`` digests."""
+    return pd.util.hash_pandas_object(qrels[COLUMNS], index=False).to_numpy()
 
-    qrels: pd.DataFrame
-    snapshot: str
-    version: tuple[int, str]
-    rule: str
+
+def _digest(hashes: np.ndarray) -> str:
+    if not len(hashes):
+        return hashlib.sha256(b"").hexdigest()[:12]
+    return hashlib.sha256(hashes.tobytes()).hexdigest()[:12]
 
 
 def snapshot_hash(qrels: pd.DataFrame) -> str:
     """12 hex digits identifying a set of consensus labels (order-independent)."""
     if qrels.empty:
-        return hashlib.sha256(b"").hexdigest()[:12]
-    frame = qrels[["query_id", "doc_id", "relevance"]].sort_values(["query_id", "doc_id"])
-    hashed = pd.util.hash_pandas_object(frame, index=False).to_numpy()
-    return hashlib.sha256(hashed.tobytes()).hexdigest()[:12]
+        return _digest(np.zeros(0, dtype=np.uint64))
+    return _digest(row_hashes(qrels[COLUMNS].sort_values(["query_id", "doc_id"])))
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Consensus qrels (query_id, doc_id = chunk id, relevance), sorted by (query, chunk), with
+    their snapshot hash, the label version they were read at and the rule.
+
+    ``queries`` (sorted) and ``starts`` locate each query's rows: query ``queries[i]`` holds rows
+    ``starts[i]:starts[i + 1]``. ``hashes`` are the rows' ``row_hashes``; ``table`` the same
+    rows in Arrow (the frame's columns wrap it).
+    """
+
+    qrels: pd.DataFrame
+    version: tuple[int, str]
+    rule: str
+    hashes: np.ndarray = field(repr=False)
+    queries: list[str] = field(repr=False)
+    starts: np.ndarray = field(repr=False)
+    table: pa.Table = field(repr=False)
+
+    @property
+    def snapshot(self) -> str:
+        return _digest(self.hashes)
+
+    def rows_of(self, query_ids: list[str]) -> pd.DataFrame:
+        """The labels of ``query_ids`` (those without labels contribute no row)."""
+        picked = [self._range(q) for q in query_ids]
+        rows = [np.arange(a, b) for a, b in picked if b > a]
+        taken = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        return _string_frame(self.table.take(pa.array(taken, pa.int64())))
+
+    def _range(self, query_id: str) -> tuple[int, int]:
+        """Rows of ``query_id``; an empty range where its rows would go when it has none."""
+        at = bisect.bisect_left(self.queries, query_id)
+        if at < len(self.queries) and self.queries[at] == query_id:
+            return int(self.starts[at]), int(self.starts[at + 1])
+        return int(self.starts[at]), int(self.starts[at])
+
+
+_SCHEMA = pa.schema([("query_id", pa.large_string()), ("doc_id", pa.large_string()),
+                     ("relevance", pa.int64())])
+
+
+def _string_frame(table: pa.Table) -> pd.DataFrame:
+    """A qrels frame over Arrow columns (no copy of the ids)."""
+    return pd.DataFrame({
+        "query_id": pd.Series(table["query_id"], dtype="string"),
+        "doc_id": pd.Series(table["doc_id"], dtype="string"),
+        "relevance": table["relevance"].to_numpy().astype(np.int64),
+    })
+
+
+def _labels(qrels: pd.DataFrame, version: tuple[int, str], rule: str) -> Labels:
+    """``Labels`` of qrels already sorted by (query, chunk)."""
+    table = pa.Table.from_pandas(
+        qrels[COLUMNS].astype({"query_id": "string", "doc_id": "string", "relevance": "int64"}),
+        preserve_index=False,
+    ).cast(_SCHEMA).combine_chunks()
+    frame = _string_frame(table)
+    codes, uniques = pd.factorize(frame["query_id"], sort=False)
+    counts = np.bincount(codes, minlength=len(uniques)) if len(codes) else np.zeros(0, np.int64)
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return Labels(frame, version, rule, row_hashes(frame), [str(q) for q in uniques], starts,
+                  table)
+
+
+def _spliced(
+    old: Labels, fresh: pd.DataFrame, changed: list[str], version: tuple[int, str]
+) -> Labels:
+    """``old`` with the rows of the ``changed`` queries (sorted) replaced by their rows in
+    ``fresh`` (all their labels now, sorted; a query with none has no row)."""
+    new_rows = pa.Table.from_pandas(
+        fresh[COLUMNS].astype({"query_id": "string", "doc_id": "string", "relevance": "int64"}),
+        preserve_index=False,
+    ).cast(_SCHEMA)
+    new_hashes = row_hashes(fresh)
+    fresh_queries = fresh["query_id"].astype(str).to_numpy()
+    pieces, hashes = [], []
+    queries, counts = list(old.queries), np.diff(old.starts)
+    cursor = 0
+    for query_id in reversed(changed):  # from the end: list positions stay valid
+        at = bisect.bisect_left(queries, query_id)
+        mine = np.flatnonzero(fresh_queries == query_id)
+        present = at < len(queries) and queries[at] == query_id
+        if present and len(mine):
+            counts[at] = len(mine)
+        elif present:
+            del queries[at]
+            counts = np.delete(counts, at)
+        elif len(mine):
+            queries.insert(at, query_id)
+            counts = np.insert(counts, at, len(mine))
+    for query_id in changed:
+        start, stop = old._range(query_id)
+        pieces.append(old.table.slice(cursor, start - cursor))
+        hashes.append(old.hashes[cursor:start])
+        mine = np.flatnonzero(fresh_queries == query_id)
+        pieces.append(new_rows.take(pa.array(mine, pa.int64())))
+        hashes.append(new_hashes[mine])
+        cursor = stop
+    pieces.append(old.table.slice(cursor))
+    hashes.append(old.hashes[cursor:])
+    table = pa.concat_tables(pieces).combine_chunks()
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return Labels(_string_frame(table), version, old.rule, np.concatenate(hashes), queries,
+                  starts, table)
+
+
+# ---------------------------------------------------------------------------------------------
+# The newest labels per (workspace, rule) and the log of what each judgment changed
+
+
+@dataclass
+class _History:
+    labels: Labels
+    log: OrderedDict = field(default_factory=OrderedDict)  # version -> queries changed to it
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_HISTORIES: dict[tuple[str, str], _History] = {}
+_HISTORIES_LOCK = threading.Lock()
+
+
+def forget_labels() -> None:
+    """Drop the kept labels and logs (``result_cache.clear_cache`` calls this)."""
+    with _HISTORIES_LOCK:
+        _HISTORIES.clear()
+
+
+_FORGETTERS.append(forget_labels)
+
+
+def _same_history(db: sqlite_utils.Database, version: tuple[int, str]) -> bool:
+    """Whether judgment ``version[0]`` is still the one read then (same time): the file holds
+    the same history up to it."""
+    if version[0] == 0:
+        return True
+    row = db.conn.execute("SELECT created_at FROM judgments WHERE id = ?",
+                          [version[0]]).fetchone()
+    return row is not None and str(row[0]) == version[1]
+
+
+def _judged_queries(db: sqlite_utils.Database, after_id: int, limit: int) -> list[str] | None:
+    """Queries judged after judgment ``after_id`` (None when more than ``limit``, or when
+    more than ``10 * limit`` judgments came since)."""
+    rows = db.conn.execute(
+        "SELECT query_id FROM judgments WHERE id > ? ORDER BY id LIMIT ?",  # by rowid
+        [after_id, 10 * limit + 1],
+    ).fetchall()
+    queries = {r[0] for r in rows}
+    return None if len(rows) > 10 * limit or len(queries) > limit else sorted(queries)
+
+
+def _full(db: sqlite_utils.Database, version: tuple[int, str], rule: str) -> Labels:
+    """Every judgment's consensus (or the parquet cache of it beside the workspace)."""
+    folder = _cache_dir(db)
+    stem = hashlib.sha256(repr((version, rule)).encode()).hexdigest()[:16]
+    if folder is not None:
+        for path in folder.glob(f"labels-{rule}-{stem}-*.parquet"):
+            return _labels(pd.read_parquet(path), version, rule)
+    qrels = consensus.consensus_qrels(db, rule)
+    labels = _labels(qrels, version, rule)
+    if folder is not None:
+        _write_parquet(labels.qrels, folder / f"labels-{rule}-{stem}-{labels.snapshot}.parquet")
+        # Only each rule's newest labels are useful.
+        for old in folder.glob(f"labels-{rule}-*.parquet"):
+            if not old.name.startswith(f"labels-{rule}-{stem}-"):
+                old.unlink(missing_ok=True)
+    return labels
 
 
 def label_snapshot(db: sqlite_utils.Database, rule: str) -> Labels:
-    """The consensus labels now under ``rule`` (a ``Controls.rule``; cached until a judgment is
-    added)."""
+    """The consensus labels now under ``rule`` (a ``Controls.rule``): kept between calls, and
+    brought up to date by recomputing only the queries judged since."""
     if rule not in CONSENSUS_RULES:
         raise ScorecardError(f"unknown consensus rule {rule!r}")
     version = labels_version(db)
+    key = (_workspace(db), rule)
+    with _HISTORIES_LOCK:
+        history = _HISTORIES.get(key)
+    if history is not None:
+        with history.lock:
+            if history.labels.version == version:
+                return history.labels
+            old = history.labels
+            if version[0] > old.version[0] and _same_history(db, old.version):
+                changed = _judged_queries(db, old.version[0], INCREMENTAL_QUERIES)
+                if changed is not None:
+                    fresh = consensus.query_consensus_qrels(db, changed, rule)
+                    history.labels = _spliced(old, fresh, changed, version)
+                    history.log[version] = frozenset(changed)
+                    while len(history.log) > LOG_ENTRIES:
+                        history.log.popitem(last=False)
+                    return history.labels
+    labels = _full(db, version, rule)
+    with _HISTORIES_LOCK:
+        _HISTORIES[key] = _History(labels, OrderedDict([(version, None)]))
+    return labels
 
-    def compute() -> Labels:
-        folder = _cache_dir(db)
-        stem = hashlib.sha256(repr((version, rule)).encode()).hexdigest()[:16]
-        if folder is not None:
-            for path in folder.glob(f"labels-{rule}-{stem}-*.parquet"):
-                return Labels(pd.read_parquet(path), path.stem.rsplit("-", 1)[1], version, rule)
-        qrels = consensus.consensus_qrels(db, rule)
-        digest = snapshot_hash(qrels)
-        if folder is not None:
-            _write_parquet(qrels, folder / f"labels-{rule}-{stem}-{digest}.parquet")
-            # Only each rule's newest labels are useful.
-            for old in folder.glob(f"labels-{rule}-*.parquet"):
-                if not old.name.startswith(f"labels-{rule}-{stem}-"):
-                    old.unlink(missing_ok=True)
-        return Labels(qrels, digest, version, rule)
 
-    return _HEAVY.get(("labels", _workspace(db), version, rule), compute)
+def changes_since(
+    db: sqlite_utils.Database, rule: str, old: tuple[int, str], new: tuple[int, str]
+) -> frozenset[str] | None:
+    """The queries whose labels may differ between label versions ``old`` and ``new`` of
+    ``rule`` (both read by ``label_snapshot``), or None when the log cannot tell."""
+    if old == new:
+        return frozenset()
+    with _HISTORIES_LOCK:
+        history = _HISTORIES.get((_workspace(db), rule))
+    if history is None:
+        return None
+    with history.lock:
+        versions = list(history.log)
+        if old not in history.log or new not in history.log:
+            return None
+        first, last = versions.index(old), versions.index(new)
+        if last < first:
+            return None
+        changed: set[str] = set()
+        for version in versions[first + 1: last + 1]:
+            queries = history.log[version]
+            if queries is None:
+                return None
+            changed |= queries
+    return frozenset(changed)

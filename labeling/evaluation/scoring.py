@@ -23,14 +23,25 @@ Conventions
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import label_snapshot
-from labeling.evaluation.ranked_runs import _ranked
-from labeling.evaluation.result_cache import _CACHE, _db_state, _run_version, _workspace
+from labeling.evaluation.label_sets import Labels, changes_since, label_snapshot
+from labeling.evaluation.ranked_runs import _ranked, rank_subset
+from labeling.evaluation.result_cache import (
+    _CACHE,
+    _FORGETTERS,
+    _LRU,
+    _run_version,
+    _workspace,
+    queries_state,
+)
 from labeling.evaluation.score_controls import (
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
@@ -74,13 +85,99 @@ def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Ev
     return result
 
 
+# ---------------------------------------------------------------------------------------------
+# Per-query values, kept per controls and brought up to date query by query
+
+# Beyond this many changed queries, one evaluation of the whole run is cheaper than patching.
+PATCH_QUERIES = 2_000
+KEPT_VALUES = 64  # (run, rule, unit, policy, measures) combinations kept
+
+
+class _Values:
+    """The newest per-query values per (workspace, run, rule, unit, policy, measures) and the
+    label version they were computed at."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict[tuple, tuple[tuple[int, str], pd.DataFrame]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[tuple[int, str], pd.DataFrame] | None:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+            return self.items.get(key)
+
+    def put(self, key: tuple, version: tuple[int, str], values: pd.DataFrame) -> None:
+        with self.lock:
+            known = self.items.get(key)
+            if known is None or known[0][0] <= version[0]:
+                self.items[key] = (version, values)
+                self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_VALUES = _Values(KEPT_VALUES)
+_FORGETTERS.append(_VALUES.clear)
+
+
+def _patched(
+    db: sqlite_utils.Database, controls: Controls, labels: Labels, values: pd.DataFrame,
+    changed: frozenset[str],
+) -> pd.DataFrame:
+    """``values`` with the queries in ``changed`` evaluated again on ``labels``: the same
+    engine on those queries' rows and labels alone gives the same numbers as on the whole run
+    (every measure is per query)."""
+    queries = sorted(changed)
+    qrels = labels.rows_of(queries)
+    at = values.index.get_indexer(pd.Index(queries, dtype="string"))
+    if qrels.empty:
+        fresh = values.iloc[0:0]
+    else:
+        rows, _ = rank_subset(db, controls.run, controls.unit, qrels, queries)
+        fresh = evaluate_ranked(rows, controls.measures,
+                                judged_only=controls.judged_only).per_query
+        fresh.index = fresh.index.astype("string")
+    if (at >= 0).all() and len(fresh) == len(queries):
+        # The same queries before and after: values change in place, order and index kept.
+        where = values.index.get_indexer(fresh.index)
+        columns = {}
+        for column in values.columns:
+            array = values[column].to_numpy(copy=True)
+            array[where] = fresh[column].to_numpy()
+            columns[column] = array
+        return pd.DataFrame(columns, index=values.index)
+    kept = values.drop(index=values.index[at[at >= 0]])
+    return pd.concat([kept, fresh]).sort_index()
+
+
 def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
     """Per-query values of ``controls.run`` (index query_id, one column per measure of
-    ``controls.measures``) over the evaluated queries of ``controls.split``."""
+    ``controls.measures``) over the evaluated queries of ``controls.split``.
+
+    Kept between calls: after new judgments only the queries they changed are evaluated again
+    (``label_sets.changes_since``); anything else evaluates the whole run.
+    """
     labels = label_snapshot(db, controls.rule)
-    key = ("per_query", _workspace(db), _run_version(db, controls.run), labels.version,
-           controls.rule, controls.unit, controls.policy, controls.measures)
-    values = _CACHE.get(key, lambda: _evaluate(db, controls, "zero").per_query)
+    state = (_workspace(db), _run_version(db, controls.run), controls.rule, controls.unit,
+             controls.policy, controls.measures)
+    known = _VALUES.get(state)
+    if known is not None and known[0] == labels.version:
+        values = known[1]
+    else:
+        changed = (None if known is None
+                   else changes_since(db, controls.rule, known[0], labels.version))
+        if changed is not None and len(changed) <= PATCH_QUERIES:
+            values = _patched(db, controls, labels, known[1], changed)
+        else:
+            values = _evaluate(db, controls, "zero").per_query
+        _VALUES.put(state, labels.version, values)
+    key = ("per_query", *state, labels.version)
     return in_split(db, values, controls.split, key)
 
 
@@ -98,8 +195,36 @@ def in_split(
 
     if key is None:
         return compute()
-    # Split membership can change without a new label: key on the workspace state too.
-    return _CACHE.get((*key, split, _db_state(db)), compute)
+    # Split membership can change without a new label: key on the queries' state too.
+    return _CACHE.get((*key, split, queries_state(db)), compute)
+
+
+# After a judgment only its query's segment has new values: the other cells' intervals are
+# found again by the values' digest instead of resampled.
+_INTERVALS = _LRU(4_096)
+_SEGMENTS = _LRU(16)
+
+
+def _interval(
+    values: np.ndarray, confidence: float, n_resamples: int, seed: int
+) -> statistics.BootstrapInterval:
+    """``statistics.bootstrap_ci`` of ``values``, remembered by their digest."""
+    digest = hashlib.sha1(np.ascontiguousarray(values, dtype=np.float64).tobytes()).digest()
+    return _INTERVALS.get(
+        (digest, len(values), confidence, n_resamples, seed),
+        lambda: statistics.bootstrap_ci(values, confidence=confidence,
+                                        n_resamples=n_resamples, seed=seed),
+    )
+
+
+def _kept_segments(queries: pd.DataFrame, segment: str, index: pd.Index) -> pd.Series:
+    """``_segments``, remembered for the same query table and index objects (a patched set of
+    per-query values keeps its index)."""
+    key = (id(queries), id(index), segment)
+    found = _SEGMENTS.get(key, lambda: (queries, index, _segments(queries, segment, index)))
+    if found[0] is queries and found[1] is index:
+        return found[2]
+    return _segments(queries, segment, index)
 
 
 def scorecard(
@@ -117,17 +242,14 @@ def scorecard(
     (segment ``(all queries)``), then segments by name. Bootstrap seeds are fixed per cell
     (``seed``), so the table is reproducible.
     """
-    groups = _segments(queries, segment, values.index)
+    groups = _kept_segments(queries, segment, values.index)
     rows = []
     parts: list[tuple[str, pd.DataFrame]] = [(OVERALL, values)]
     if segment != NO_SEGMENT:
         parts += [(str(name), frame) for name, frame in values.groupby(groups, sort=True)]
     for name, frame in parts:
         for measure in values.columns:
-            ci = statistics.bootstrap_ci(
-                frame[measure].to_numpy(), confidence=confidence, n_resamples=n_resamples,
-                seed=seed,
-            )
+            ci = _interval(frame[measure].to_numpy(), confidence, n_resamples, seed)
             rows.append({"segment": name, "measure": measure, "mean": ci.mean,
                          "ci_low": ci.low, "ci_high": ci.high, "n": ci.n})
     return pd.DataFrame(rows, columns=["segment", "measure", "mean", "ci_low", "ci_high", "n"])
@@ -148,10 +270,10 @@ def segment_scorecard(
     (``query_table``) to skip re-reading the segments.
     """
     labels = label_snapshot(db, controls.rule)
-    # Segments and splits can change without a new label: key on the workspace state too.
+    # Segments and splits can change without a new label: key on the queries' state too.
     # ``queries`` given by the caller must be the current query_table (same state).
     key = ("scorecard", _workspace(db), _run_version(db, controls.run), labels.version,
-           controls, segment, _db_state(db), n_resamples, seed)
+           controls, segment, queries_state(db), n_resamples, seed)
 
     def compute() -> pd.DataFrame:
         table = query_table(db) if queries is None else queries

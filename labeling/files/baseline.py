@@ -18,6 +18,7 @@ import sqlite_utils
 from labeling.errors import ScorecardError
 from labeling.files.importers import ImportResult
 from labeling.workspace.ids import check_run_name
+from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
 
 FIELDS = ("title", "text")
@@ -91,4 +92,5 @@ def bm25_run(
             " VALUES (?, ?, ?, ?, ?)",
             ((run_id, *row) for row in rows),
         )
+        write_run_parts(conn, run_id)  # the columnar copy the scores read
     return ImportResult("run", rows=len(rows))

@@ -18,6 +18,7 @@ from labeling.workspace.migrations import (
     m005_access,
     m006_sessions,
     m007_consensus_rule,
+    m015_run_columns,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -28,4 +29,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m005_access.migrate,
     m006_sessions.migrate,
     m007_consensus_rule.migrate,
+    m015_run_columns.migrate,
 ]
