@@ -300,6 +300,9 @@ def read_controls(
 
 
 def scorecard_tab(view: View) -> None:
+    note = scoring.values_note(view.db, view.controls.run)
+    if note:
+        st.caption(escape_markdown(note))  # names a file: user text
     card = scoring.with_error_bars(scoring.segment_scorecard(
         view.db, view.controls, view.segment, queries=view.queries))
     table = card.drop(columns=["err_plus", "err_minus"])

@@ -27,12 +27,14 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import sqlite_utils
 
 from labeling.evaluation.label_sets import Labels, changes_since, label_snapshot
+from labeling.evaluation.outside_values import outside_values
 from labeling.evaluation.ranked_runs import _ranked, rank_subset
 from labeling.evaluation.result_cache import (
     _CACHE,
@@ -161,8 +163,14 @@ def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
     ``controls.measures``) over the evaluated queries of ``controls.split``.
 
     Kept between calls: after new judgments only the queries they changed are evaluated again
-    (``label_sets.changes_since``); anything else evaluates the whole run.
+    (``label_sets.changes_since``); anything else evaluates the whole run. A run scored
+    outside the workspace gives its imported values (``outside_values``).
     """
+    outside = outside_values(db, controls.run)
+    if outside is not None:
+        key = ("outside", _workspace(db), _run_version(db, controls.run), outside.created_at,
+               controls.measures)
+        return in_split(db, outside.pick(controls), controls.split, key)
     labels = label_snapshot(db, controls.rule)
     state = (_workspace(db), _run_version(db, controls.run), controls.rule, controls.unit,
              controls.policy, controls.measures)
@@ -179,6 +187,13 @@ def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
         _VALUES.put(state, labels.version, values)
     key = ("per_query", *state, labels.version)
     return in_split(db, values, controls.split, key)
+
+
+def values_note(db: sqlite_utils.Database, run: str) -> str | None:
+    """For a run scored outside the workspace, the sentence saying what its values are made
+    of and that they do not follow new judgments; None for a run scored here."""
+    outside = outside_values(db, run)
+    return None if outside is None else outside.describe()
 
 
 def in_split(
@@ -270,6 +285,9 @@ def segment_scorecard(
     (``query_table``) to skip re-reading the segments.
     """
     labels = label_snapshot(db, controls.rule)
+    outside = outside_values(db, controls.run)
+    if outside is not None:  # fixed values: the label version does not matter
+        labels = replace(labels, version=(0, outside.created_at))
     # Segments and splits can change without a new label: key on the queries' state too.
     # ``queries`` given by the caller must be the current query_table (same state).
     key = ("scorecard", _workspace(db), _run_version(db, controls.run), labels.version,
@@ -312,6 +330,8 @@ def curves(db: sqlite_utils.Database, controls: Controls, runs: Sequence[str]) -
     rows = []
     labels = label_snapshot(db, controls.rule)
     for run in runs:
+        if outside_values(db, run) is not None:
+            continue  # scored elsewhere on fixed cutoffs: no curve to draw
         ranked = _ranked(db, run, controls.unit, labels)
         depth = int(ranked.rank.max()) if len(ranked.rank) else 1
         ks = curve_ks(depth)
