@@ -128,8 +128,10 @@ def _role(cmdline: str, me: bool) -> str:
         return "Spark Python worker"
     if "pyspark" in cmdline or "worker.py" in cmdline:
         return "Spark Python worker"
+    if "multiprocessing" in cmdline and "spawn_main" in cmdline:
+        return "Dask worker process"
     if "distributed" in cmdline or "dask" in cmdline or "multiprocessing" in cmdline:
-        return "Dask worker (or its nanny)"
+        return "Dask helper process"
     return "other: " + cmdline[:40]
 
 

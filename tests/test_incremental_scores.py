@@ -114,3 +114,34 @@ def test_kept_up_to_date_equals_a_full_recompute(build_workspace, operations):
             assert full.call_count == first  # no judgment evaluated the whole run again
     finally:
         db.close()
+
+
+def test_the_columnar_copy_of_judgments_is_extended_and_dropped_when_stale(
+        build_workspace, monkeypatch):
+    monkeypatch.setattr(label_sets, "JUDGMENT_COPY_ROWS", 1)
+    db = _workspace(build_workspace)
+    try:
+        folder = label_sets._cache_dir(db)
+        result_cache.clear_cache()
+        label_sets.label_snapshot(db, "default")
+        (first,) = folder.glob("judgments-*.arrow")
+        for op in [("judge", "q2", "c7", 3, "ann"), ("adjudicate", "q0", "c0", 0, "bob"),
+                   ("cant", "q1", "c5", 0, "bob")]:
+            _apply(db, op)
+        for path in folder.glob("labels-*.parquet"):
+            path.unlink()  # the labels themselves must come from the judgments
+        result_cache.clear_cache()
+        labels = label_sets.label_snapshot(db, "default")
+        pd.testing.assert_frame_equal(labels.qrels, _reference_labels(db, "default"))
+        (second,) = folder.glob("judgments-*.arrow")
+        assert second != first  # extended to the newest judgment, the old copy gone
+        stale = folder / f"judgments-{second.stem.split('-')[1]}-{'then'.encode().hex()}.arrow"
+        second.rename(stale)  # as if judgment n had another time: another history
+        for path in folder.glob("labels-*.parquet"):
+            path.unlink()
+        result_cache.clear_cache()
+        labels = label_sets.label_snapshot(db, "default")
+        pd.testing.assert_frame_equal(labels.qrels, _reference_labels(db, "default"))
+        assert not stale.exists()
+    finally:
+        db.close()

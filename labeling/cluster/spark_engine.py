@@ -34,6 +34,7 @@ DEFAULT_CONF = {
     "spark.master": DEFAULT_MASTER,
     "spark.app.name": "scorecard evaluate",
     "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.pyspark.python": sys.executable,  # workers import the same installed scorecard
     "spark.pyspark.driver.python": sys.executable,

@@ -213,6 +213,48 @@ def _judged_queries(db: sqlite_utils.Database, after_id: int, limit: int) -> lis
     return None if len(rows) > 10 * limit or len(queries) > limit else sorted(queries)
 
 
+# A columnar copy of the judgments beside the workspace is worth writing once this many
+# judgments came after the one it holds (reading them from SQLite is the slow part).
+JUDGMENT_COPY_ROWS = 100_000
+
+
+def _judgment_columns(db: sqlite_utils.Database, version: tuple[int, str]) -> pa.Table:
+    """Every judgment as columns (``consensus.judgment_columns``), the oldest ones from an
+    Arrow copy in ``.<workspace>.cache/`` when there is one: judgments are append-only, so a
+    copy up to judgment ``n`` stays right as long as judgment ``n`` is the one it saw (same
+    time); only the judgments after it are read from SQLite."""
+    folder = _cache_dir(db)
+    if folder is None:
+        return consensus.judgment_columns(db)
+    copy, upto = None, 0
+    for path in folder.glob("judgments-*.arrow"):
+        stamp = path.stem.split("-", 2)
+        if len(stamp) == 3 and stamp[1].isdigit() and _same_history(
+                db, (int(stamp[1]), bytes.fromhex(stamp[2]).decode())):
+            copy, upto = path, int(stamp[1])
+        else:
+            path.unlink(missing_ok=True)
+    columns = consensus.judgment_columns(db, after_id=upto)
+    if copy is not None:
+        with pa.memory_map(str(copy)) as source:
+            old = pa.ipc.open_file(source).read_all()
+        columns = pa.concat_tables([old, columns.cast(old.schema)]).combine_chunks()
+    if columns.num_rows and version[0] - upto >= JUDGMENT_COPY_ROWS:
+        target = folder / f"judgments-{version[0]}-{version[1].encode().hex()}.arrow"
+        partial = target.with_name(target.name + ".partial")
+        try:
+            folder.mkdir(exist_ok=True)
+            with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(
+                    sink, columns.schema) as writer:
+                writer.write_table(columns)
+            partial.replace(target)
+            if copy is not None and copy != target:
+                copy.unlink(missing_ok=True)
+        except OSError:  # a read-only folder: work without the copy
+            partial.unlink(missing_ok=True)
+    return columns
+
+
 def _full(db: sqlite_utils.Database, version: tuple[int, str], rule: str) -> Labels:
     """Every judgment's consensus (or the parquet cache of it beside the workspace)."""
     folder = _cache_dir(db)
@@ -220,7 +262,8 @@ def _full(db: sqlite_utils.Database, version: tuple[int, str], rule: str) -> Lab
     if folder is not None:
         for path in folder.glob(f"labels-{rule}-{stem}-*.parquet"):
             return _labels(pd.read_parquet(path), version, rule)
-    qrels = consensus.consensus_qrels(db, rule)
+    pairs = consensus.consensus_of_columns(db, _judgment_columns(db, version), rule)
+    qrels = pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
     labels = _labels(qrels, version, rule)
     if folder is not None:
         _write_parquet(labels.qrels, folder / f"labels-{rule}-{stem}-{labels.snapshot}.parquet")
