@@ -112,10 +112,12 @@ class PeakMemory:
             self._sample()
 
     def by_role(self) -> dict[str, tuple[int, int]]:
-        """role -> (processes, largest peak in MB)."""
+        """role -> (processes, largest peak in MB); processes that never reached 50 MB (shell
+        helpers, multiprocessing's resource tracker) are left out."""
         out: dict[str, list[int]] = {}
         for role, kb in self.peaks.values():
-            out.setdefault(role, []).append(kb)
+            if kb >= 50 * 1024:
+                out.setdefault(role, []).append(kb)
         return {role: (len(kbs), max(kbs) // 1024) for role, kbs in out.items()}
 
 

@@ -43,6 +43,20 @@ def _sums(values: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
     return pd.DataFrame(row)
 
 
+LABEL_PART_ROWS = 1_000_000
+
+
+def _labels_frame(client, labels: pd.DataFrame):
+    """The labels as a Dask frame whose pieces are scattered to the workers once (put in the
+    task graph they would travel with it, 23 MB for 500k labels)."""
+    import dask.dataframe as dd
+
+    rows = unified(qrels=labels)
+    pieces = [rows.iloc[i:i + LABEL_PART_ROWS] for i in range(0, max(len(rows), 1),
+                                                              LABEL_PART_ROWS)]
+    return dd.from_delayed(client.scatter(pieces), meta=_meta(), verify_meta=False)
+
+
 def local_client(workers: int | None = None):
     """A ``dask.distributed`` client of a local cluster: ``workers`` processes (one per core
     by default) of one thread each (the engine's arrays release the GIL, pandas does not)."""
@@ -91,7 +105,7 @@ def evaluate_on_dask(
             pieces.append(frame.map_partitions(lambda part: unified(run=part), meta=_meta()))
         run = dd.concat(pieces) if len(pieces) > 1 else pieces[0]
         wanted = partitions or max(run.npartitions, 1)
-        both = dd.concat([run, dd.from_pandas(unified(qrels=labels), npartitions=1)])
+        both = dd.concat([run, _labels_frame(client, labels)])
         shuffled = both.shuffle("query_id", npartitions=wanted)
         values = shuffled.map_partitions(score_unified, measures, judged_only=judged_only,
                                          missing=missing, keep_top=keep_top,
