@@ -5,9 +5,13 @@ policy, split, consensus rule and relevance threshold come from it, never from a
 
 Conventions
 - Scores come from the metric engine (``labeling.metrics.engine.evaluate_ranked``) on the consensus
-  labels (``labeling.judging.consensus``); a run is ranked once per (run, label snapshot, unit) with
-  ``labeling.metrics.ranking.rank_rows`` and kept in an in-memory cache, so changing a measure, a
-  segment, the split or the unjudged policy only re-runs the cheap part.
+  labels (``labeling.judging.consensus``); a run is ranked once per (run, label snapshot, unit)
+  (``labeling.metrics.ranking.rank_ordered`` on the stored order) and kept in an in-memory
+  cache, so changing a measure, a segment, the split or the unjudged policy only re-runs the
+  cheap part. After new judgments, per-query values are patched: only the queries whose labels
+  changed are scored again (``per_query``); means, segments and intervals follow from them.
+- A run scored outside the workspace (``labeling.evaluation.outside_values``) has imported
+  per-query values, used as they are.
 - Unit ``chunk`` scores the run as stored. Unit ``document`` turns chunks into documents: a
   document takes the rank of its best-ranked chunk and the highest consensus grade of its
   chunks; a chunk without ``doc_id`` is its own document.

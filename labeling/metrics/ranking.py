@@ -13,7 +13,8 @@ All work is vectorised over every query at once. Run ids are never factorised: t
 up in the labels' (small) vocabularies, repeated pairs are found through 64-bit hashes
 (``labeling.metrics.duplicates``), only integers are sorted, and doc ids are compared as strings
 only
-for rows whose scores tie.
+for rows whose scores tie. ``rank_ordered`` takes a run already stored in that order
+(``OrderedRun``) and only joins it to the labels.
 """
 
 from __future__ import annotations
