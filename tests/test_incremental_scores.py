@@ -143,5 +143,10 @@ def test_the_columnar_copy_of_judgments_is_extended_and_dropped_when_stale(
         labels = label_sets.label_snapshot(db, "default")
         pd.testing.assert_frame_equal(labels.qrels, _reference_labels(db, "default"))
         assert not stale.exists()
+        result_cache.clear_cache()  # now from the labels' parquet cache, hashes included
+        cached = label_sets.label_snapshot(db, "default")
+        assert list(folder.glob("labels-default-*.parquet"))
+        pd.testing.assert_frame_equal(cached.qrels, labels.qrels)
+        assert cached.snapshot == label_sets.snapshot_hash(_reference_labels(db, "default"))
     finally:
         db.close()

@@ -110,8 +110,14 @@ def _string_frame(table: pa.Table) -> pd.DataFrame:
     })
 
 
+HASH_COLUMN = "row_hash"  # the rows' hashes, kept in the parquet cache of the labels
+
+
 def _labels(qrels: pd.DataFrame, version: tuple[int, str], rule: str) -> Labels:
-    """``Labels`` of qrels already sorted by (query, chunk)."""
+    """``Labels`` of qrels already sorted by (query, chunk) (with their hashes in
+    ``HASH_COLUMN`` when they come from the cache)."""
+    hashes = (qrels[HASH_COLUMN].to_numpy(np.uint64) if HASH_COLUMN in qrels.columns
+              else None)
     table = pa.Table.from_pandas(
         qrels[COLUMNS].astype({"query_id": "string", "doc_id": "string", "relevance": "int64"}),
         preserve_index=False,
@@ -121,8 +127,8 @@ def _labels(qrels: pd.DataFrame, version: tuple[int, str], rule: str) -> Labels:
     counts = np.bincount(codes, minlength=len(uniques)) if len(codes) else np.zeros(0, np.int64)
     starts = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    return Labels(frame, version, rule, row_hashes(frame), [str(q) for q in uniques], starts,
-                  table)
+    return Labels(frame, version, rule, row_hashes(frame) if hashes is None else hashes,
+                  [str(q) for q in uniques], starts, table)
 
 
 def _spliced(
@@ -266,7 +272,8 @@ def _full(db: sqlite_utils.Database, version: tuple[int, str], rule: str) -> Lab
     qrels = pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
     labels = _labels(qrels, version, rule)
     if folder is not None:
-        _write_parquet(labels.qrels, folder / f"labels-{rule}-{stem}-{labels.snapshot}.parquet")
+        _write_parquet(labels.qrels.assign(**{HASH_COLUMN: labels.hashes}),
+                       folder / f"labels-{rule}-{stem}-{labels.snapshot}.parquet")
         # Only each rule's newest labels are useful.
         for old in folder.glob(f"labels-{rule}-*.parquet"):
             if not old.name.startswith(f"labels-{rule}-{stem}-"):
