@@ -135,7 +135,7 @@ def test_the_columnar_copy_of_judgments_is_extended_and_dropped_when_stale(
         pd.testing.assert_frame_equal(labels.qrels, _reference_labels(db, "default"))
         (second,) = folder.glob("judgments-*.arrow")
         assert second != first  # extended to the newest judgment, the old copy gone
-        stale = folder / f"judgments-{second.stem.split('-')[1]}-{'then'.encode().hex()}.arrow"
+        stale = folder / f"judgments-{second.stem.split('-')[1]}-{b'then'.hex()}.arrow"
         second.rename(stale)  # as if judgment n had another time: another history
         for path in folder.glob("labels-*.parquet"):
             path.unlink()
