@@ -113,6 +113,18 @@ def median(samples: list[float]) -> str:
     return f"{stats.median(samples):.3f}"
 
 
+def wall_and_cpu(action: Callable[[], object], repeat: int) -> str:
+    """Median wall time and median CPU time of this process (user + system): on a loaded
+    machine the CPU time is what the step costs with a core to itself."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        action()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return f"{stats.median(walls):.3f} (CPU {stats.median(cpus):.3f})"
+
+
 def write_parts(db) -> float:
     """The run's columnar copy, written as ``import_run`` writes it (in one transaction)."""
     start = time.perf_counter()
@@ -218,7 +230,7 @@ def main() -> None:
             ranked_runs.stored_run(db, "big")
 
         rows.append(("later open: a new process reading the parts again (page cache warm)",
-                     median([timed(reread) for _ in range(args.repeat)])))
+                     wall_and_cpu(reread, args.repeat)))
 
         def labels_only() -> None:
             cold()
@@ -226,7 +238,7 @@ def main() -> None:
             consensus.consensus_qrels(db, "default")
 
         rows.append(("consensus of 1M judgments: read from SQLite as columns, then the rule",
-                     median([timed(labels_only) for _ in range(args.repeat)])))
+                     wall_and_cpu(labels_only, args.repeat)))
 
         def from_copy() -> None:
             version = result_cache.labels_version(db)
@@ -236,7 +248,7 @@ def main() -> None:
         drop_disk_cache(path)
         from_copy()  # writes the columnar copy of the judgments
         rows.append(("consensus of 1M judgments: read from their columnar copy, then the rule",
-                     median([timed(from_copy) for _ in range(args.repeat)])))
+                     wall_and_cpu(from_copy, args.repeat)))
         cold()
         label_sets.label_snapshot(db, "default")  # writes the parquet cache
 
