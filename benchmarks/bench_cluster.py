@@ -99,6 +99,8 @@ class PeakMemory:
             try:
                 status = Path(f"/proc/{process.pid}/status").read_text()
                 cmdline = " ".join(process.cmdline())
+                if not cmdline:  # exiting: name it after the process it was forked from
+                    cmdline = " ".join(p.name() for p in process.parents())
             except (OSError, Exception):  # gone meanwhile
                 continue
             hwm = next((int(line.split()[1]) for line in status.splitlines()
@@ -124,8 +126,12 @@ class PeakMemory:
 def _role(cmdline: str, me: bool) -> str:
     if me:
         return "client (labels, gathered per-query values)"
-    if "java" in cmdline:
+    if "pyspark" in cmdline and "daemon" in cmdline:
+        return "Spark Python worker"
+    if cmdline.startswith("java") or "/java " in cmdline or " java" in cmdline[:8]:
         return "Spark JVM (driver + executor, local mode)"
+    if "java" in cmdline:  # forked below the JVM: pyspark's daemon and its workers
+        return "Spark Python worker"
     if "pyspark.daemon" in cmdline or "pyspark/daemon" in cmdline:
         return "Spark Python worker"
     if "pyspark" in cmdline or "worker.py" in cmdline:
