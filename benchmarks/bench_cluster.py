@@ -99,8 +99,10 @@ class PeakMemory:
             try:
                 status = Path(f"/proc/{process.pid}/status").read_text()
                 cmdline = " ".join(process.cmdline())
-                if not cmdline:  # exiting: name it after the process it was forked from
-                    cmdline = " ".join(p.name() for p in process.parents())
+                if process.name() == "java":
+                    cmdline = "java " + cmdline
+                elif not cmdline:  # exiting: name it after the processes it was forked from
+                    cmdline = "forked from " + " ".join(p.name() for p in process.parents())
             except (OSError, Exception):  # gone meanwhile
                 continue
             hwm = next((int(line.split()[1]) for line in status.splitlines()
@@ -126,15 +128,9 @@ class PeakMemory:
 def _role(cmdline: str, me: bool) -> str:
     if me:
         return "client (labels, gathered per-query values)"
-    if "pyspark" in cmdline and "daemon" in cmdline:
-        return "Spark Python worker"
-    if cmdline.startswith("java") or "/java " in cmdline or " java" in cmdline[:8]:
+    if cmdline.startswith("java "):
         return "Spark JVM (driver + executor, local mode)"
-    if "java" in cmdline:  # forked below the JVM: pyspark's daemon and its workers
-        return "Spark Python worker"
-    if "pyspark.daemon" in cmdline or "pyspark/daemon" in cmdline:
-        return "Spark Python worker"
-    if "pyspark" in cmdline or "worker.py" in cmdline:
+    if "pyspark" in cmdline or (cmdline.startswith("forked from") and "java" in cmdline):
         return "Spark Python worker"
     if "multiprocessing" in cmdline and "spawn_main" in cmdline:
         return "Dask worker process"
