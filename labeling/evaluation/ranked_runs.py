@@ -30,18 +30,34 @@ from labeling.metrics.ranking import OrderedRun, RankedRows, rank_ordered, rank_
 from labeling.workspace import run_parts
 
 
-@dataclass(frozen=True)
+@dataclass
 class StoredRun:
     """A stored run in storage order (``labeling.workspace.run_parts``).
 
-    ``frame``: query_id, doc_id (chunk id), score, rank, one row per result. ``ordered``: the
-    same rows as the metric engine takes them (``rank_ordered``), whose ``query_ids`` and
-    ``starts`` also locate one query's rows without a scan.
+    ``ordered``: the rows as the metric engine takes them (``rank_ordered``), whose
+    ``query_ids`` and ``starts`` also locate one query's rows without a scan; ``rank`` their
+    trec_eval rank. ``frame`` (query_id, doc_id = chunk id, score, rank, one row per result) is
+    built the first time it is asked for: scoring and the drill-down never need it whole.
     """
 
-    frame: pd.DataFrame
     ordered: OrderedRun
+    rank: np.ndarray
     queries: list[str] = field(repr=False)
+    query_column: pa.ChunkedArray = field(repr=False)
+    _frame: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            names = pa.chunked_array([c.dictionary_decode() for c in self.query_column.chunks],
+                                     type=pa.string())
+            self._frame = pd.DataFrame({
+                "query_id": pd.Series(names, dtype="string"),
+                "doc_id": pd.Series(self.ordered.doc_ids, dtype="string"),
+                "score": self.ordered.score,
+                "rank": self.rank,
+            })
+        return self._frame
 
     def positions(self, query_ids: list[str]) -> np.ndarray:
         """Positions in ``ordered.query_ids`` of those of ``query_ids`` the run answered."""
@@ -53,12 +69,19 @@ class StoredRun:
         return np.array(sorted(found), dtype=np.int64)
 
     def rows_for(self, query_ids: list[str]) -> pd.DataFrame:
-        """The rows of ``query_ids``, in storage order (index: row numbers in ``frame``)."""
-        starts = self.ordered.starts
-        pieces = [self.frame.iloc[starts[p]:starts[p + 1]] for p in self.positions(query_ids)]
-        if not pieces:
-            return self.frame.iloc[0:0]
-        return pieces[0] if len(pieces) == 1 else pd.concat(pieces)
+        """The rows of ``query_ids`` (columns as ``frame``), in storage order; the index is
+        their row numbers in ``frame``."""
+        positions = self.positions(query_ids)
+        rows = self.ordered.rows_of(positions)
+        counts = self.ordered.starts[positions + 1] - self.ordered.starts[positions]
+        names = np.repeat(np.array([self.queries[p] for p in positions], dtype=object), counts)
+        return pd.DataFrame({
+            "query_id": pd.Series(names, dtype="string", index=rows),
+            "doc_id": pd.Series(self.ordered.doc_ids.take(pa.array(rows)), dtype="string",
+                                index=rows),
+            "score": pd.Series(self.ordered.score[rows], index=rows),
+            "rank": pd.Series(self.rank[rows], index=rows),
+        })
 
 
 def _from_table(table: pa.Table) -> StoredRun:
@@ -74,17 +97,9 @@ def _from_table(table: pa.Table) -> StoredRun:
     starts = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
     doc_ids = table["doc_id"].combine_chunks()
-    score = table["score"].to_numpy()
-    names = pa.chunked_array([chunk.dictionary_decode() for chunk in table["query_id"].chunks],
-                             type=pa.string())
-    frame = pd.DataFrame({
-        "query_id": pd.Series(names, dtype="string"),
-        "doc_id": pd.Series(doc_ids, dtype="string"),
-        "score": score,
-        "rank": table["rank"].to_numpy(),
-    })
-    return StoredRun(frame, OrderedRun(query_ids, starts, doc_ids, score),
-                     query_ids.to_pylist())
+    ordered = OrderedRun(query_ids, starts, doc_ids, table["score"].to_numpy())
+    return StoredRun(ordered, table["rank"].to_numpy(), query_ids.to_pylist(),
+                     table["query_id"])
 
 
 def _rows_in_order(db: sqlite_utils.Database, run_id: int) -> pa.Table:
