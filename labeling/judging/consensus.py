@@ -173,6 +173,33 @@ def _sorted_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return position[codes], encoded.dictionary.take(pa.array(order))
 
 
+def _pair_codes(
+    query_ids: pa.Array | pa.ChunkedArray, chunk_ids: pa.Array | pa.ChunkedArray
+) -> tuple[np.ndarray, pa.Array, pa.Array]:
+    """(code of each row's (query, chunk) pair, each pair's query id, its chunk id), codes
+    numbering the pairs in byte order of (query, chunk). One sort of (query code, chunk id):
+    Arrow orders by the integer and compares chunk ids only within a query, several times
+    cheaper than hashing and sorting every distinct chunk id (measured: 0.04 s against 0.47 s
+    for 1M judgments)."""
+    query, queries = _sorted_codes(query_ids)
+    if isinstance(chunk_ids, pa.ChunkedArray):
+        chunk_ids = chunk_ids.combine_chunks()
+    order = pc.sort_indices(pa.table({"query": query, "chunk": chunk_ids}),
+                            sort_keys=[("query", "ascending"), ("chunk", "ascending")])
+    rows = order.to_numpy()
+    ordered_chunks = chunk_ids.take(order)
+    new = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        same_chunk = pc.equal(ordered_chunks.slice(1), ordered_chunks.slice(0, len(rows) - 1))
+        ordered_query = query[rows]
+        new[1:] = (ordered_query[1:] != ordered_query[:-1]) | ~same_chunk.to_numpy(
+            zero_copy_only=False)
+    pair = np.empty(len(rows), dtype=np.int64)
+    pair[rows] = np.cumsum(new) - 1
+    first = pa.array(rows[new])
+    return pair, queries.take(pa.array(query[rows[new]])), chunk_ids.take(first)
+
+
 def _dense_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct keys ascending, position of each key among them): ``np.unique`` with
     ``return_inverse``, by one sort (numpy's hash-based unique was 5x slower here)."""
@@ -200,11 +227,9 @@ def consensus_of_columns(
     with numpy over integer codes: query_id, chunk_id, grade (int64), sorted by pair."""
     if columns.num_rows == 0:
         return consensus(pd.DataFrame(), rule)
-    query, queries = _sorted_codes(columns["query_id"])
-    chunk, chunks = _sorted_codes(columns["chunk_id"])
+    pair, pair_query, pair_chunk = _pair_codes(columns["query_id"], columns["chunk_id"])
     annotator, _ = _sorted_codes(columns["annotator"])
-    pair_key, pair = _dense_codes(query * len(chunks) + chunk)
-    n_pairs, n_annotators = len(pair_key), int(annotator.max()) + 1
+    n_pairs, n_annotators = len(pair_query), int(annotator.max()) + 1
     # Current judgments: each annotator's latest row per pair (rows come oldest first).
     by_vote = pair * n_annotators + annotator
     current = _last_of_groups(by_vote, np.argsort(by_vote, kind="stable"))
@@ -239,10 +264,10 @@ def consensus_of_columns(
     out_grade = np.concatenate([grade[decided], voted])
     order = np.argsort(out_pair, kind="stable")
     out_pair, out_grade = out_pair[order], out_grade[order]
-    key = pair_key[out_pair]
+    taken = pa.array(out_pair)
     return pd.DataFrame({
-        "query_id": pd.Series(queries.take(pa.array(key // len(chunks))), dtype="string"),
-        "chunk_id": pd.Series(chunks.take(pa.array(key % len(chunks))), dtype="string"),
+        "query_id": pd.Series(pair_query.take(taken), dtype="string"),
+        "chunk_id": pd.Series(pair_chunk.take(taken), dtype="string"),
         "grade": out_grade.astype(np.int64),
     })
 

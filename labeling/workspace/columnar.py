@@ -6,9 +6,9 @@ each column of a range of rows into one value with ``group_concat``, computed in
 every column lists the rows in the same order:
 
 - a text column as its values joined by the unit separator (U+001F), split by Arrow; when a
-  value holds that character or is NULL (the count of pieces or of values tells), the range is
-  read again as the concatenation of the values plus their byte lengths, which delimit the
-  values exactly whatever they hold;
+  value holds that character (the count of pieces tells), the range is read again as the
+  concatenation of the values plus their byte lengths, which delimit the values exactly
+  whatever they hold. A NULL text reads as the empty string;
 - an integer column as decimal digits, one value a line, parsed by Arrow's CSV reader.
 
 REAL columns are not offered: SQLite prints a REAL with 15 significant digits, which would not
@@ -28,30 +28,31 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 BATCH_ROWS = 500_000
-_NULL_LENGTH = -1
 _SEPARATOR = "\x1f"
 
 
-def _separated_expressions(expression: str) -> list[str]:
-    return [f"count({expression})", f"group_concat(coalesce({expression}, ''), char(31))"]
+def _separated_expression(expression: str) -> str:
+    # As a BLOB: the bytes come to Python as they are, not decoded into a str and back.
+    return f"CAST(group_concat(coalesce({expression}, ''), char(31)) AS BLOB)"
 
 
 def _text_expressions(expression: str) -> list[str]:
     return [
         f"group_concat(coalesce({expression}, ''), '')",
-        f"group_concat(coalesce(length(CAST({expression} AS BLOB)), {_NULL_LENGTH}), char(10))",
+        f"group_concat(coalesce(length(CAST({expression} AS BLOB)), 0), char(10))",
     ]
 
 
-def _split(text: str | None, rows: int) -> pa.Array | None:
+def _split(text: bytes | None, rows: int) -> pa.Array | None:
     """The values of a separated column, or None when they cannot be told apart that way."""
-    pieces = pc.split_pattern(pa.array([text or ""], pa.large_string()), _SEPARATOR)
+    joined = pa.array([bytes(text or b"")], pa.large_binary()).cast(pa.large_string())
+    pieces = pc.split_pattern(joined, _SEPARATOR)
     values = pieces.flatten()
     return values.cast(pa.string()) if len(values) == rows else None
 
 
 def _integer_expression(expression: str) -> str:
-    return f"group_concat(coalesce({expression}, ''), char(10))"
+    return f"CAST(group_concat(coalesce({expression}, ''), char(10)) AS BLOB)"
 
 
 def _integers(packed: str | bytes | None, name: str, rows: int) -> pa.Array:
@@ -73,18 +74,13 @@ def _integers(packed: str | bytes | None, name: str, rows: int) -> pa.Array:
 
 def _strings(data: str | bytes | None, lengths: pa.Array, name: str) -> pa.Array:
     sizes = lengths.to_numpy(zero_copy_only=False)
-    null = sizes == _NULL_LENGTH
-    sizes = np.where(null, 0, sizes)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     data = data.encode() if isinstance(data, str) else bytes(data or b"")
     if int(offsets[-1]) != len(data):
         raise sqlite3.DatabaseError(f"column {name}: lengths do not add up to its text")
-    validity = pa.array(~null).buffers()[1] if null.any() else None
     return pa.LargeStringArray.from_buffers(
-        len(sizes), pa.py_buffer(offsets), pa.py_buffer(data), validity,
-        null_count=int(null.sum()),
-    ).cast(pa.string())
+        len(sizes), pa.py_buffer(offsets), pa.py_buffer(data)).cast(pa.string())
 
 
 def read_columns(
@@ -114,8 +110,7 @@ def read_columns(
         return pa.table({n: pa.array([], pa.string() if n in text else pa.int64())
                          for n in names})
     separated = ["count(*)"]
-    for expression in text.values():
-        separated += _separated_expressions(expression)
+    separated += [_separated_expression(expression) for expression in text.values()]
     separated += [_integer_expression(expression) for expression in integer.values()]
     delimited = ["count(*)"]
     for expression in text.values():
@@ -131,8 +126,7 @@ def read_columns(
             continue
         columns: dict[str, pa.Array] = {}
         for i, column in enumerate(text):
-            count, joined = packed[1 + 2 * i], packed[2 + 2 * i]
-            values = _split(joined, rows) if count == rows else None
+            values = _split(packed[1 + i], rows)
             if values is not None:
                 columns[column] = values
         if len(columns) < len(text):
@@ -142,7 +136,7 @@ def read_columns(
                     blob, lengths = again[1 + 2 * i], again[2 + 2 * i]
                     columns[column] = _strings(blob, _integers(lengths, column, rows), column)
         for i, column in enumerate(integer):
-            columns[column] = _integers(packed[1 + 2 * len(text) + i], column, rows)
+            columns[column] = _integers(packed[1 + len(text) + i], column, rows)
         batches.append(pa.table({n: columns[n] for n in names}))
     if not batches:
         return pa.table({n: pa.array([], pa.string() if n in text else pa.int64())
