@@ -33,6 +33,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeling.evaluation import (
+    judgment_copy,
     label_sets,
     ranked_runs,
     result_cache,
@@ -242,7 +243,7 @@ def main() -> None:
 
         def from_copy() -> None:
             version = result_cache.labels_version(db)
-            columns = label_sets._judgment_columns(db, version)
+            columns = judgment_copy.judgment_columns(db, version)
             consensus.consensus_of_columns(db, columns, "default")
 
         drop_disk_cache(path)

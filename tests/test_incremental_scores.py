@@ -11,7 +11,14 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeling.evaluation import label_sets, ranked_runs, result_cache, scoring, segmenting
+from labeling.evaluation import (
+    judgment_copy,
+    label_sets,
+    ranked_runs,
+    result_cache,
+    scoring,
+    segmenting,
+)
 from labeling.evaluation.score_controls import Controls
 from labeling.judging import consensus
 from labeling.metrics.engine import evaluate, evaluate_ranked
@@ -118,7 +125,7 @@ def test_kept_up_to_date_equals_a_full_recompute(build_workspace, operations):
 
 def test_the_columnar_copy_of_judgments_is_extended_and_dropped_when_stale(
         build_workspace, monkeypatch):
-    monkeypatch.setattr(label_sets, "JUDGMENT_COPY_ROWS", 1)
+    monkeypatch.setattr(judgment_copy, "JUDGMENT_COPY_ROWS", 1)
     db = _workspace(build_workspace)
     try:
         folder = label_sets._cache_dir(db)

@@ -20,10 +20,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from labeling.files.importers.values import VALUES_KEY  # where the file's "about" goes
 from labeling.metrics.engine import Evaluation
 from labeling.metrics.partitioned import QUERY, means_of, top_rows
-
-VALUES_KEY = b"scorecard.values"  # Parquet key-value metadata of a values file
 
 
 @dataclass

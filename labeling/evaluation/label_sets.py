@@ -26,6 +26,7 @@ import pyarrow as pa
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.evaluation.judgment_copy import judgment_columns, same_history
 from labeling.evaluation.result_cache import (
     _FORGETTERS,
     _cache_dir,
@@ -198,16 +199,6 @@ def forget_labels() -> None:
 _FORGETTERS.append(forget_labels)
 
 
-def _same_history(db: sqlite_utils.Database, version: tuple[int, str]) -> bool:
-    """Whether judgment ``version[0]`` is still the one read then (same time): the file holds
-    the same history up to it."""
-    if version[0] == 0:
-        return True
-    row = db.conn.execute("SELECT created_at FROM judgments WHERE id = ?",
-                          [version[0]]).fetchone()
-    return row is not None and str(row[0]) == version[1]
-
-
 def _judged_queries(db: sqlite_utils.Database, after_id: int, limit: int) -> list[str] | None:
     """Queries judged after judgment ``after_id`` (None when more than ``limit``, or when
     more than ``10 * limit`` judgments came since)."""
@@ -219,48 +210,6 @@ def _judged_queries(db: sqlite_utils.Database, after_id: int, limit: int) -> lis
     return None if len(rows) > 10 * limit or len(queries) > limit else sorted(queries)
 
 
-# A columnar copy of the judgments beside the workspace is worth writing once this many
-# judgments came after the one it holds (reading them from SQLite is the slow part).
-JUDGMENT_COPY_ROWS = 100_000
-
-
-def _judgment_columns(db: sqlite_utils.Database, version: tuple[int, str]) -> pa.Table:
-    """Every judgment as columns (``consensus.judgment_columns``), the oldest ones from an
-    Arrow copy in ``.<workspace>.cache/`` when there is one: judgments are append-only, so a
-    copy up to judgment ``n`` stays right as long as judgment ``n`` is the one it saw (same
-    time); only the judgments after it are read from SQLite."""
-    folder = _cache_dir(db)
-    if folder is None:
-        return consensus.judgment_columns(db)
-    copy, upto = None, 0
-    for path in folder.glob("judgments-*.arrow"):
-        stamp = path.stem.split("-", 2)
-        if len(stamp) == 3 and stamp[1].isdigit() and _same_history(
-                db, (int(stamp[1]), bytes.fromhex(stamp[2]).decode())):
-            copy, upto = path, int(stamp[1])
-        else:
-            path.unlink(missing_ok=True)
-    columns = consensus.judgment_columns(db, after_id=upto)
-    if copy is not None:
-        with pa.memory_map(str(copy)) as source:
-            old = pa.ipc.open_file(source).read_all()
-        columns = pa.concat_tables([old, columns.cast(old.schema)]).combine_chunks()
-    if columns.num_rows and version[0] - upto >= JUDGMENT_COPY_ROWS:
-        target = folder / f"judgments-{version[0]}-{version[1].encode().hex()}.arrow"
-        partial = target.with_name(target.name + ".partial")
-        try:
-            folder.mkdir(exist_ok=True)
-            with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(
-                    sink, columns.schema) as writer:
-                writer.write_table(columns)
-            partial.replace(target)
-            if copy is not None and copy != target:
-                copy.unlink(missing_ok=True)
-        except OSError:  # a read-only folder: work without the copy
-            partial.unlink(missing_ok=True)
-    return columns
-
-
 def _full(db: sqlite_utils.Database, version: tuple[int, str], rule: str) -> Labels:
     """Every judgment's consensus (or the parquet cache of it beside the workspace)."""
     folder = _cache_dir(db)
@@ -268,7 +217,7 @@ def _full(db: sqlite_utils.Database, version: tuple[int, str], rule: str) -> Lab
     if folder is not None:
         for path in folder.glob(f"labels-{rule}-{stem}-*.parquet"):
             return _labels(pd.read_parquet(path), version, rule)
-    pairs = consensus.consensus_of_columns(db, _judgment_columns(db, version), rule)
+    pairs = consensus.consensus_of_columns(db, judgment_columns(db, version), rule)
     qrels = pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
     labels = _labels(qrels, version, rule)
     if folder is not None:
@@ -295,7 +244,7 @@ def label_snapshot(db: sqlite_utils.Database, rule: str) -> Labels:
             if history.labels.version == version:
                 return history.labels
             old = history.labels
-            if version[0] > old.version[0] and _same_history(db, old.version):
+            if version[0] > old.version[0] and same_history(db, old.version):
                 changed = _judged_queries(db, old.version[0], INCREMENTAL_QUERIES)
                 if changed is not None:
                     fresh = consensus.query_consensus_qrels(db, changed, rule)

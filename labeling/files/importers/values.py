@@ -29,7 +29,7 @@ from labeling.metrics.measures import parse_measure
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now
 
-VALUES_KEY = b"scorecard.values"
+VALUES_KEY = b"scorecard.values"  # Parquet key-value metadata: what the values came from
 
 
 @dataclass
