@@ -139,15 +139,16 @@ def _role(cmdline: str, me: bool) -> str:
     return "other: " + cmdline[:40]
 
 
-def run_engine(engine: str, labels: pd.DataFrame, parts: list[Path], workers: int,
-               memory_gb: int) -> tuple[float, object, dict]:
+def run_engine(engine: str, labels: pd.DataFrame, label_parts: list[Path], parts: list[Path],
+               workers: int, memory_gb: int) -> tuple[float, object, dict]:
     with PeakMemory() as peaks:
         start = time.perf_counter()
         if engine == "dask":
             client = local_client(workers)
             ready = time.perf_counter()
             try:
-                result = evaluate_on_dask(labels, parts, MEASURES, client=client)
+                # The workers read the labels file (a frame would travel in the task graph).
+                result = evaluate_on_dask(label_parts, parts, MEASURES, client=client)
             finally:
                 cluster = client.cluster
                 client.close()
@@ -199,8 +200,8 @@ def main() -> None:
         results = {}
         table = []
         for engine in args.engines:
-            seconds, result, info = run_engine(engine, labels, parts, args.workers,
-                                               args.spark_memory_gb)
+            seconds, result, info = run_engine(engine, labels, [labels_path], parts,
+                                               args.workers, args.spark_memory_gb)
             results[engine] = result
             table.append((engine, seconds, info))
             print(f"{engine}: {seconds:.1f} s ({rows / seconds:,.0f} rows/s), cluster start "

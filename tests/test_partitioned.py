@@ -28,7 +28,7 @@ def _single(qrels: pd.DataFrame, run: pd.DataFrame, **options) -> pd.DataFrame:
     return values.sort_index()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), batches=st.integers(1, 7),
        judged_only=st.booleans(), missing=st.sampled_from(["zero", "skip"]))
 def test_batches_by_query_equal_the_whole_run(seed, batches, judged_only, missing):
@@ -52,7 +52,7 @@ def test_batches_by_query_equal_the_whole_run(seed, batches, judged_only, missin
     np.testing.assert_allclose((sums / n).to_numpy(), means.to_numpy(), rtol=0, atol=1e-12)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), stream_rows=st.integers(1, 400))
 def test_a_sorted_stream_scores_queries_that_straddle_batches(seed, stream_rows):
     qrels, run = adversarial(seed, queries=20, depth=10)

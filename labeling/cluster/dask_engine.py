@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from labeling.cluster.outputs import ClusterEvaluation, TopRows, evaluation_of
-from labeling.cluster.parts import is_parquet, read_run_part
+from labeling.cluster.parts import is_parquet, read_label_rows, read_run_part
 from labeling.metrics.partitioned import (
     UNIFIED_COLUMNS,
     empty_values,
@@ -46,15 +46,17 @@ def _sums(values: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
 LABEL_PART_ROWS = 1_000_000
 
 
-def _labels_frame(client, labels: pd.DataFrame):
-    """The labels as a Dask frame whose pieces are scattered to the workers once (put in the
-    task graph they would travel with it, 23 MB for 500k labels)."""
+def _labels_frame(labels: pd.DataFrame | Sequence[Path]):
+    """The labels as a Dask frame: read by the workers from their part files, or, given as a
+    frame, put in the task graph in pieces. Either way a task that is lost with its worker can
+    run again (data scattered to a worker would die with it)."""
     import dask.dataframe as dd
 
+    if not isinstance(labels, pd.DataFrame):
+        return dd.from_map(read_label_rows, [str(p) for p in labels], meta=_meta(),
+                           enforce_metadata=False)
     rows = unified(qrels=labels)
-    pieces = [rows.iloc[i:i + LABEL_PART_ROWS] for i in range(0, max(len(rows), 1),
-                                                              LABEL_PART_ROWS)]
-    return dd.from_delayed(client.scatter(pieces), meta=_meta(), verify_meta=False)
+    return dd.from_pandas(rows, npartitions=max(1, -(-len(rows) // LABEL_PART_ROWS)))
 
 
 def local_client(workers: int | None = None):
@@ -70,7 +72,7 @@ def local_client(workers: int | None = None):
 
 
 def evaluate_on_dask(
-    labels: pd.DataFrame,
+    labels: pd.DataFrame | Sequence[Path],
     run_parts: Sequence[Path],
     measures: Sequence[str],
     *,
@@ -82,10 +84,11 @@ def evaluate_on_dask(
     missing: str = "zero",
     keep_top: TopRows | None = None,
 ) -> ClusterEvaluation:
-    """Score the run in ``run_parts`` against ``labels`` on Dask; per-query values equal the
-    single-machine engine's. ``client`` (a ``distributed.Client``) or ``scheduler`` (its
-    address) choose the cluster; otherwise a local one is started and closed. ``keep_top``
-    writes each query's top rows from the tasks."""
+    """Score the run in ``run_parts`` against ``labels`` (a frame, or label part files the
+    workers read) on Dask; per-query values equal the single-machine engine's. ``client`` (a
+    ``distributed.Client``) or ``scheduler`` (its address) choose the cluster; otherwise a
+    local one is started and closed. ``keep_top`` writes each query's top rows from the
+    tasks."""
     import dask.dataframe as dd
     from distributed import Client
 
@@ -105,7 +108,7 @@ def evaluate_on_dask(
             pieces.append(frame.map_partitions(lambda part: unified(run=part), meta=_meta()))
         run = dd.concat(pieces) if len(pieces) > 1 else pieces[0]
         wanted = partitions or max(run.npartitions, 1)
-        both = dd.concat([run, _labels_frame(client, labels)])
+        both = dd.concat([run, _labels_frame(labels)])
         shuffled = both.shuffle("query_id", npartitions=wanted)
         values = shuffled.map_partitions(score_unified, measures, judged_only=judged_only,
                                          missing=missing, keep_top=keep_top,

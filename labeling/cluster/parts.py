@@ -76,15 +76,24 @@ def read_run_part(path: str | os.PathLike[str]) -> pd.DataFrame:
     return unified(run=frame)
 
 
+def read_label_part(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """One labels part as query_id, doc_id (strings), relevance."""
+    path = Path(path)
+    if is_parquet(path):
+        frame = _parquet(path, ("query_id", "doc_id", "relevance"))
+    else:
+        frame = read_qrels(path)
+    return pd.DataFrame({"query_id": frame["query_id"].astype(str),
+                         "doc_id": frame["doc_id"].astype(str),
+                         "relevance": frame["relevance"]})
+
+
+def read_label_rows(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """One labels part as ``unified`` rows (what a worker reads)."""
+    return unified(qrels=read_label_part(path))
+
+
 def read_labels(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Labels (query_id, doc_id, relevance) from a file or a folder of parts."""
-    frames = []
-    for part in list_parts(path, "labels"):
-        if is_parquet(part):
-            frame = _parquet(part, ("query_id", "doc_id", "relevance"))
-        else:
-            frame = read_qrels(part)
-        frames.append(pd.DataFrame({"query_id": frame["query_id"].astype(str),
-                                    "doc_id": frame["doc_id"].astype(str),
-                                    "relevance": frame["relevance"]}))
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([read_label_part(p) for p in list_parts(path, "labels")],
+                     ignore_index=True)

@@ -171,19 +171,19 @@ def _evaluate_on_cluster(args: argparse.Namespace, measures: list[str]) -> Evalu
         raise ScorecardError("give a labels file or folder and a run file or folder")
     from labeling.cluster import parts
 
-    labels = parts.read_labels(args.qrels)
     run_parts = parts.list_parts(args.run, "run")
     common = dict(partitions=args.partitions, judged_only=args.judged_only,
                   missing="skip" if args.skip_missing else "zero", keep_top=_top_rows(args))
     if args.engine == "dask":
         from labeling.cluster.dask_engine import evaluate_on_dask
 
+        labels = parts.list_parts(args.qrels, "labels")  # read by the workers
         return evaluate_on_dask(labels, run_parts, measures, scheduler=args.scheduler,
                                 workers=args.workers, **common)
     from labeling.cluster.spark_engine import evaluate_on_spark
 
-    return evaluate_on_spark(labels, run_parts, measures, conf=_spark_conf(args.spark_conf),
-                             **common)
+    return evaluate_on_spark(parts.read_labels(args.qrels), run_parts, measures,
+                             conf=_spark_conf(args.spark_conf), **common)
 
 
 def _evaluate(args: argparse.Namespace, measures: list[str]) -> Evaluation:
