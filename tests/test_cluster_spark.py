@@ -17,6 +17,11 @@ from labeling.cluster.spark_engine import evaluate_on_spark, session
 from labeling.commands.cli import main
 from labeling.metrics.engine import evaluate
 
+# PySpark 4 warns that it does not know pandas 3 (and uses a keyword pandas 3 deprecated) on
+# every conversion; these tests check the values that cross, so the warnings are noise here.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:PySpark does not yet fully support pandas", "ignore:The copy keyword is deprecated")
+
 CONF = {"spark.master": "local[2,4]", "spark.sql.shuffle.partitions": "4",
         "spark.default.parallelism": "2"}
 
