@@ -50,7 +50,11 @@ def _assert_same(result, qrels, run, **options):
 def test_parts_scored_on_dask_equal_the_engine(client, tmp_path, kind):
     qrels, run = adversarial(seed=3)
     folder = write_parts(run, tmp_path / kind, parts=5, kind=kind)
-    labels = read_labels(write_qrels(qrels, tmp_path / "qrels.txt"))
+    if kind == "parquet":  # labels read by the workers, a partition per row group
+        labels = [tmp_path / "qrels.parquet"]
+        qrels.to_parquet(labels[0], index=False, row_group_size=40)
+    else:
+        labels = read_labels(write_qrels(qrels, tmp_path / "qrels.txt"))
     result = evaluate_on_dask(labels, list_parts(folder, "run"), MEASURES, client=client,
                               partitions=3)
     _assert_same(result, qrels, run)

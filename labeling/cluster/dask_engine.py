@@ -22,6 +22,7 @@ import pandas as pd
 
 from labeling.cluster.outputs import ClusterEvaluation, TopRows, evaluation_of
 from labeling.cluster.parts import is_parquet, read_label_rows, read_run_part
+from labeling.errors import InputError
 from labeling.metrics.partitioned import (
     UNIFIED_COLUMNS,
     empty_values,
@@ -53,10 +54,27 @@ def _labels_frame(labels: pd.DataFrame | Sequence[Path]):
     import dask.dataframe as dd
 
     if not isinstance(labels, pd.DataFrame):
-        return dd.from_map(read_label_rows, [str(p) for p in labels], meta=_meta(),
-                           enforce_metadata=False)
+        pieces = []
+        parquet = [str(p) for p in labels if is_parquet(Path(p))]
+        text = [str(p) for p in labels if not is_parquet(Path(p))]
+        if parquet:  # a partition per row group: a large labels file is not one partition
+            frame = dd.read_parquet(parquet, split_row_groups=True)
+            pieces.append(frame.map_partitions(_label_rows, meta=_meta()))
+        if text:
+            pieces.append(dd.from_map(read_label_rows, text, meta=_meta(),
+                                      enforce_metadata=False))
+        return dd.concat(pieces) if len(pieces) > 1 else pieces[0]
     rows = unified(qrels=labels)
     return dd.from_pandas(rows, npartitions=max(1, -(-len(rows) // LABEL_PART_ROWS)))
+
+
+def _label_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """``unified`` label rows of a Parquet labels partition (columns checked as a part's)."""
+    missing = [c for c in ("query_id", "doc_id", "relevance") if c not in frame.columns]
+    if missing:
+        raise InputError(f"a Parquet labels part lacks column(s) {', '.join(missing)}",
+                         source="labels")
+    return unified(qrels=frame)
 
 
 def local_client(workers: int | None = None):

@@ -78,6 +78,12 @@ def combine(batches: Iterable[BatchScores], measures: Sequence[str]) -> tuple[pd
     return sums, n
 
 
+def _ids(column: pd.Series) -> pd.api.extensions.ExtensionArray:
+    """A column of ids as Arrow-backed strings, without a Python object per id (an integer
+    id becomes its decimal digits, as the engine reads it)."""
+    return column.astype("str").array
+
+
 def unified(qrels: pd.DataFrame | None = None, run: pd.DataFrame | None = None) -> pd.DataFrame:
     """Labels and/or run rows as one table: query_id, doc_id (strings), score (float; NaN on
     label rows), relevance (float; NaN on run rows), label (bool). A run without a score
@@ -85,8 +91,8 @@ def unified(qrels: pd.DataFrame | None = None, run: pd.DataFrame | None = None) 
     parts = []
     if qrels is not None:
         parts.append(pd.DataFrame({
-            "query_id": qrels["query_id"].astype(str).to_numpy(),
-            "doc_id": qrels["doc_id"].astype(str).to_numpy(),
+            "query_id": _ids(qrels["query_id"]),
+            "doc_id": _ids(qrels["doc_id"]),
             "score": np.nan,
             "relevance": pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(
                 np.float64),
@@ -98,8 +104,8 @@ def unified(qrels: pd.DataFrame | None = None, run: pd.DataFrame | None = None) 
         else:
             score = -pd.to_numeric(run["rank"], errors="coerce")
         parts.append(pd.DataFrame({
-            "query_id": run["query_id"].astype(str).to_numpy(),
-            "doc_id": run["doc_id"].astype(str).to_numpy(),
+            "query_id": _ids(run["query_id"]),
+            "doc_id": _ids(run["doc_id"]),
             "score": score.to_numpy(np.float64),
             "relevance": np.nan,
             "label": False,
