@@ -25,6 +25,13 @@ class InputError(ScorecardError):
             where = f"{where}, line {self.line}"
         return f"{where}: {self.problem}"
 
+    def __reduce__(self):  # travels between processes (cluster workers) with its parts
+        return (_input_error, (self.problem, self.source, self.line))
+
+
+def _input_error(problem: str, source: str | None, line: int | None) -> InputError:
+    return InputError(problem, source=source, line=line)
+
 
 class MeasureError(ScorecardError):
     """A measure name that cannot be parsed or a parameter that does not apply."""

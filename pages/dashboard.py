@@ -363,6 +363,9 @@ def read_label_source(db: sqlite_utils.Database) -> dict[str, str]:
 
 def scorecard_tab(view: View) -> None:
     controls = view.controls
+    note = scoring.values_note(view.db, controls.run)
+    if note:
+        st.caption(escape_inline(note))  # names a file: user text
     card = scoring.with_error_bars(scoring.segment_scorecard(
         view.db, controls, view.segment, queries=view.queries))
     segments = list(dict.fromkeys(card["segment"]))  # overall first, then by name

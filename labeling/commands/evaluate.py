@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import TextIO
@@ -15,6 +16,7 @@ from labeling.metrics.engine import Evaluation, evaluate
 from labeling.metrics.measures import parse_measure
 
 FORMATS = ("table", "json", "csv", "trec")
+ENGINES = ("single", "dask", "spark")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,6 +59,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--fail-under", action="append", default=[], metavar="MEASURE=FLOOR",
         help="exit with status 1 when a mean falls below its floor, e.g. nDCG@10=0.6",
     )
+    _add_engine_options(parser)
+
+
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """Where the evaluation runs: this process, or a Dask or Spark cluster (files only)."""
+    group = parser.add_argument_group(
+        "distributed engines",
+        "QRELS and RUN may be files or folders of parts (Parquet, TREC, CSV or JSON lines); "
+        "the run is shuffled by query on the engine and scored partition by partition",
+    )
+    group.add_argument("--engine", choices=ENGINES, default="single",
+                       help="single (this process, the default), dask or spark")
+    group.add_argument("--scheduler", metavar="ADDR",
+                       help="Dask scheduler address (default: a local cluster)")
+    group.add_argument("--workers", type=int, metavar="N",
+                       help="workers of the local Dask cluster (default: one per core)")
+    group.add_argument("--spark-conf", action="append", default=[], metavar="K=V",
+                       help="a Spark setting, e.g. spark.master=spark://host:7077 (repeat)")
+    group.add_argument("--partitions", type=int, metavar="N",
+                       help="partitions after the shuffle by query (default: as many as read)")
+    group.add_argument("--per-query-out", metavar="FILE",
+                       help="write per-query values as Parquet (for scorecard import DB values)")
+    group.add_argument("--top-out", metavar="FOLDER",
+                       help="write each query's top rows as TREC parts (for the drill-down)")
+    group.add_argument("--top-k", type=int, default=20, metavar="K",
+                       help="rows per query written to --top-out (default 20)")
 
 
 def _parse_floors(items: list[str]) -> dict[str, float]:
@@ -120,16 +148,81 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
+def _spark_conf(items: list[str]) -> dict[str, str]:
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ScorecardError(f"--spark-conf {item!r}: expected KEY=VALUE, "
+                                 "e.g. spark.master=local[4]")
+        conf[key.strip()] = value
+    return conf
+
+
+def _check_engine_options(args: argparse.Namespace) -> None:
+    if args.engine != "dask" and (args.scheduler or args.workers):
+        raise ScorecardError("--scheduler and --workers go with --engine dask")
+    if args.engine != "spark" and args.spark_conf:
+        raise ScorecardError("--spark-conf goes with --engine spark")
+    if args.engine != "single" and args.db:
+        raise ScorecardError(f"--engine {args.engine} evaluates files; a workspace's stored "
+                             "run is scored with --engine single")
+    if args.top_k < 1:
+        raise ScorecardError("--top-k must be at least 1")
+    for option in ("partitions", "workers"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise ScorecardError(f"--{option} must be at least 1")
+
+
+def _top_rows(args: argparse.Namespace):
+    if not args.top_out:
+        return None
+    from pathlib import Path
+
+    from labeling.cluster.outputs import TopRows
+
+    Path(args.top_out).mkdir(parents=True, exist_ok=True)
+    return TopRows(str(Path(args.top_out).resolve()), args.top_k)
+
+
+def _evaluate_on_cluster(args: argparse.Namespace, measures: list[str]) -> Evaluation:
+    """The files on Dask or Spark (``labeling.cluster``)."""
+    if not (args.qrels and args.run):
+        raise ScorecardError("give a labels file or folder and a run file or folder")
+    from labeling.cluster import parts
+
+    run_parts = parts.list_parts(args.run, "run")
+    common = dict(partitions=args.partitions, judged_only=args.judged_only,
+                  missing=_missing(args), keep_top=_top_rows(args))
+    if args.engine == "dask":
+        from labeling.cluster.dask_engine import evaluate_on_dask
+
+        labels = parts.list_parts(args.qrels, "labels")  # read by the workers
+        return evaluate_on_dask(labels, run_parts, measures, scheduler=args.scheduler,
+                                workers=args.workers, **common)
+    from labeling.cluster.spark_engine import evaluate_on_spark
+
+    return evaluate_on_spark(parts.read_labels(args.qrels), run_parts, measures,
+                             conf=_spark_conf(args.spark_conf), **common)
+
+
 def _evaluate(
     args: argparse.Namespace, measures: list[str]
 ) -> tuple[Evaluation, dict[str, str]]:
     """The evaluation and the column of each measure as given."""
+    _check_engine_options(args)
+    if args.engine != "single":
+        return _evaluate_on_cluster(args, measures), {name: name for name in measures}
     if args.db:
         return _evaluate_stored_run(args, measures)
     if args.relevance is not None:
         raise ScorecardError("--relevance applies to a stored run (--db); with files, write "
                              "the threshold into the measure, e.g. P(rel=2)@5")
     qrels, run = _load(args)
+    keep_top = _top_rows(args)
+    if keep_top is not None:
+        keep_top(run)
     try:
         return evaluate(
             qrels, run, measures,
@@ -194,6 +287,23 @@ def write_evaluation(
         out.write(count.sentence() + "\n")
 
 
+def _write_values(args: argparse.Namespace, result: Evaluation, measures: list[str]) -> None:
+    """``--per-query-out``: the values and what they were computed from."""
+    from pathlib import Path
+
+    from labeling.cluster.outputs import write_values
+
+    about = {
+        "engine": args.engine, "measures": measures,
+        "labels": str(Path(args.qrels).name) if args.qrels else f"{args.db} (consensus "
+        f"{args.consensus})", "run": str(Path(args.run).name) if args.run else args.run_name,
+        "judged_only": bool(args.judged_only),
+        "missing": _missing(args),
+    }
+    write_values(Evaluation(result.per_query[measures], result.parts), args.per_query_out,
+                 about)
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     measures = list(args.measures)
     for name in measures:
@@ -201,7 +311,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
     floors = _parse_floors(args.fail_under)
     result, columns = _evaluate(args, measures + [m for m in floors if m not in measures])
     names = list(dict.fromkeys(columns[m] for m in measures))
+    if args.per_query_out:
+        _write_values(args, result, names)
     shown = Evaluation(result.per_query[names], result.parts, result.unanswered)
+    if args.engine != "single":  # means combined from the partitions' sums
+        shown = dataclasses.replace(result, per_query=shown.per_query)
     write_evaluation(shown, names, args.format, args.per_query, sys.stdout,
                      missing=_missing(args))
     count = shown.query_count(_missing(args))

@@ -82,6 +82,9 @@ def _import(args: argparse.Namespace) -> int:
             format=args.format,
             batch_rows=args.batch_rows,
         )
+    elif kind == "values":
+        result = imports.import_values(db, args.file, args.run_name, top=args.top,
+                                       replace=args.replace)
     else:
         result = imports.import_beir(db, args.folder)
     _warn(result.warnings)
@@ -197,6 +200,17 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
             help="reject ids the workspace does not know instead of adding placeholders",
         )
         sub.add_argument("--format", default=None, help="file format (default: detected)")
+    values = _file_kind(
+        kinds, "values", "per-query values of a run scored on a cluster (Parquet)",
+        "Store per-query values written by `scorecard evaluate --per-query-out` with a run, "
+        "so that the dashboard shows them; --top adds the run's top rows (--top-out) for the "
+        "drill-down.",
+    )
+    values.add_argument("--run-name", required=True, help="name of the run in the workspace")
+    values.add_argument("--top", type=Path, metavar="PATH",
+                        help="file or folder of the run's top rows (evaluate --top-out)")
+    values.add_argument("--replace", action="store_true",
+                        help="replace a run of the same name (with --top, or a new run)")
     beir = kinds.add_parser("beir", help="a BEIR folder", description="Import a BEIR folder.")
     beir.add_argument("folder", metavar="FOLDER", type=Path)
     chunking.add_import_kinds(kinds)

@@ -17,7 +17,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.evaluation.chunk_set_labels import labels_for_run
 from labeling.evaluation.label_sets import labels_for
-from labeling.evaluation.ranked_runs import _document_of, chunk_documents, load_run
+from labeling.evaluation.ranked_runs import _document_of, chunk_documents, stored_run
 from labeling.evaluation.score_controls import NO_SEGMENT, Controls
 from labeling.evaluation.segmenting import _segments
 from labeling.judging import queue
@@ -150,15 +150,14 @@ def drill_down(
     """
     rel = controls.relevance
     labels = labels_for(db, controls)
-    frame = load_run(db, controls.run)
-    mine = frame.loc[frame["query_id"] == query_id, ["doc_id", "score"]]
+    mine = stored_run(db, controls.run).rows_for([query_id])[["doc_id", "score"]]
     mine = mine.sort_values(["score", "doc_id"], ascending=[False, False], ignore_index=True)
     mine.insert(0, "rank", np.arange(1, len(mine) + 1))
     every_rank = pd.Series(mine["rank"].to_numpy(), index=mine["doc_id"].astype(str).to_numpy())
     if depth is not None:
         mine = mine.loc[mine["rank"] <= depth]
-    qrels = labels_for_run(db, controls.run, labels.qrels)
-    grades = qrels.loc[qrels["query_id"] == query_id].set_index("doc_id")["relevance"]
+    qrels = labels_for_run(db, controls.run, labels.rows_of([query_id]))
+    grades = qrels.set_index("doc_id")["relevance"]
     hidden = _hidden_grades(grades, query_id, sight)
     hidden_ids = set(hidden.index[hidden].astype(str))
     grades = grades.loc[~hidden]
@@ -244,8 +243,8 @@ def drill_down_documents(
     rel = controls.relevance
     chunk_doc = chunk_documents(db)
     labels = labels_for(db, controls)
-    qrels = labels_for_run(db, controls.run, labels.qrels)
-    graded = qrels.loc[qrels["query_id"] == query_id, ["doc_id", "relevance"]]
+    graded = labels_for_run(db, controls.run, labels.rows_of([query_id]))[
+        ["doc_id", "relevance"]]
     document = _document_of(graded["doc_id"], chunk_doc)
     hidden = _hidden_grades(graded.set_index("doc_id")["relevance"], query_id, sight)
     hidden_docs = set(document.loc[hidden.to_numpy()])

@@ -1,8 +1,9 @@
 """In-memory caches of the evaluation layer, keyed by workspace file, label version and controls.
 
 A judgment is append-only with an increasing id, so ``labels_version`` changes with every new
-judgment; ``_db_state`` changes with any commit (queries, splits). Streamlit sessions share
-these caches, so they are guarded by locks.
+judgment; ``queries_state`` changes with any change to the queries or their attributes
+(segments, splits), ``_db_state`` with any commit. Streamlit sessions share these caches, so
+they are guarded by locks.
 """
 
 from __future__ import annotations
@@ -50,11 +51,16 @@ _CACHE = _LRU(CACHE_ENTRIES)  # small results: per-query values, scorecards
 _HEAVY = _LRU(HEAVY_ENTRIES)
 
 
+_FORGETTERS: list[Callable[[], None]] = []  # caches kept by other modules
+
+
 def clear_cache() -> None:
     """Forget every cached label set, ranking and result (tests; after bulk imports)."""
     for cache in (_CACHE, _HEAVY):
         with cache.lock:
             cache.items.clear()
+    for forget in _FORGETTERS:
+        forget()
 
 
 def _workspace(db: sqlite_utils.Database) -> str:
@@ -70,6 +76,14 @@ def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
         "SELECT id, created_at FROM judgments ORDER BY id DESC LIMIT 1"
     ).fetchone()
     return (int(row[0]), str(row[1])) if row else (0, "")
+
+
+def queries_state(db: sqlite_utils.Database) -> tuple[int, object]:
+    """Changes whenever the queries or their attributes change (a counter kept by triggers),
+    not with judgments: keys the query table (segments, splits). The file's identity tells
+    apart another workspace at the same path."""
+    row = db.conn.execute("SELECT value FROM change_counters WHERE name = 'queries'").fetchone()
+    return int(row[0]) if row else -1, file_identity.identity_of(db)
 
 
 def _db_state(db: sqlite_utils.Database) -> tuple[int, int]:

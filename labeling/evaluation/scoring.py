@@ -5,9 +5,13 @@ policy, split, consensus rule and relevance threshold come from it, never from a
 
 Conventions
 - Scores come from the metric engine (``labeling.metrics.engine.evaluate_ranked``) on the consensus
-  labels (``labeling.judging.consensus``); a run is ranked once per (run, label snapshot, unit) with
-  ``labeling.metrics.ranking.rank_rows`` and kept in an in-memory cache, so changing a measure, a
-  segment, the split or the unjudged policy only re-runs the cheap part.
+  labels (``labeling.judging.consensus``); a run is ranked once per (run, label snapshot, unit)
+  (``labeling.metrics.ranking.rank_ordered`` on the stored order) and kept in an in-memory
+  cache, so changing a measure, a segment, the split or the unjudged policy only re-runs the
+  cheap part. After new judgments, per-query values are patched: only the queries whose labels
+  changed are scored again (``per_query``); means, segments and intervals follow from them.
+- A run scored outside the workspace (``labeling.evaluation.outside_values``) has imported
+  per-query values, used as they are.
 - Unit ``chunk`` scores the run as stored. Unit ``document`` turns chunks into documents: a
   document takes the rank of its best-ranked chunk and the highest consensus grade of its
   chunks; a chunk without ``doc_id`` is its own document.
@@ -23,14 +27,28 @@ Conventions
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import labels_for
-from labeling.evaluation.ranked_runs import _ranked
-from labeling.evaluation.result_cache import _CACHE, _db_state, _run_version, _workspace
+from labeling.evaluation.chunk_set_labels import labels_for_chunk_set, run_chunk_set
+from labeling.evaluation.label_sets import Labels, changes_since, labels_for
+from labeling.evaluation.outside_values import outside_values
+from labeling.evaluation.ranked_runs import _ranked, rank_subset, stored_run
+from labeling.evaluation.result_cache import (
+    _CACHE,
+    _FORGETTERS,
+    _LRU,
+    _run_version,
+    _workspace,
+    queries_state,
+)
 from labeling.evaluation.score_controls import (
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
@@ -59,7 +77,7 @@ def stored_run_evaluation(
 
 
 def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Evaluation:
-    """Every evaluated query (split ``all``), on the consensus labels under ``controls.rule``."""
+    """Every evaluated query (split ``all``), on the labels ``controls`` chooses."""
     labels = labels_for(db, controls)
     if labels.qrels.empty:  # nothing is evaluated before the first label
         index = pd.Index([], dtype="string", name="query_id")
@@ -78,14 +96,108 @@ def _evaluate(db: sqlite_utils.Database, controls: Controls, missing: str) -> Ev
     return result
 
 
+# ---------------------------------------------------------------------------------------------
+# Per-query values, kept per controls and brought up to date query by query
+
+# Beyond this many changed queries, one evaluation of the whole run is cheaper than patching.
+PATCH_QUERIES = 2_000
+KEPT_VALUES = 64  # (run, labels, unit, policy, measures, missing) combinations kept
+
+
+class _Values:
+    """The newest per-query values per (workspace, run, labels' choice, unit, policy, measures,
+    missing) and the label version they were computed at."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict[tuple, tuple[tuple[int, str], pd.DataFrame]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[tuple[int, str], pd.DataFrame] | None:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+            return self.items.get(key)
+
+    def put(self, key: tuple, version: tuple[int, str], values: pd.DataFrame) -> None:
+        with self.lock:
+            known = self.items.get(key)
+            if known is None or known[0][0] <= version[0]:
+                self.items[key] = (version, values)
+                self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_VALUES = _Values(KEPT_VALUES)
+_FORGETTERS.append(_VALUES.clear)
+
+
+def _patched(
+    db: sqlite_utils.Database, controls: Controls, labels: Labels, values: pd.DataFrame,
+    changed: frozenset[str],
+) -> pd.DataFrame:
+    """``values`` with the queries in ``changed`` evaluated again on ``labels``: the same
+    engine on those queries' rows and labels alone gives the same numbers as on the whole run
+    (every measure is per query)."""
+    queries = sorted(changed)
+    qrels = labels.rows_of(queries)
+    at = values.index.get_indexer(pd.Index(queries, dtype="string"))
+    if qrels.empty:
+        fresh = values.iloc[0:0]
+    else:
+        rows, _ = rank_subset(db, controls.run, controls.unit, qrels, queries)
+        fresh = evaluate_ranked(rows, controls.measures, judged_only=controls.judged_only,
+                                missing=controls.missing).per_query
+        fresh.index = fresh.index.astype("string")
+    if (at >= 0).all() and len(fresh) == len(queries):
+        # The same queries before and after: values change in place, order and index kept.
+        where = values.index.get_indexer(fresh.index)
+        columns = {}
+        for column in values.columns:
+            array = values[column].to_numpy(copy=True)
+            array[where] = fresh[column].to_numpy()
+            columns[column] = array
+        return pd.DataFrame(columns, index=values.index)
+    kept = values.drop(index=values.index[at[at >= 0]])
+    return pd.concat([kept, fresh]).sort_index()
+
+
 def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
     """Per-query values of ``controls.run`` (index query_id, one column per measure of
     ``controls.measures``) over the evaluated queries of ``controls.split``; without the
-    queries the run returned nothing for when ``controls.missing`` is ``skip``."""
+    queries the run returned nothing for when ``controls.missing`` is ``skip``.
+
+    Kept between calls: after new judgments only the queries they changed are evaluated again
+    (``label_sets.changes_since``); anything else evaluates the whole run. A run scored
+    outside the workspace gives its imported values (``outside_values``).
+    """
+    outside = outside_values(db, controls.run)
+    if outside is not None:
+        key = ("outside", _workspace(db), _run_version(db, controls.run), outside.created_at,
+               controls.measures)
+        values = outside.pick(controls)
+        if controls.skip_missing:
+            values = values.drop(index=unanswered_queries(db, controls))
+        return in_split(db, values, controls.split, (*key, controls.missing))
     labels = labels_for(db, controls)
-    key = ("per_query", _workspace(db), _run_version(db, controls.run), labels.key,
-           controls.unit, controls.policy, controls.measures, controls.missing)
-    values = _CACHE.get(key, lambda: _evaluate(db, controls, controls.missing).per_query)
+    state = (_workspace(db), _run_version(db, controls.run), labels.key[1:], controls.unit,
+             controls.policy, controls.measures, controls.missing)
+    known = _VALUES.get(state)
+    if known is not None and known[0] == labels.version:
+        values = known[1]
+    else:
+        changed = None if known is None else changes_since(db, labels, known[0])
+        if changed is not None and len(changed) <= PATCH_QUERIES:
+            values = _patched(db, controls, labels, known[1], changed)
+        else:
+            values = _evaluate(db, controls, controls.missing).per_query
+        _VALUES.put(state, labels.version, values)
+    key = ("per_query", *state, labels.version)
     return in_split(db, values, controls.split, key)
 
 
@@ -96,27 +208,42 @@ def unanswered_queries(db: sqlite_utils.Database, controls: Controls) -> pd.Inde
 
 
 def query_count(db: sqlite_utils.Database, controls: Controls) -> QueryCount:
-    """``QueryCount`` of ``controls.run`` under ``controls`` (split, rule, ``missing``)."""
+    """``QueryCount`` of ``controls.run`` under ``controls`` (split, labels, ``missing``)."""
     evaluated, unanswered = _answers(db, controls)
     return QueryCount(len(evaluated), len(unanswered), controls.skip_missing)
 
 
 def _answers(db: sqlite_utils.Database, controls: Controls) -> tuple[pd.Index, pd.Index]:
-    """(evaluated queries, those without a result) of ``controls.run`` in ``controls.split``."""
+    """(evaluated queries, those without a result) of ``controls.run`` in ``controls.split``.
+
+    The evaluated queries are those with a label the run is scored on (its chunk set's); a
+    query is answered when the run holds a row for it: no ranking needed, so a new judgment
+    costs a lookup, not a re-rank of the run."""
     labels = labels_for(db, controls)
-    key = ("answers", _workspace(db), _run_version(db, controls.run), labels.key,
-           controls.unit)
+    chunk_set = run_chunk_set(db, controls.run)
+    key = ("answers", _workspace(db), _run_version(db, controls.run), labels.key, chunk_set)
 
     def compute() -> pd.DataFrame:
-        if labels.qrels.empty:
-            return pd.DataFrame({"answered": pd.Series(dtype=bool)},
-                                index=pd.Index([], dtype="string", name="query_id"))
-        rows = _ranked(db, controls.run, controls.unit, labels)
-        index = pd.Index(rows.query_ids, name="query_id").astype("string")
-        return pd.DataFrame({"answered": rows.retrieved > 0}, index=index).sort_index()
+        outside = outside_values(db, controls.run)
+        if outside is not None:  # the queries its values cover; answered: those with rows
+            evaluated = outside.values.index
+        elif chunk_set is None:
+            evaluated = pd.Index(labels.queries, dtype="string", name="query_id")
+        else:
+            qrels = labels_for_chunk_set(db, chunk_set, labels.qrels)
+            evaluated = pd.Index(qrels["query_id"].unique(), dtype="string", name="query_id")
+        answered = evaluated.isin(stored_run(db, controls.run).queries)
+        return pd.DataFrame({"answered": answered}, index=evaluated).sort_index()
 
     frame = in_split(db, _CACHE.get(key, compute), controls.split, key)
     return frame.index, frame.index[~frame["answered"].to_numpy(dtype=bool)]
+
+
+def values_note(db: sqlite_utils.Database, run: str) -> str | None:
+    """For a run scored outside the workspace, the sentence saying what its values are made
+    of and that they do not follow new judgments; None for a run scored here."""
+    outside = outside_values(db, run)
+    return None if outside is None else outside.describe()
 
 
 def in_split(
@@ -133,8 +260,36 @@ def in_split(
 
     if key is None:
         return compute()
-    # Split membership can change without a new label: key on the workspace state too.
-    return _CACHE.get((*key, split, _db_state(db)), compute)
+    # Split membership can change without a new label: key on the queries' state too.
+    return _CACHE.get((*key, split, queries_state(db)), compute)
+
+
+# After a judgment only its query's segment has new values: the other cells' intervals are
+# found again by the values' digest instead of resampled.
+_INTERVALS = _LRU(4_096)
+_SEGMENTS = _LRU(16)
+
+
+def _interval(
+    values: np.ndarray, confidence: float, n_resamples: int, seed: int
+) -> statistics.BootstrapInterval:
+    """``statistics.bootstrap_ci`` of ``values``, remembered by their digest."""
+    digest = hashlib.sha1(np.ascontiguousarray(values, dtype=np.float64).tobytes()).digest()
+    return _INTERVALS.get(
+        (digest, len(values), confidence, n_resamples, seed),
+        lambda: statistics.bootstrap_ci(values, confidence=confidence,
+                                        n_resamples=n_resamples, seed=seed),
+    )
+
+
+def _kept_segments(queries: pd.DataFrame, segment: str, index: pd.Index) -> pd.Series:
+    """``_segments``, remembered for the same query table and index objects (a patched set of
+    per-query values keeps its index)."""
+    key = (id(queries), id(index), segment)
+    found = _SEGMENTS.get(key, lambda: (queries, index, _segments(queries, segment, index)))
+    if found[0] is queries and found[1] is index:
+        return found[2]
+    return _segments(queries, segment, index)
 
 
 def scorecard(
@@ -152,17 +307,14 @@ def scorecard(
     (segment ``(all queries)``), then segments by name. Bootstrap seeds are fixed per cell
     (``seed``), so the table is reproducible.
     """
-    groups = _segments(queries, segment, values.index)
+    groups = _kept_segments(queries, segment, values.index)
     rows = []
     parts: list[tuple[str, pd.DataFrame]] = [(OVERALL, values)]
     if segment != NO_SEGMENT:
         parts += [(str(name), frame) for name, frame in values.groupby(groups, sort=True)]
     for name, frame in parts:
         for measure in values.columns:
-            ci = statistics.bootstrap_ci(
-                frame[measure].to_numpy(), confidence=confidence, n_resamples=n_resamples,
-                seed=seed,
-            )
+            ci = _interval(frame[measure].to_numpy(), confidence, n_resamples, seed)
             rows.append({"segment": name, "measure": measure, "mean": ci.mean,
                          "ci_low": ci.low, "ci_high": ci.high, "n": ci.n})
     return pd.DataFrame(rows, columns=["segment", "measure", "mean", "ci_low", "ci_high", "n"])
@@ -183,10 +335,13 @@ def segment_scorecard(
     (``query_table``) to skip re-reading the segments.
     """
     labels = labels_for(db, controls)
-    # Segments and splits can change without a new label: key on the workspace state too.
+    outside = outside_values(db, controls.run)
+    if outside is not None:  # fixed values: the label version does not matter
+        labels = replace(labels, version=(0, outside.created_at))
+    # Segments and splits can change without a new label: key on the queries' state too.
     # ``queries`` given by the caller must be the current query_table (same state).
     key = ("scorecard", _workspace(db), _run_version(db, controls.run), labels.version,
-           controls, segment, _db_state(db), n_resamples, seed)
+           controls, segment, queries_state(db), n_resamples, seed)
 
     def compute() -> pd.DataFrame:
         table = query_table(db) if queries is None else queries
@@ -225,6 +380,8 @@ def curves(db: sqlite_utils.Database, controls: Controls, runs: Sequence[str]) -
     rows = []
     labels = labels_for(db, controls)
     for run in runs:
+        if outside_values(db, run) is not None:
+            continue  # scored elsewhere on fixed cutoffs: no curve to draw
         ranked = _ranked(db, run, controls.unit, labels)
         depth = int(ranked.rank.max()) if len(ranked.rank) else 1
         ks = curve_ks(depth)

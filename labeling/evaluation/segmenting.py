@@ -8,7 +8,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.evaluation.result_cache import _CACHE, _db_state, _workspace
+from labeling.evaluation.result_cache import _CACHE, _workspace, queries_state
 from labeling.evaluation.score_controls import MISSING, NO_SEGMENT, OVERALL
 from labeling.workspace import query_store
 
@@ -16,9 +16,10 @@ from labeling.workspace import query_store
 def query_table(db: sqlite_utils.Database) -> pd.DataFrame:
     """Queries indexed by id: text, source, split and one column per segment attribute.
 
-    Cached until the next write to the workspace; treat the frame as read-only.
+    Cached until the queries or their attributes change (not on a judgment); treat the frame
+    as read-only.
     """
-    return _CACHE.get(("queries", _workspace(db), _db_state(db)), lambda: _query_table(db))
+    return _CACHE.get(("queries", _workspace(db), queries_state(db)), lambda: _query_table(db))
 
 
 def _query_table(db: sqlite_utils.Database) -> pd.DataFrame:

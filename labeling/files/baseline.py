@@ -19,6 +19,7 @@ from labeling.errors import ScorecardError
 from labeling.files.importers import ImportResult
 from labeling.workspace import chunk_sets
 from labeling.workspace.ids import check_run_name
+from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
 
 FIELDS = ("title", "text")
@@ -107,4 +108,5 @@ def bm25_run(
             " VALUES (?, ?, ?, ?, ?)",
             ((run_id, *row) for row in rows),
         )
+        write_run_parts(conn, run_id)  # the columnar copy the scores read
     return ImportResult("run", rows=len(rows))

@@ -24,10 +24,16 @@ all three, and for every pair strict <= default <= lenient.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import sqlite_utils
 
+from labeling.workspace.columnar import read_columns
 from labeling.workspace.contents import get_run
 
 PAIR = ["query_id", "chunk_id"]
@@ -125,9 +131,241 @@ def consensus(
 def consensus_qrels(
     db: sqlite_utils.Database, rule: str = "default", *, machine: bool = False
 ) -> pd.DataFrame:
-    """Qrels for the metric engine: query_id, doc_id (= chunk id), relevance (int64); machine
-    labels vote only with ``machine=True``."""
-    pairs = consensus(current_judgments_frame(db), rule, machine=machine)
+    """Qrels for the metric engine: query_id, doc_id (= chunk id), relevance (int64), sorted
+    by pair; machine labels vote only with ``machine=True``. Every judgment is read as columns
+    and reduced without a loop per pair (``consensus_of_columns``)."""
+    votes = "all" if machine else "people"
+    pairs = consensus_of_columns(db, judgment_columns(db), rule, votes=votes)
+    return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
+
+
+# ---------------------------------------------------------------------------------------------
+# The same rule over every judgment at once, from columns (``consensus`` is its reference).
+
+# ``flags`` is read only where it says something: most judgments have none ('{}').
+_MARKS = "CASE WHEN flags = '{}' THEN '' ELSE flags END"
+_TEXT_COLUMNS = {"query_id": "query_id", "chunk_id": "chunk_id", "annotator": "annotator",
+                 "origin": "origin", "marks": _MARKS}
+JUDGMENT_COLUMNS = ("id", "grade", *_TEXT_COLUMNS)  # what ``judgment_columns`` returns
+# Which current judgments vote: people's (every origin but ``machine``), machines', or all.
+VOTES = ("people", "machine", "all")
+
+
+def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
+    """Every judgment with id above ``after_id``, oldest first: id, query_id, chunk_id,
+    annotator, origin, grade (null: could not judge), marks ('' or the flags JSON)."""
+    return read_columns(
+        db.conn, "judgments", key="id",
+        text=_TEXT_COLUMNS, integer=["id", "grade"],
+        where="id > ?" if after_id else "", params=[after_id] if after_id else [],
+    )
+
+
+def query_judgment_columns(db: sqlite_utils.Database, query_ids: Iterable[str]) -> pa.Table:
+    """``judgment_columns`` of ``query_ids`` alone, read through the judgments' pair index
+    (milliseconds for a few queries): what a new judgment changes."""
+    text = ", ".join(_TEXT_COLUMNS.values())
+    rows = db.conn.execute(
+        f"SELECT id, grade, {text} FROM judgments"
+        " WHERE query_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+        [json.dumps(list(query_ids))],
+    ).fetchall()
+    values = list(zip(*rows, strict=True)) if rows else [()] * (2 + len(_TEXT_COLUMNS))
+    columns = {"id": pa.array(values[0], pa.int64()), "grade": pa.array(values[1], pa.int64())}
+    for i, name in enumerate(_TEXT_COLUMNS, start=2):
+        columns[name] = pa.array(values[i], pa.string())
+    return pa.table(columns)
+
+
+def _flag_of(db: sqlite_utils.Database, marks: pa.Array, flag: str) -> np.ndarray:
+    """Per row: the flag as ``CURRENT_SQL`` reads it (json_extract, then truthiness), evaluated
+    once per distinct flags text."""
+    if isinstance(marks, pa.ChunkedArray):
+        marks = marks.combine_chunks()
+    encoded = pc.dictionary_encode(marks)
+    texts = encoded.dictionary.to_pylist()
+    truth = np.zeros(len(texts), dtype=bool)
+    for i, text in enumerate(texts):
+        if text:
+            value = db.conn.execute(
+                f"SELECT coalesce(json_extract(?, '$.{flag}'), 0)", [text]
+            ).fetchone()[0]
+            truth[i] = bool(value)
+    return truth[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _sorted_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """(code of each value, distinct values sorted in byte order)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return position[codes], encoded.dictionary.take(pa.array(order))
+
+
+def _pair_codes(
+    query_ids: pa.Array | pa.ChunkedArray, chunk_ids: pa.Array | pa.ChunkedArray
+) -> tuple[np.ndarray, pa.Array, pa.Array]:
+    """(code of each row's (query, chunk) pair, each pair's query id, its chunk id), codes
+    numbering the pairs in byte order of (query, chunk). One sort of (query code, chunk id):
+    Arrow orders by the integer and compares chunk ids only within a query, several times
+    cheaper than hashing and sorting every distinct chunk id (measured: 0.04 s against 0.47 s
+    for 1M judgments)."""
+    query, queries = _sorted_codes(query_ids)
+    if isinstance(chunk_ids, pa.ChunkedArray):
+        chunk_ids = chunk_ids.combine_chunks()
+    order = pc.sort_indices(pa.table({"query": query, "chunk": chunk_ids}),
+                            sort_keys=[("query", "ascending"), ("chunk", "ascending")])
+    rows = order.to_numpy()
+    ordered_chunks = chunk_ids.take(order)
+    new = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        same_chunk = pc.equal(ordered_chunks.slice(1), ordered_chunks.slice(0, len(rows) - 1))
+        ordered_query = query[rows]
+        new[1:] = (ordered_query[1:] != ordered_query[:-1]) | ~same_chunk.to_numpy(
+            zero_copy_only=False)
+    pair = np.empty(len(rows), dtype=np.int64)
+    pair[rows] = np.cumsum(new) - 1
+    first = pa.array(rows[new])
+    return pair, queries.take(pa.array(query[rows[new]])), chunk_ids.take(first)
+
+
+def _dense_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys ascending, position of each key among them): ``np.unique`` with
+    ``return_inverse``, by one sort (numpy's hash-based unique was 5x slower here)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(keys), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
+
+
+def _last_of_groups(keys: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Of rows ``order`` (sorted by ``keys``), the last one of each run of equal keys."""
+    ordered = keys[order]
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = ordered[1:] != ordered[:-1]
+    return order[last]
+
+
+def consensus_of_columns(
+    db: sqlite_utils.Database, columns: pa.Table, rule: str = "default", *,
+    votes: str = "people", judge: str = "",
+) -> pd.DataFrame:
+    """``consensus`` of every judgment in ``columns`` (``judgment_columns``, oldest first),
+    with numpy over integer codes: query_id, chunk_id, grade (int64), sorted by pair.
+
+    Current judgments are taken over every origin first (as the ``current_judgments`` view
+    does); then ``votes`` keeps people's, machines' or all of them, and ``judge`` (with
+    machines') one machine judge's. Without an ``origin`` column every row is a person's."""
+    if rule not in RULES:
+        raise ValueError(f"unknown consensus rule {rule!r}; expected one of {', '.join(RULES)}")
+    if votes not in VOTES:
+        raise ValueError(f"unknown votes {votes!r}; expected one of {', '.join(VOTES)}")
+    if columns.num_rows == 0:
+        return consensus(pd.DataFrame(), rule)
+    pair, pair_query, pair_chunk = _pair_codes(columns["query_id"], columns["chunk_id"])
+    annotator, _ = _sorted_codes(columns["annotator"])
+    n_pairs, n_annotators = len(pair_query), int(annotator.max()) + 1
+    # Current judgments: each annotator's latest row per pair (rows come oldest first).
+    by_vote = pair * n_annotators + annotator
+    current = _last_of_groups(by_vote, np.argsort(by_vote, kind="stable"))
+    grade_column = columns["grade"].combine_chunks()
+    graded = current[grade_column.is_valid().to_numpy(zero_copy_only=False)[current]]
+    graded = graded[_voting(columns, graded, votes, judge)]
+    if not len(graded):
+        return consensus(pd.DataFrame(), rule)
+    grade = grade_column.fill_null(0).to_numpy().astype(np.int64)[graded]
+    pair, row_id = pair[graded], columns["id"].to_numpy()[graded]
+    marks = columns["marks"].take(pa.array(graded))
+    adjudicated, generator = _flag_of(db, marks, "adjudicated"), _flag_of(db, marks, "generator")
+    if "origin" in columns.column_names:  # transferred labels count like the generator's
+        origin = columns["origin"].take(pa.array(graded))
+        generator |= pc.equal(origin, "transferred").fill_null(False).to_numpy(
+            zero_copy_only=False)
+
+    # 1. The latest adjudicated grade decides.
+    adj = np.flatnonzero(adjudicated)
+    decided = _last_of_groups(pair, adj[np.lexsort((row_id[adj], pair[adj]))])
+    is_decided = np.zeros(n_pairs, dtype=bool)
+    is_decided[pair[decided]] = True
+    # 2. Generator votes count only while no person judged the pair.
+    open_ = ~adjudicated & ~is_decided[pair]
+    human = np.bincount(pair[open_ & ~generator], minlength=n_pairs) > 0
+    counted = np.flatnonzero(open_ & (~generator | ~human[pair]))
+    vote_pair, vote_grade = pair[counted], grade[counted]
+    voted_pairs = _dense_codes(vote_pair)[0]
+    by_grade = np.lexsort((vote_grade, vote_pair))
+    if rule == "strict":
+        first = np.ones(len(by_grade), dtype=bool)
+        first[1:] = vote_pair[by_grade][1:] != vote_pair[by_grade][:-1]
+        voted = vote_grade[by_grade[first]]
+    elif rule == "lenient":
+        voted = vote_grade[_last_of_groups(vote_pair, by_grade)]
+    else:
+        voted = _default_rule(vote_pair, vote_grade, by_grade, voted_pairs, n_pairs)
+    out_pair = np.concatenate([pair[decided], voted_pairs])
+    out_grade = np.concatenate([grade[decided], voted])
+    order = np.argsort(out_pair, kind="stable")
+    out_pair, out_grade = out_pair[order], out_grade[order]
+    taken = pa.array(out_pair)
+    return pd.DataFrame({
+        "query_id": pd.Series(pair_query.take(taken), dtype="string"),
+        "chunk_id": pd.Series(pair_chunk.take(taken), dtype="string"),
+        "grade": out_grade.astype(np.int64),
+    })
+
+
+def _voting(columns: pa.Table, rows: np.ndarray, votes: str, judge: str) -> np.ndarray:
+    """Which of ``rows`` vote under ``votes`` and ``judge`` (``consensus_of_columns``)."""
+    if "origin" not in columns.column_names:
+        return np.full(len(rows), votes != "machine")
+    taken = pa.array(rows, pa.int64())
+    machine = pc.equal(columns["origin"].take(taken), "machine").fill_null(False).to_numpy(
+        zero_copy_only=False)
+    if votes == "all":
+        return np.ones(len(rows), dtype=bool)
+    if votes == "people":
+        return ~machine
+    if judge:
+        machine &= pc.equal(columns["annotator"].take(taken), judge).fill_null(False).to_numpy(
+            zero_copy_only=False)
+    return machine
+
+
+def _default_rule(
+    vote_pair: np.ndarray, vote_grade: np.ndarray, by_grade: np.ndarray,
+    voted_pairs: np.ndarray, n_pairs: int,
+) -> np.ndarray:
+    """Per voted pair: the grade more than half of its votes hold, else floor(mean + 1/2)."""
+    size = np.bincount(vote_pair, minlength=n_pairs)
+    total = np.bincount(vote_pair, weights=vote_grade, minlength=n_pairs).round().astype(np.int64)
+    grade = (2 * total + size)[voted_pairs] // (2 * size[voted_pairs])
+    sorted_pair, sorted_grade = vote_pair[by_grade], vote_grade[by_grade]
+    new = np.ones(len(by_grade), dtype=bool)
+    new[1:] = (sorted_pair[1:] != sorted_pair[:-1]) | (sorted_grade[1:] != sorted_grade[:-1])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(by_grade)))
+    majority = counts * 2 > size[sorted_pair[starts]]
+    winner = np.full(n_pairs, -1, dtype=np.int64)
+    has = np.zeros(n_pairs, dtype=bool)
+    winner[sorted_pair[starts[majority]]] = sorted_grade[starts[majority]]
+    has[sorted_pair[starts[majority]]] = True
+    return np.where(has[voted_pairs], winner[voted_pairs], grade)
+
+
+def query_consensus_qrels(
+    db: sqlite_utils.Database, query_ids: Iterable[str], rule: str = "default", *,
+    machine: bool = False,
+) -> pd.DataFrame:
+    """``consensus_qrels`` restricted to ``query_ids``, by the same ``consensus_of_columns``."""
+    columns = query_judgment_columns(db, query_ids)
+    pairs = consensus_of_columns(db, columns, rule, votes="all" if machine else "people")
     return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 

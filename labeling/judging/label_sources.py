@@ -16,6 +16,7 @@ Conventions
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow as pa
 import sqlite_utils
 
 from labeling.errors import ScorecardError
@@ -61,20 +62,23 @@ def current_by_origin(db: sqlite_utils.Database) -> tuple[pd.DataFrame, pd.DataF
 
 
 def source_consensus(
-    db: sqlite_utils.Database, rule: str, source: str = DEFAULT_SOURCE, judge: str = ""
+    db: sqlite_utils.Database, rule: str, source: str = DEFAULT_SOURCE, judge: str = "",
+    columns: pa.Table | None = None,
 ) -> pd.DataFrame:
     """One grade per pair from the judgments ``source`` (and ``judge``) allow, by consensus
-    ``rule``: query_id, chunk_id, grade, sorted by pair."""
+    ``rule``: query_id, chunk_id, grade, sorted by pair. ``columns`` are the judgments to
+    read (``consensus.judgment_columns``; all of them when None)."""
     check_source(source, judge)
-    people, machines = current_by_origin(db)
-    if judge:
-        machines = machines.loc[machines["annotator"] == judge]
+    if columns is None:
+        columns = consensus.judgment_columns(db)
+    if source != "machine":
+        people_grades = consensus.consensus_of_columns(db, columns, rule, votes="people")
     if source == "people":
-        return consensus.consensus(people, rule)
-    machine_grades = consensus.consensus(machines, rule)
+        return people_grades
+    machine_grades = consensus.consensus_of_columns(
+        db, columns, rule, votes="machine", judge=judge)
     if source == "machine":
         return machine_grades
-    people_grades = consensus.consensus(people, rule)
     known = pd.MultiIndex.from_frame(people_grades[["query_id", "chunk_id"]])
     gaps = machine_grades.loc[
         ~pd.MultiIndex.from_frame(machine_grades[["query_id", "chunk_id"]]).isin(known)]

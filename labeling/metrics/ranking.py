@@ -13,14 +13,15 @@ All work is vectorised over every query at once. Run ids are never factorised: t
 up in the labels' (small) vocabularies, repeated pairs are found through 64-bit hashes
 (``labeling.metrics.duplicates``), only integers are sorted, and doc ids are compared as strings
 only
-for rows whose scores tie.
+for rows whose scores tie. ``rank_ordered`` takes a run already stored in that order
+(``OrderedRun``) and only joins it to the labels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -247,27 +248,33 @@ def _lookup_grades(
     return grade
 
 
+def _label_arrays(qrels: pd.DataFrame) -> tuple[np.ndarray, pa.Array, np.ndarray, pa.Array,
+                                                   np.ndarray]:
+    """(query code, query vocabulary, doc code, doc vocabulary, grade) of each label, after the
+    checks every ranking makes: whole-number grades, no repeated (query, doc) pair."""
+    _require(qrels, QRELS_COLUMNS, "qrels")
+    grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
+    bad = np.isnan(grades) | (grades != np.floor(grades))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
+    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
+    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
+    qrels_query, query_ids = _encode(qrels_query_ids)
+    qrels_doc, doc_vocab = _encode(qrels_doc_ids)
+    return qrels_query, query_ids, qrels_doc, doc_vocab, grades.astype(np.int64)
+
+
 def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
     """Join ``run`` to ``qrels`` and order it as trec_eval does; see the module docstring.
 
     ``qrels`` has columns query_id, doc_id, relevance (integer grades); ``run`` has query_id,
     doc_id and score (or rank). A (query, doc) pair repeated in either frame is an error.
     """
-    _require(qrels, QRELS_COLUMNS, "qrels")
     _require(run, ("query_id", "doc_id"), "run")
     if len(run) >= LARGE_RUN_ROWS:
         keep_freed_memory()
-    grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
-    bad = np.isnan(grades) | (grades != np.floor(grades))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
-    qrels_grade = grades.astype(np.int64)
-
-    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
-    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
-    qrels_query, query_ids = _encode(qrels_query_ids)
-    qrels_doc, doc_vocab = _encode(qrels_doc_ids)
+    qrels_query, query_ids, qrels_doc, doc_vocab, qrels_grade = _label_arrays(qrels)
 
     score = _scores(run)
     run_query_ids, run_doc_ids = _strings(run["query_id"]), _strings(run["doc_id"])
@@ -298,6 +305,116 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
         rank=_ranks_within(query, retrieved),
         grade=grade,
         doc_row=evaluated[order],
+        qrels_query=qrels_query,
+        qrels_grade=qrels_grade,
+        retrieved=retrieved,
+    )
+
+
+@dataclass
+class OrderedRun:
+    """A run already in ranking order: rows grouped by query, queries in byte order of their
+    ids, and within a query as trec_eval ranks them (score descending, doc id descending).
+
+    ``query_ids`` holds each query once (sorted); the rows of query ``i`` are
+    ``starts[i]:starts[i + 1]``. ``doc_ids`` and ``score`` have one entry per row. A (query,
+    doc) pair appears at most once (the producer guarantees it: the workspace's unique index).
+    """
+
+    query_ids: pa.Array
+    starts: np.ndarray
+    doc_ids: pa.Array
+    score: np.ndarray
+    _pairs: tuple | None = field(default=None, repr=False)
+
+    def rows_of(self, positions: np.ndarray) -> np.ndarray:
+        """Row numbers of the queries at ``positions`` (ascending), in run order."""
+        begin, end = self.starts[positions], self.starts[positions + 1]
+        counts = end - begin
+        shift = np.repeat(begin - (np.cumsum(counts) - counts), counts)
+        return np.arange(int(counts.sum()), dtype=np.int64) + shift
+
+    def row_keys(self) -> tuple[np.ndarray, pa.Array]:
+        """(an integer per row naming its (query, doc) pair: query position x distinct docs +
+        the doc's code, the run's distinct doc ids), built once per run: later joins to
+        labels look up integers, not strings."""
+        if self._pairs is None:
+            doc_ids = self.doc_ids
+            if isinstance(doc_ids, pa.ChunkedArray):
+                doc_ids = doc_ids.combine_chunks()
+            encoded = pc.dictionary_encode(doc_ids)
+            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            counts = np.diff(self.starts)
+            query_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+            self._pairs = (query_of_row * max(len(encoded.dictionary), 1) + codes,
+                           encoded.dictionary)
+        return self._pairs
+
+
+def _sorted_vocabulary(codes: np.ndarray, vocabulary: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """The same codes against the vocabulary sorted in byte order."""
+    order = pc.array_sort_indices(vocabulary).to_numpy()
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    return position[codes], vocabulary.take(pa.array(order))
+
+
+def _grades_by_pair(
+    run: OrderedRun, qrels_query_ids: pa.Array, qrels_doc_ids: pa.Array, qrels_grade: np.ndarray
+) -> np.ndarray:
+    """Grade of every run row (NaN: unlabeled): each label's (query, doc) pair is turned into
+    the run's integer pair key (``OrderedRun.row_keys``) and the rows' keys are looked up
+    among the labels' in one hash lookup of integers."""
+    keys, docs = run.row_keys()
+    position = _codes_in(qrels_query_ids, run.query_ids)
+    doc = _codes_in(qrels_doc_ids, docs)
+    known = np.flatnonzero((position >= 0) & (doc >= 0))
+    label_keys = position[known] * max(len(docs), 1) + doc[known]
+    grade = np.full(len(keys), np.nan)
+    if len(known):
+        found = pc.index_in(pa.array(keys), value_set=pa.array(label_keys))
+        found = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        hit = np.flatnonzero(found >= 0)
+        grade[hit] = qrels_grade[known[found[hit]]]
+    return grade
+
+
+def rank_ordered(qrels: pd.DataFrame, run: OrderedRun) -> RankedRows:
+    """``rank_rows`` for a run already in ranking order (``OrderedRun``): no sort and no
+    duplicate check of the run, only the join to the labels (through the run's integer pair
+    keys, built once per run). Queries come in byte order of their ids (``rank_rows`` keeps the
+    labels' order of first appearance); each query's values are the same.
+    """
+    _require(qrels, QRELS_COLUMNS, "qrels")
+    grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
+    bad = np.isnan(grades) | (grades != np.floor(grades))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
+    qrels_grade = grades.astype(np.int64)
+    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
+    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
+    qrels_query, query_ids = _sorted_vocabulary(*_encode(qrels_query_ids))
+    run_codes = _codes_in(run.query_ids, query_ids)
+    evaluated_queries = np.flatnonzero(run_codes >= 0)
+    rows = run.rows_of(evaluated_queries)
+    counts = run.starts[evaluated_queries + 1] - run.starts[evaluated_queries]
+    query = np.repeat(run_codes[evaluated_queries], counts)
+    if len(query) > 1 and not bool(np.all(query[1:] >= query[:-1])):
+        raise InputError("run rows are not in query order", source="run")
+    bad = ~np.isfinite(run.score[rows])
+    if bad.any():
+        row = int(rows[np.flatnonzero(bad)[0]])
+        raise InputError(f"row {row}: score is missing or not a finite number", source="run")
+    all_grades = _grades_by_pair(run, qrels_query_ids, qrels_doc_ids, qrels_grade)
+    grade = all_grades if len(rows) == len(run.score) else all_grades[rows]
+    retrieved = np.bincount(query, minlength=len(query_ids))
+    return RankedRows(
+        query_ids=query_ids.to_numpy(zero_copy_only=False).astype(object),
+        query=query,
+        rank=_ranks_within(query, retrieved),
+        grade=grade,
+        doc_row=rows,
         qrels_query=qrels_query,
         qrels_grade=qrels_grade,
         retrieved=retrieved,

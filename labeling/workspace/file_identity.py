@@ -77,6 +77,13 @@ def remember(db: sqlite_utils.Database) -> sqlite_utils.Database:
     return db
 
 
+def identity_of(db: sqlite_utils.Database) -> FileId | None:
+    """(device, inode) of the workspace file when ``db`` opened it (None when not recorded):
+    tells apart two files that were at the same path."""
+    identity: FileIdentity | None = getattr(db, _ATTRIBUTE, None)
+    return None if identity is None else identity.main
+
+
 def changed_file(db: sqlite_utils.Database) -> str | None:
     """Which of ``db``'s files was deleted or replaced since it was opened, or None.
 

@@ -12,7 +12,8 @@ Conventions
 - Chunks and queries are upserts by id (re-importing a file is harmless; placeholders are filled).
 
 Modules: ``records`` (chunks and queries), ``qrels``, ``runs``, ``beir`` (a whole folder),
-``documents`` and ``chunk_sets`` (source documents and chunkings with spans); the
+``documents`` and ``chunk_sets`` (source documents and chunkings with spans), ``values``
+(per-query values of a run scored on a cluster); the
 steps they share: ``transaction`` (the all-or-nothing write), ``lines`` (batches and the file
 line of each row), ``cells`` (a cell as a stored value), ``ids`` (unknown, repeated and
 placeholder ids), ``result`` (what an import did).
@@ -25,6 +26,7 @@ from labeling.files.importers.qrels import import_qrels
 from labeling.files.importers.records import import_chunks, import_queries
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.runs import import_run
+from labeling.files.importers.values import import_values
 
 __all__ = [
     "ImportResult",
@@ -35,4 +37,5 @@ __all__ = [
     "import_qrels",
     "import_queries",
     "import_run",
+    "import_values",
 ]

@@ -18,6 +18,7 @@ from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
 from labeling.workspace.ids import check_run_name
+from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now
 
 RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes",
@@ -56,6 +57,7 @@ def import_run(
             )
             if result.rows == 0:
                 raise InputError("no results in the run file", source=source)
+            write_run_parts(conn, run_id)  # the columnar copy the scores read
     finally:
         db.conn.execute(f"PRAGMA cache_size = {cache}")
     return result

@@ -1,8 +1,10 @@
 """The workspace's schema migrations, one numbered module each.
 
-Migration i (``MIGRATIONS[i - 1]``, module ``m00i_*``) brings ``PRAGMA user_version`` from
-i - 1 to i, inside the one transaction ``labeling.workspace.store`` opens for the upgrade.
-Never edit a released migration: append a new module instead.
+Migration i (``MIGRATIONS[i - 1]``) brings ``PRAGMA user_version`` from i - 1 to i, inside
+the one transaction ``labeling.workspace.store`` opens for the upgrade.
+Modules are numbered as they were written; the list's order is the one that counts
+(``m010`` runs thirteenth, after the three written beside it). Never edit or reorder a
+released migration: append a new module instead.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from labeling.workspace.migrations import (
     m011_synthetic_quality,
     m012_machine_judges,
     m013_chunk_sets,
+    m014_run_columns,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -40,4 +43,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m012_machine_judges.migrate,
     m013_chunk_sets.migrate,
     m010_search_and_narratives.migrate,
+    m014_run_columns.migrate,
 ]

@@ -1,0 +1,166 @@
+"""Scoring a run on Spark (``pyspark``): ``local[*,4]`` by default, any cluster through the
+usual Spark configuration (``spark.master`` and the rest, given as ``--spark-conf K=V``).
+
+How a query split across parts is brought together: labels and run rows travel in one
+``unified`` table; ``repartition(n, "query_id")`` hash-partitions it by query, so every row of
+a query lands in the same partition, and ``sortWithinPartitions("query_id")`` makes them
+adjacent. ``mapInPandas`` then streams each partition through ``score_sorted``, which scores
+the complete queries of each batch and carries a query that straddles two Arrow batches over
+to the next, so a Python worker holds one batch and one query at a time. The means are
+Spark's sums of the per-query values divided by their count.
+
+Spark retries a failed task (a Python worker that died, an executor lost) up to
+``spark.task.maxFailures`` times; in local mode that number is the ``F`` of ``local[N,F]``,
+hence the default ``local[*,4]`` (plain ``local[*]`` never retries).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from labeling.cluster.outputs import ClusterEvaluation, TopRows, evaluation_of
+from labeling.cluster.parts import is_parquet, read_run_part
+from labeling.metrics.partitioned import QUERY, score_sorted, unified
+
+ENGINE = "spark"
+DEFAULT_MASTER = "local[*,4]"
+DEFAULT_CONF = {
+    "spark.master": DEFAULT_MASTER,
+    "spark.app.name": "scorecard evaluate",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.pyspark.python": sys.executable,  # workers import the same installed scorecard
+    "spark.pyspark.driver.python": sys.executable,
+}
+
+
+def session(conf: Mapping[str, str] | None = None):
+    """A Spark session with ``DEFAULT_CONF`` overridden by ``conf``."""
+    from pyspark.sql import SparkSession
+
+    # PySpark 4 warns on every conversion that it does not know pandas 3; the tests check the
+    # values it carries (tests/test_cluster_spark.py), so the warning is only noise here.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                            category=FutureWarning)
+
+    settings = {**DEFAULT_CONF, **(conf or {})}
+    # PySpark starts its Python workers with PYSPARK_PYTHON, whatever the configuration says.
+    os.environ.setdefault("PYSPARK_PYTHON", settings["spark.pyspark.python"])
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", settings["spark.pyspark.driver.python"])
+    builder = SparkSession.builder
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")  # Spark's warnings would bury the scores
+    return spark
+
+
+def _unified_schema():
+    from pyspark.sql.types import (
+        BooleanType,
+        DoubleType,
+        StringType,
+        StructField,
+        StructType,
+    )
+
+    return StructType([
+        StructField("query_id", StringType()), StructField("doc_id", StringType()),
+        StructField("score", DoubleType()), StructField("relevance", DoubleType()),
+        StructField("label", BooleanType()),
+    ])
+
+
+def _values_schema(columns: list[str]):
+    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+
+    return StructType([StructField(QUERY, StringType())]
+                      + [StructField(c, DoubleType()) for c in columns])
+
+
+def _read_paths(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """mapInPandas over a table of part paths: each part read by the scorecard's readers."""
+    for batch in batches:
+        for path in batch["path"]:
+            yield read_run_part(path)
+
+
+def _run_frame(spark, parts: Sequence[Path]):
+    from pyspark.sql import functions as F
+
+    frames = []
+    text = [str(p) for p in parts if not is_parquet(p)]
+    parquet = [str(p) for p in parts if is_parquet(p)]
+    if text:
+        paths = spark.createDataFrame(pd.DataFrame({"path": text})).repartition(len(text))
+        frames.append(paths.mapInPandas(_read_paths, schema=_unified_schema()))
+    if parquet:
+        raw = spark.read.parquet(*parquet)
+        score = (F.col("score").cast("double") if "score" in raw.columns
+                 else -F.col("rank").cast("double"))
+        frames.append(raw.select(
+            F.col("query_id").cast("string").alias("query_id"),
+            F.col("doc_id").cast("string").alias("doc_id"), score.alias("score"),
+            F.lit(None).cast("double").alias("relevance"), F.lit(False).alias("label"),
+        ))
+    run = frames[0]
+    for frame in frames[1:]:
+        run = run.unionByName(frame)
+    return run
+
+
+def evaluate_on_spark(
+    labels: pd.DataFrame,
+    run_parts: Sequence[Path],
+    measures: Sequence[str],
+    *,
+    spark=None,
+    conf: Mapping[str, str] | None = None,
+    partitions: int | None = None,
+    judged_only: bool = False,
+    missing: str = "zero",
+    keep_top: TopRows | None = None,
+) -> ClusterEvaluation:
+    """Score the run in ``run_parts`` against ``labels`` on Spark; per-query values equal the
+    single-machine engine's. ``spark`` is a session to use (else one is made from ``conf``
+    and stopped at the end). ``keep_top`` writes each query's top rows from the tasks."""
+    from pyspark.sql import functions as F
+
+    measures = list(measures)
+    columns = [f"m{i}" for i in range(len(measures))]  # measure names are not column names
+    own = spark is None
+    if own:
+        from pyspark.sql import SparkSession
+
+        own = SparkSession.getActiveSession() is None  # never stop a session the caller has
+        spark = session(conf)
+    try:
+        run = _run_frame(spark, run_parts)
+        label_rows = spark.createDataFrame(unified(qrels=labels), schema=_unified_schema())
+        wanted = partitions or max(run.rdd.getNumPartitions(), 1)
+
+        def score(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            for values in score_sorted(batches, measures, judged_only=judged_only,
+                                       missing=missing, keep_top=keep_top):
+                yield values.set_axis([QUERY, *columns], axis=1)
+
+        values = (run.unionByName(label_rows).repartition(wanted, "query_id")
+                  .sortWithinPartitions("query_id")
+                  .mapInPandas(score, schema=_values_schema(columns)))
+        values = values.cache()
+        totals = values.agg(*[F.sum(c).alias(c) for c in columns],
+                            F.count(F.lit(1)).alias("queries")).toPandas().iloc[0]
+        gathered = values.toPandas().set_axis([QUERY, *measures], axis=1)
+        values.unpersist()
+        sums = pd.Series([float(totals[c] or 0.0) for c in columns], index=measures)
+        return evaluation_of(gathered, sums, int(totals["queries"]), measures, ENGINE, wanted)
+    finally:
+        if own:
+            spark.stop()

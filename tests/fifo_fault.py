@@ -1,0 +1,92 @@
+"""A run part that kills the worker reading it, once: a worker failing mid-job, on cue.
+
+The part is a named pipe. The first process other than the test's own that opens it for
+reading is sent SIGKILL while it waits for data (a cluster worker dying in the middle of its
+task); every later reader is served the part's text, so the engine's retry of the task reads it
+normally. Nothing is left to timing: the kill happens while the reader is blocked on the pipe.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+
+def _readers(path: Path) -> list[int]:
+    """Processes that have ``path`` open (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            for fd in (entry / "fd").iterdir():
+                if os.readlink(fd) == str(path):
+                    found.append(int(entry.name))
+                    break
+        except OSError:  # gone, or not ours to look at
+            continue
+    return found
+
+
+class KillFirstReader:
+    """Serve ``text`` through the named pipe ``path``; kill the first outside reader."""
+
+    def __init__(self, path: Path, text: str, timeout: float = 300.0):
+        self.path, self.data, self.timeout = path, text.encode(), timeout
+        self.killed: int | None = None
+        self.served = 0
+        self._stop = threading.Event()
+        os.mkfifo(path)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _open_writer(self) -> int | None:
+        """A write end once a reader waits (None when stopped or timed out)."""
+        deadline = time.monotonic() + self.timeout
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            try:
+                return os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as error:
+                if error.errno != errno.ENXIO:  # ENXIO: no reader yet
+                    raise
+                time.sleep(0.01)
+        return None
+
+    def _outside_readers(self) -> list[int]:
+        """The readers other than this process; the reader's open() returns just after ours,
+        so look for it for a moment. Empty when the reader is this process."""
+        for _ in range(100):
+            readers = _readers(self.path)
+            if readers:
+                return [p for p in readers if p != os.getpid()]
+            time.sleep(0.01)
+        return []
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            fd = self._open_writer()
+            if fd is None:
+                return
+            try:
+                readers = self._outside_readers() if self.killed is None else []
+                if readers:
+                    self.killed = readers[0]
+                    os.kill(self.killed, signal.SIGKILL)
+                    continue
+                os.set_blocking(fd, True)
+                try:
+                    os.write(fd, self.data)
+                    self.served += 1
+                except BrokenPipeError:
+                    pass
+            finally:
+                os.close(fd)
+            time.sleep(0.05)  # let that reader see the end of the pipe before the next open
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
