@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from labeling.files.formats import write_trec_qrels
+from labeling.metrics.engine import evaluate
 
 MEASURES = ["P@5", "R@10", "Success@3", "RR", "RR@3", "AP", "AP@5", "nDCG@10",
             "nDCG(gain=exp)@5", "Rprec", "CG@5", "DCG@5", "Judged@5", "P(rel=2)@5"]
@@ -78,3 +79,20 @@ def write_parts(run: pd.DataFrame, folder: Path, parts: int, kind: str) -> Path:
 def write_qrels(qrels: pd.DataFrame, path: Path) -> Path:
     write_trec_qrels(qrels, path)
     return path
+
+
+def assert_same_as_the_engine(result, qrels, run, **options):
+    """A distributed ``result`` equals the single-machine engine on the same files: per-query
+    values and means to 1e-12, the count of queries in the means, and the labeled queries the
+    run returned nothing for (named whether they were scored 0 or skipped)."""
+    expected = evaluate(qrels, run, MEASURES, **options)
+    values = expected.per_query
+    values.index = values.index.astype(str)
+    values = values.sort_index()
+    assert list(result.per_query.index) == list(values.index)
+    pd.testing.assert_frame_equal(result.per_query, values, check_exact=False, rtol=0,
+                                  atol=1e-12, check_names=False, check_index_type=False)
+    pd.testing.assert_series_equal(result.mean, expected.mean, check_exact=False, rtol=0,
+                                   atol=1e-12, check_names=False)
+    assert result.n == len(values)
+    assert list(result.unanswered) == sorted(str(q) for q in expected.unanswered)

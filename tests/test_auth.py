@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from argon2 import PasswordHasher
 
@@ -502,6 +503,8 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
     (beir / "queries.jsonl").write_text('{"_id": "bq1", "text": "t"}\n')
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nbq1\tb1\t1\n")
     table = query_store.queries_table(db).head(1).assign(split="test")
+    values = tmp_path / "values.parquet"  # per-query values of a run scored on a cluster
+    pd.DataFrame({"query_id": [q], "P@5": [0.2]}).to_parquet(values, index=False)
     calls = {
         "judgments.add_judgment": lambda: judgments.add_judgment(db, q, c, 1, "vic"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
@@ -511,6 +514,7 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
         "importers.qrels.import_qrels": lambda: imports.import_qrels(db, qrels),
         "importers.runs.import_run": lambda: imports.import_run(db, run, "new-run"),
         "importers.beir.import_beir": lambda: imports.import_beir(db, beir),
+        "importers.values.import_values": lambda: imports.import_values(db, values, "scored"),
         "query_store.add_query": lambda: query_store.add_query(db, "new query"),
         "query_store.update_queries": lambda: query_store.update_queries(db, table),
         "query_store.assign_split": lambda: query_store.assign_split(db, 0.5, 3),
@@ -666,6 +670,7 @@ REFUSAL_PHRASES = {
     "judgments.add_judgment": "saving a judgment",
     "score_history.save_snapshot": "saving scores to the history",
     "importers.qrels.import_qrels": "importing",
+    "importers.values.import_values": "importing",
     "uploads.import_bytes": "importing",
     "queue.skip": "skipping a pair",
     "queue.undo": "undoing a judgment",

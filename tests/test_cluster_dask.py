@@ -9,7 +9,13 @@ import json
 
 import pandas as pd
 import pytest
-from cluster_data import MEASURES, adversarial, write_parts, write_qrels
+from cluster_data import (
+    MEASURES,
+    adversarial,
+    assert_same_as_the_engine,
+    write_parts,
+    write_qrels,
+)
 from fifo_fault import KillFirstReader
 
 from labeling.cluster.dask_engine import evaluate_on_dask, local_client
@@ -29,23 +35,6 @@ def client():
     cluster.close()
 
 
-def _expected(qrels, run, **options):
-    result = evaluate(qrels, run, MEASURES, **options)
-    values = result.per_query
-    values.index = values.index.astype(str)
-    return values.sort_index(), result.mean
-
-
-def _assert_same(result, qrels, run, **options):
-    values, means = _expected(qrels, run, **options)
-    assert list(result.per_query.index) == list(values.index)
-    pd.testing.assert_frame_equal(result.per_query, values, check_exact=False, rtol=0,
-                                  atol=1e-12, check_names=False, check_index_type=False)
-    pd.testing.assert_series_equal(result.mean, means, check_exact=False, rtol=0, atol=1e-12,
-                                   check_names=False)
-    assert result.n == len(values)
-
-
 @pytest.mark.parametrize("kind", ["parquet", "trec"])
 def test_parts_scored_on_dask_equal_the_engine(client, tmp_path, kind):
     qrels, run = adversarial(seed=3)
@@ -57,7 +46,7 @@ def test_parts_scored_on_dask_equal_the_engine(client, tmp_path, kind):
         labels = read_labels(write_qrels(qrels, tmp_path / "qrels.txt"))
     result = evaluate_on_dask(labels, list_parts(folder, "run"), MEASURES, client=client,
                               partitions=3)
-    _assert_same(result, qrels, run)
+    assert_same_as_the_engine(result, qrels, run)
     assert result.engine == "dask" and result.partitions == 3
 
 
@@ -67,7 +56,7 @@ def test_policies_on_dask(client, tmp_path):
     parts = list_parts(folder, "run")
     for options in ({"judged_only": True}, {"missing": "skip"}):
         result = evaluate_on_dask(qrels, parts, MEASURES, client=client, **options)
-        _assert_same(result, qrels, run, **options)
+        assert_same_as_the_engine(result, qrels, run, **options)
 
 
 def test_a_worker_killed_mid_job_is_replaced_and_the_result_is_exact(client, tmp_path):
@@ -83,7 +72,7 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_result_is_exact(client, tmp
         fault.stop()
     assert fault.killed is not None, "no worker read the part"
     assert fault.served >= 1
-    _assert_same(result, qrels, run)
+    assert_same_as_the_engine(result, qrels, run)
 
 
 def test_command_line_and_import_back_for_the_drill_down(client, tmp_path, capsys,
@@ -98,8 +87,11 @@ def test_command_line_and_import_back_for_the_drill_down(client, tmp_path, capsy
                    "--per-query-out", str(values_file), "--top-out", str(top), "--top-k", "5"])
     out = json.loads(capsys.readouterr().out)
     assert status == 0
-    values, means = _expected(qrels, run)
-    assert out["queries"] == len(values)
+    expected = evaluate(qrels, run, MEASURES)
+    values = expected.per_query.set_axis(expected.per_query.index.astype(str)).sort_index()
+    means = expected.mean
+    assert out["queries"] == out["evaluated"] == len(values)
+    assert out["returned_nothing"] == len(expected.unanswered) > 0
     for measure in ("nDCG@10", "RR"):
         assert out["mean"][measure] == pytest.approx(means[measure], abs=1e-12)
         for query, row in out["per_query"].items():
@@ -118,6 +110,8 @@ def test_command_line_and_import_back_for_the_drill_down(client, tmp_path, capsy
                                   check_exact=False, rtol=0, atol=1e-12, check_names=False,
                                   check_index_type=False)
     assert "Scored outside the workspace by dask" in scoring.values_note(db, "huge")
+    count = scoring.query_count(db, controls)  # answered: the queries with top rows
+    assert (count.evaluated, count.returned_nothing) == (len(values), len(expected.unanswered))
     query = str(values.index[0])
     ranked, _ = drilldown.drill_down(db, controls, query)
     mine = run.loc[run["query_id"] == query].sort_values(["score", "doc_id"],

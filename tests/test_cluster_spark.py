@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import pytest
-from cluster_data import MEASURES, adversarial, write_parts, write_qrels
+from cluster_data import (
+    MEASURES,
+    adversarial,
+    assert_same_as_the_engine,
+    write_parts,
+    write_qrels,
+)
 from fifo_fault import KillFirstReader
 
 from labeling.cluster.parts import list_parts, read_labels
@@ -33,23 +38,6 @@ def spark():
     spark.stop()
 
 
-def _expected(qrels, run, **options):
-    result = evaluate(qrels, run, MEASURES, **options)
-    values = result.per_query
-    values.index = values.index.astype(str)
-    return values.sort_index(), result.mean
-
-
-def _assert_same(result, qrels, run, **options):
-    values, means = _expected(qrels, run, **options)
-    assert list(result.per_query.index) == list(values.index)
-    pd.testing.assert_frame_equal(result.per_query, values, check_exact=False, rtol=0,
-                                  atol=1e-12, check_names=False, check_index_type=False)
-    pd.testing.assert_series_equal(result.mean, means, check_exact=False, rtol=0, atol=1e-12,
-                                   check_names=False)
-    assert result.n == len(values)
-
-
 @pytest.mark.parametrize("kind", ["parquet", "trec"])
 def test_parts_scored_on_spark_equal_the_engine(spark, tmp_path, kind):
     qrels, run = adversarial(seed=7)
@@ -57,7 +45,7 @@ def test_parts_scored_on_spark_equal_the_engine(spark, tmp_path, kind):
     labels = read_labels(write_qrels(qrels, tmp_path / "qrels.txt"))
     result = evaluate_on_spark(labels, list_parts(folder, "run"), MEASURES, spark=spark,
                                partitions=3)
-    _assert_same(result, qrels, run)
+    assert_same_as_the_engine(result, qrels, run)
     assert result.engine == "spark" and result.partitions == 3
 
 
@@ -70,7 +58,7 @@ def test_policies_and_small_batches_on_spark(spark, tmp_path):
     try:
         for options in ({"judged_only": True}, {"missing": "skip"}):
             result = evaluate_on_spark(qrels, parts, MEASURES, spark=spark, **options)
-            _assert_same(result, qrels, run, **options)
+            assert_same_as_the_engine(result, qrels, run, **options)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
 
@@ -87,7 +75,7 @@ def test_a_worker_killed_mid_task_is_retried_and_the_result_is_exact(spark, tmp_
     finally:
         fault.stop()
     assert fault.killed is not None, "no worker read the part"
-    _assert_same(result, qrels, run)
+    assert_same_as_the_engine(result, qrels, run)
 
 
 def test_command_line_with_spark_conf(spark, tmp_path, capsys):
@@ -99,8 +87,11 @@ def test_command_line_with_spark_conf(spark, tmp_path, capsys):
                    "-m", "AP", "-m", "P@5", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert status == 0
-    values, means = _expected(qrels, run)
-    assert out["queries"] == len(values)
+    expected = evaluate(qrels, run, MEASURES)
+    values = expected.per_query.set_axis(expected.per_query.index.astype(str)).sort_index()
+    means = expected.mean
+    assert out["queries"] == out["evaluated"] == len(values)
+    assert out["returned_nothing"] == len(expected.unanswered) > 0
     assert out["mean"]["AP"] == pytest.approx(means["AP"], abs=1e-12)
     assert out["mean"]["P@5"] == pytest.approx(means["P@5"], abs=1e-12)
     assert not spark.sparkContext._jsc.sc().isStopped()  # the module's session is left alone

@@ -25,6 +25,7 @@ from labeling.cluster.parts import is_parquet, read_label_rows, read_run_part
 from labeling.errors import InputError
 from labeling.metrics.partitioned import (
     UNIFIED_COLUMNS,
+    counted,
     empty_values,
     score_unified,
     unified,
@@ -37,8 +38,10 @@ def _meta() -> pd.DataFrame:
     return unified().loc[:, list(UNIFIED_COLUMNS)]
 
 
-def _sums(values: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
-    """One row: the partition's sum of each measure and its number of queries."""
+def _sums(values: pd.DataFrame, measures: list[str], missing: str) -> pd.DataFrame:
+    """One row: the partition's sum of each measure and its number of queries, over the
+    queries the means count under ``missing``."""
+    values = counted(values, missing)
     row = {m: [float(values[m].sum())] for m in measures}
     row["queries"] = [len(values)]
     return pd.DataFrame(row)
@@ -129,14 +132,13 @@ def evaluate_on_dask(
         both = dd.concat([run, _labels_frame(labels)])
         shuffled = both.shuffle("query_id", npartitions=wanted)
         values = shuffled.map_partitions(score_unified, measures, judged_only=judged_only,
-                                         missing=missing, keep_top=keep_top,
-                                         meta=empty_values(measures))
-        sums = values.map_partitions(_sums, measures, meta=_sums(empty_values(measures),
-                                                                 measures))
+                                         keep_top=keep_top, meta=empty_values(measures))
+        sums = values.map_partitions(_sums, measures, missing,
+                                     meta=_sums(empty_values(measures), measures, missing))
         gathered, partial = client.compute([values, sums], sync=True)
         totals = partial.sum()
         return evaluation_of(gathered, totals[measures], int(totals["queries"]), measures,
-                             ENGINE, wanted)
+                             ENGINE, wanted, missing)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)

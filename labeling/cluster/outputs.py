@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from labeling.files.importers.values import VALUES_KEY  # where the file's "about" goes
 from labeling.metrics.engine import Evaluation
-from labeling.metrics.partitioned import QUERY, means_of, top_rows
+from labeling.metrics.partitioned import ANSWERED, QUERY, counted, means_of, top_rows
 
 
 @dataclass
@@ -41,15 +41,17 @@ class ClusterEvaluation(Evaluation):
 
 
 def evaluation_of(values: pd.DataFrame, sums: pd.Series, n: int, measures: list[str],
-                  engine: str, partitions: int) -> ClusterEvaluation:
+                  engine: str, partitions: int, missing: str = "zero") -> ClusterEvaluation:
     """The result of a distributed evaluation from its gathered per-query values (a table with
-    a query_id column) and its combined sums."""
-    per_query = values.set_index(QUERY).sort_index()
-    per_query.index = pd.Index(per_query.index.astype(str), name=QUERY)
-    return ClusterEvaluation(per_query=per_query[measures],
-                             parts=pd.DataFrame(index=per_query.index),
-                             sums=sums.reindex(measures), n=n, engine=engine,
-                             partitions=partitions)
+    query_id and answered columns, as ``score_unified`` returns) and its combined sums (of the
+    rows ``counted`` keeps under ``missing``)."""
+    every = values.set_index(QUERY).sort_index()
+    every.index = pd.Index(every.index.astype(str), name=QUERY)
+    unanswered = every.index[~every[ANSWERED].to_numpy(dtype=bool)]
+    per_query = counted(every, missing)[measures]
+    return ClusterEvaluation(per_query=per_query, parts=pd.DataFrame(index=per_query.index),
+                             unanswered=unanswered, sums=sums.reindex(measures), n=n,
+                             engine=engine, partitions=partitions)
 
 
 def write_values(result: Evaluation, path: str | os.PathLike[str], about: dict) -> None:

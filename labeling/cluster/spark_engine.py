@@ -26,7 +26,7 @@ import pandas as pd
 
 from labeling.cluster.outputs import ClusterEvaluation, TopRows, evaluation_of
 from labeling.cluster.parts import is_parquet, read_run_part
-from labeling.metrics.partitioned import QUERY, score_sorted, unified
+from labeling.metrics.partitioned import ANSWERED, QUERY, score_sorted, unified
 
 ENGINE = "spark"
 DEFAULT_MASTER = "local[*,4]"
@@ -79,10 +79,11 @@ def _unified_schema():
 
 
 def _values_schema(columns: list[str]):
-    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+    from pyspark.sql.types import BooleanType, DoubleType, StringType, StructField, StructType
 
     return StructType([StructField(QUERY, StringType())]
-                      + [StructField(c, DoubleType()) for c in columns])
+                      + [StructField(c, DoubleType()) for c in columns]
+                      + [StructField(ANSWERED, BooleanType())])
 
 
 def _read_paths(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -148,19 +149,21 @@ def evaluate_on_spark(
 
         def score(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             for values in score_sorted(batches, measures, judged_only=judged_only,
-                                       missing=missing, keep_top=keep_top):
-                yield values.set_axis([QUERY, *columns], axis=1)
+                                       keep_top=keep_top):
+                yield values.set_axis([QUERY, *columns, ANSWERED], axis=1)
 
         values = (run.unionByName(label_rows).repartition(wanted, "query_id")
                   .sortWithinPartitions("query_id")
                   .mapInPandas(score, schema=_values_schema(columns)))
         values = values.cache()
-        totals = values.agg(*[F.sum(c).alias(c) for c in columns],
-                            F.count(F.lit(1)).alias("queries")).toPandas().iloc[0]
-        gathered = values.toPandas().set_axis([QUERY, *measures], axis=1)
+        means_of_rows = values.filter(F.col(ANSWERED)) if missing == "skip" else values
+        totals = means_of_rows.agg(*[F.sum(c).alias(c) for c in columns],
+                                   F.count(F.lit(1)).alias("queries")).toPandas().iloc[0]
+        gathered = values.toPandas().set_axis([QUERY, *measures, ANSWERED], axis=1)
         values.unpersist()
         sums = pd.Series([float(totals[c] or 0.0) for c in columns], index=measures)
-        return evaluation_of(gathered, sums, int(totals["queries"]), measures, ENGINE, wanted)
+        return evaluation_of(gathered, sums, int(totals["queries"]), measures, ENGINE, wanted,
+                             missing)
     finally:
         if own:
             spark.stop()

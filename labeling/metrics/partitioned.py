@@ -11,7 +11,10 @@ doc id descending as trec_eval does).
 Distributed engines move labels and run rows in one table (``unified``: a ``label`` column
 tells them apart), so that one shuffle by query brings a query's labels and rows together;
 ``score_unified`` scores such a table and ``score_sorted`` does it for a stream of batches
-sorted by query whose queries may straddle batch boundaries.
+sorted by query whose queries may straddle batch boundaries. Both score every labeled query
+(those the run returned nothing for score 0) and say in an ``answered`` column whether the
+run returned anything for it, so that the combination can leave the others out
+(``missing="skip"``) and still name them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from labeling.errors import InputError
 from labeling.metrics.engine import evaluate
 
 QUERY = "query_id"
+ANSWERED = "answered"  # score_unified's column: whether the run returned anything for the query
 UNIFIED_COLUMNS = ("query_id", "doc_id", "score", "relevance", "label")
 STREAM_ROWS = 250_000  # rows gathered before a batch of a sorted stream is scored
 
@@ -40,6 +44,7 @@ class BatchScores:
     per_query: pd.DataFrame
     sums: pd.Series
     n: int
+    unanswered: pd.Index
 
     @property
     def means(self) -> pd.Series:
@@ -61,11 +66,13 @@ def score_batch(
     missing: str = "zero",
 ) -> BatchScores:
     """Score one query-partitioned batch (see the module docstring) with the engine's
-    conventions: per-query values for the batch's labeled queries, their sums and count."""
-    values = evaluate(qrels, run, list(measures), judged_only=judged_only,
-                      missing=missing).per_query
+    conventions: per-query values for the batch's labeled queries, their sums and count, and
+    the labeled queries the run returned nothing for."""
+    result = evaluate(qrels, run, list(measures), judged_only=judged_only, missing=missing)
+    values = result.per_query
     values.index = pd.Index(values.index.astype(str), name=QUERY)
-    return BatchScores(values, values.sum(), len(values))
+    unanswered = pd.Index(result.unanswered.astype(str), name=QUERY)
+    return BatchScores(values, values.sum(), len(values), unanswered)
 
 
 def combine(batches: Iterable[BatchScores], measures: Sequence[str]) -> tuple[pd.Series, int]:
@@ -152,17 +159,18 @@ def top_rows(run: pd.DataFrame, k: int) -> pd.DataFrame:
 
 def score_unified(
     frame: pd.DataFrame, measures: Sequence[str], *, judged_only: bool = False,
-    missing: str = "zero", keep_top: Callable[[pd.DataFrame], None] | None = None,
+    keep_top: Callable[[pd.DataFrame], None] | None = None,
 ) -> pd.DataFrame:
-    """Per-query values of a ``unified`` batch as a plain table: query_id, then one float64
-    column per measure (what a distributed engine's partition returns). ``keep_top``, when
-    given, receives the batch's run rows (to keep each query's top rows somewhere)."""
+    """Per-query values of a ``unified`` batch as a plain table: query_id, one float64 column
+    per measure, then ``answered`` (what a distributed engine's partition returns). Every
+    labeled query is scored, those the run returned nothing for at 0 (see the module
+    docstring). ``keep_top``, when given, receives the batch's run rows (to keep each query's
+    top rows somewhere)."""
     qrels, run = split_unified(frame)
     if keep_top is not None:
         keep_top(run)
     try:
-        values = score_batch(qrels, run, measures, judged_only=judged_only,
-                             missing=missing).per_query
+        scores = score_batch(qrels, run, measures, judged_only=judged_only)
     except InputError as error:
         if error.source not in ("qrels", "run") or "repeats" not in error.problem:
             raise
@@ -171,20 +179,28 @@ def score_unified(
         twice = rows.loc[rows.duplicated(["query_id", "doc_id"])].iloc[0]
         raise InputError(f"query {twice['query_id']!r} lists doc {twice['doc_id']!r} twice",
                          source=error.source) from None
-    out = values.reset_index()
+    out = scores.per_query.reset_index()
     out[QUERY] = out[QUERY].astype(str)
+    out[ANSWERED] = ~out[QUERY].isin(scores.unanswered)
     return out.astype({m: "float64" for m in measures})
 
 
 def empty_values(measures: Sequence[str]) -> pd.DataFrame:
     """The shape ``score_unified`` returns, with no rows."""
     return pd.DataFrame({QUERY: pd.Series(dtype="str"),
-                         **{m: pd.Series(dtype="float64") for m in measures}})
+                         **{m: pd.Series(dtype="float64") for m in measures},
+                         ANSWERED: pd.Series(dtype="bool")})
+
+
+def counted(values: pd.DataFrame, missing: str) -> pd.DataFrame:
+    """The rows of ``score_unified`` output that go into the means under ``missing``: all of
+    them (``zero``), or those the run returned something for (``skip``)."""
+    return values if missing == "zero" else values.loc[values[ANSWERED].to_numpy(dtype=bool)]
 
 
 def score_sorted(
     batches: Iterator[pd.DataFrame], measures: Sequence[str], *, judged_only: bool = False,
-    missing: str = "zero", stream_rows: int = STREAM_ROWS,
+    stream_rows: int = STREAM_ROWS,
     keep_top: Callable[[pd.DataFrame], None] | None = None,
 ) -> Iterator[pd.DataFrame]:
     """``score_unified`` over a stream of ``unified`` batches sorted by query_id, where a
@@ -206,10 +222,8 @@ def score_sorted(
         done = frame.loc[~tail]
         pending, rows = [frame.loc[tail]], int(tail.sum())
         if len(done):
-            yield score_unified(done, measures, judged_only=judged_only, missing=missing,
-                                keep_top=keep_top)
+            yield score_unified(done, measures, judged_only=judged_only, keep_top=keep_top)
     if pending:
         frame = pd.concat(pending, ignore_index=True)
         if len(frame):
-            yield score_unified(frame, measures, judged_only=judged_only, missing=missing,
-                                keep_top=keep_top)
+            yield score_unified(frame, measures, judged_only=judged_only, keep_top=keep_top)
