@@ -34,9 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeling.evaluation import (
     judgment_copy,
+    label_depth,
     label_sets,
     ranked_runs,
     result_cache,
+    run_freshness,
     scoring,
     segmenting,
 )
@@ -86,12 +88,16 @@ def build(path: Path, n_queries: int, seed: int = 0) -> None:
     labels = np.concatenate([picked, other], axis=1)
     grades = rng.choice(4, size=labels.shape, p=[0.4, 0.3, 0.2, 0.1])
     now = store.utc_now()
+    # As an import stores a qrels file: judgments of origin import, and where each pair came from.
     conn.executemany(
-        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at)"
-        " VALUES (?, ?, ?, 'bench', ?)",
+        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, origin,"
+        " origin_source) VALUES (?, ?, ?, 'bench.qrels', ?, 'import', 'bench.qrels')",
         ((f"q{q}", f"c{labels[q, j]}", int(grades[q, j]), now)
          for q in range(n_queries) for j in range(labels.shape[1])),
     )
+    conn.execute(
+        "INSERT INTO pair_sources (query_id, chunk_id, source, detail, created_at)"
+        " SELECT query_id, chunk_id, 'import', 'bench.qrels', created_at FROM judgments")
     conn.execute("COMMIT")
     conn.close()
 
@@ -143,12 +149,21 @@ def drop_disk_cache(path: Path) -> None:
     shutil.rmtree(path.parent / f".{path.name}.cache", ignore_errors=True)
 
 
-def judge_queries(db, controls, queries, rows, n, segment) -> tuple[list[float], list[float]]:
-    """``n`` judgments, each on another query, each followed by the scorecard's numbers."""
+def tab_notes(db, controls) -> None:
+    """What the Scorecard tab shows beside the numbers: the query count, the label depth
+    behind recall and the run's age."""
+    scoring.query_count(db, controls)
+    label_depth.label_depth(db, controls)
+    run_freshness.run_age(db, controls.run, controls.rule)
+
+
+def judge_queries(db, controls, queries, rows, n, segment) -> tuple[list[float], ...]:
+    """``n`` judgments, each on another query, each followed by the scorecard's numbers and
+    then the rest of the Scorecard tab."""
     rng = np.random.default_rng(1)
     frame = ranked_runs.load_run(db, "big")
     picked = rng.choice(len(queries), size=n, replace=False)
-    saves, reflected = [], []
+    saves, reflected, whole_tab = [], [], []
     for position in picked:
         query_id = queries[position]
         mine = frame.iloc[ranked_runs.stored_run(db, "big").ordered.rows_of(
@@ -159,10 +174,12 @@ def judge_queries(db, controls, queries, rows, n, segment) -> tuple[list[float],
         saved = time.perf_counter()
         card = scoring.segment_scorecard(db, controls, segment, queries=rows)
         done = time.perf_counter()
+        tab_notes(db, controls)
+        whole_tab.append(time.perf_counter() - start)
         assert not card.empty
         saves.append(saved - start)
         reflected.append(done - start)
-    return saves, reflected
+    return saves, reflected, whole_tab
 
 
 def main() -> None:
@@ -244,7 +261,7 @@ def main() -> None:
         def from_copy() -> None:
             version = result_cache.labels_version(db)
             columns = judgment_copy.judgment_columns(db, version)
-            consensus.consensus_of_columns(db, columns, "default")
+            consensus.consensus_of_columns(columns, "default")
 
         drop_disk_cache(path)
         from_copy()  # writes the columnar copy of the judgments
@@ -265,11 +282,16 @@ def main() -> None:
         table = segmenting.query_table(db)
         scoring.segment_scorecard(db, controls, "segment", queries=table)
         queries = ranked_runs.stored_run(db, "big").queries
-        saves, reflected = judge_queries(db, controls, queries, table, args.judgments, "segment")
+        tab_notes(db, controls)
+        saves, reflected, whole_tab = judge_queries(db, controls, queries, table,
+                                                    args.judgments, "segment")
         rows.append((f"a new judgment: save (median of {args.judgments})", median(saves)))
         rows.append((f"a new judgment reflected in the scorecard's numbers, save included "
                      f"(median of {args.judgments}, each on another query; max "
                      f"{max(reflected):.3f})", median(reflected)))
+        rows.append((f"a new judgment reflected in the whole Scorecard tab (numbers, query "
+                     f"count, label depth, run age; median of {args.judgments}, max "
+                     f"{max(whole_tab):.3f})", median(whole_tab)))
         patched = scoring.per_query(db, controls)
         cold()
         full = scoring.per_query(db, controls)

@@ -8,7 +8,6 @@ import json
 import sqlite3
 
 import pandas as pd
-import pyarrow as pa
 import pytest
 import sqlite_utils
 from hypothesis import given, settings
@@ -29,13 +28,23 @@ judgment = st.tuples(
 )
 
 
-def _memory_db() -> sqlite_utils.Database:
-    return sqlite_utils.Database(sqlite3.connect(":memory:"))
+def _judgments_db(rows: list[tuple]) -> sqlite_utils.Database:
+    """The judgments table's columns the consensus reads, in memory, ids in row order."""
+    db = sqlite_utils.Database(sqlite3.connect(":memory:"))
+    db.conn.execute("CREATE TABLE judgments (id INTEGER PRIMARY KEY, query_id TEXT, chunk_id TEXT,"
+                    " grade INTEGER, annotator TEXT, flags TEXT, origin TEXT)")
+    db.conn.executemany(
+        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, flags, origin)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [(q, c, g, a, json.dumps(FLAGS[f], sort_keys=True), o) for q, c, g, a, f, o in rows])
+    return db
 
 
-def _reference(rows: list[tuple], rule: str, votes: str = "people") -> pd.DataFrame:
+def _reference(
+    rows: list[tuple], rule: str, votes: str = "people", judge: str = ""
+) -> pd.DataFrame:
     """Current judgments as the workspace's view gives them, then ``consensus`` over those
-    ``votes`` keeps (transferred labels vote like the generator's)."""
+    ``votes`` (and ``judge``) keeps (transferred labels vote like the generator's)."""
     frame = pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade", "annotator", "flags",
                                         "origin"])
     frame["id"] = range(1, len(frame) + 1)
@@ -49,28 +58,19 @@ def _reference(rows: list[tuple], rule: str, votes: str = "people") -> pd.DataFr
     )
     machine = current["origin"] == "machine"
     kept = {"people": current.loc[~machine], "machine": current.loc[machine]}.get(votes, current)
+    if judge:
+        kept = kept.loc[kept["annotator"] == judge]
     return consensus.consensus(kept.drop(columns="origin"), rule)
-
-
-def _columns(rows: list[tuple]) -> pa.Table:
-    marks = [json.dumps(FLAGS[r[4]], sort_keys=True) if FLAGS[r[4]] else "" for r in rows]
-    return pa.table({
-        "query_id": pa.array([r[0] for r in rows], pa.string()),
-        "chunk_id": pa.array([r[1] for r in rows], pa.string()),
-        "annotator": pa.array([r[3] for r in rows], pa.string()),
-        "marks": pa.array(marks, pa.string()),
-        "origin": pa.array([r[5] for r in rows], pa.string()),
-        "id": pa.array(range(1, len(rows) + 1), pa.int64()),
-        "grade": pa.array([r[2] for r in rows], pa.int64()),
-    })
 
 
 @settings(max_examples=200, deadline=None)
 @given(rows=st.lists(judgment, max_size=40), rule=st.sampled_from(sorted(consensus.RULES)),
-       votes=st.sampled_from(consensus.VOTES))
-def test_columns_give_the_reference_consensus(rows, rule, votes):
-    fast = consensus.consensus_of_columns(_memory_db(), _columns(rows), rule, votes=votes)
-    pd.testing.assert_frame_equal(fast, _reference(rows, rule, votes))
+       votes=st.sampled_from(consensus.VOTES), judge=st.sampled_from(["", "cy"]))
+def test_columns_give_the_reference_consensus(rows, rule, votes, judge):
+    judge = judge if votes == "machine" else ""
+    columns = consensus.judgment_columns(_judgments_db(rows))
+    fast = consensus.consensus_of_columns(columns, rule, votes=votes, judge=judge)
+    pd.testing.assert_frame_equal(fast, _reference(rows, rule, votes, judge))
 
 
 @pytest.mark.parametrize("rule", sorted(consensus.RULES))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from labeling.evaluation import (
     judgment_copy,
+    label_depth,
     label_sets,
     ranked_runs,
     result_cache,
@@ -21,7 +22,7 @@ from labeling.evaluation import (
     segmenting,
 )
 from labeling.evaluation.score_controls import Controls
-from labeling.judging import consensus
+from labeling.judging import consensus, pooling
 from labeling.metrics.engine import evaluate, evaluate_ranked
 from labeling.metrics.ranking import rank_rows
 from labeling.workspace.judgments import add_judgment
@@ -58,7 +59,9 @@ def _workspace(build_workspace):
     queries = [{"id": q, "text": q, "topic": "ab"[i % 2]} for i, q in enumerate(QUERIES)]
     path = build_workspace.path(chunks=chunks, queries=queries, runs={"r": RUN},
                                 judgments=[("q0", "c0", 2, "ann"), ("q1", "c5", 1, "bob")])
-    return open_workspace(path)
+    db = open_workspace(path)
+    pooling.build_pool(db, ["r"], 2)  # pairs with a pool depth, for the label depth
+    return db
 
 
 def _apply(db, op):
@@ -143,6 +146,11 @@ def test_kept_up_to_date_equals_a_full_recompute(build_workspace, operations):
                     card = scoring.segment_scorecard(db, controls, "topic", queries=queries)
                     pd.testing.assert_frame_equal(
                         card, scoring.scorecard(expected, queries, "topic"))
+                    kept = label_depth.label_depth(db, controls)
+                    state = dict(label_depth._KEPT.items)
+                    label_depth._KEPT.clear()  # the same from nothing kept
+                    assert kept == label_depth.label_depth(db, controls)
+                    label_depth._KEPT.items.update(state)
             assert full.call_count == first  # no judgment evaluated the whole run again
     finally:
         db.close()

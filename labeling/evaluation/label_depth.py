@@ -14,13 +14,15 @@ Conventions
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import labels_for
-from labeling.evaluation.result_cache import _CACHE, _workspace
+from labeling.evaluation.label_sets import changes_since, labels_for
+from labeling.evaluation.result_cache import _FORGETTERS, Kept, _workspace
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
 from labeling.metrics.measures import parse_measure
@@ -86,21 +88,32 @@ class LabelDepth:
                 "pool, search) before trusting it.")
 
 
+PATCH_QUERIES = 2_000  # beyond this many changed queries, recomputing all of it is cheaper
+_KEPT = Kept(16)  # relevant labels with their origins, per (workspace, labels, relevance)
+_FORGETTERS.append(_KEPT.clear)
+
+
 def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     """``LabelDepth`` of the relevant consensus labels under ``controls`` (rule, relevance,
-    split). The labels' sources are cached until a judgment or a pair source is added."""
+    split). Kept between calls: after new judgments only their queries' labels are looked up
+    again (``label_sets.changes_since``); a new pair source recomputes it all."""
     labels = labels_for(db, controls)
     sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
-    key = ("label_depth", _workspace(db), labels.key, controls.relevance, sources_version)
-
-    def compute() -> pd.DataFrame:
-        relevant = labels.qrels.loc[labels.qrels["relevance"] >= controls.relevance,
-                                    ["query_id", "doc_id"]].astype("string")
-        merged = relevant.merge(pair_origins(db), how="left", left_on=["query_id", "doc_id"],
-                                right_on=["query_id", "chunk_id"])
-        return merged[["query_id", "depth", "source"]].set_index("query_id")
-
-    merged = in_split(db, _CACHE.get(key, compute), controls.split)
+    state = (_workspace(db), labels.key[1:], controls.relevance, sources_version)
+    known = _KEPT.get(state)
+    if known is not None and known[0] == labels.version:
+        origins = known[1]
+    else:
+        changed = None if known is None else changes_since(db, labels, known[0])
+        if changed is not None and len(changed) <= PATCH_QUERIES:
+            queries = sorted(changed)
+            fresh = _relevant_origins(db, labels.rows_of(queries), controls.relevance, queries)
+            kept = known[1].loc[~known[1].index.isin(queries)]
+            origins = pd.concat([kept, fresh])
+        else:
+            origins = _relevant_origins(db, labels.qrels, controls.relevance)
+        _KEPT.put(state, labels.version, origins)
+    merged = in_split(db, origins, controls.split)
     depths = merged["depth"].dropna().astype(int).value_counts()
     others = merged.loc[merged["depth"].isna(), "source"].fillna(NO_RECORD).value_counts()
     order = [*OTHER_SOURCES.values(), NO_RECORD]
@@ -111,21 +124,36 @@ def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     )
 
 
-def pair_origins(db: sqlite_utils.Database) -> pd.DataFrame:
-    """Per recorded pair: query_id, chunk_id, depth (the deepest pool that brought it, NA when
-    none did) and source (a phrase of ``OTHER_SOURCES`` for pairs no pool brought)."""
+def _relevant_origins(
+    db: sqlite_utils.Database, qrels: pd.DataFrame, relevance: int,
+    query_ids: list[str] | None = None,
+) -> pd.DataFrame:
+    """The relevant labels of ``qrels`` (index query_id) with their pair's depth and source
+    (``pair_origins`` of ``query_ids``, every query when None)."""
+    relevant = qrels.loc[qrels["relevance"] >= relevance, ["query_id", "doc_id"]].astype(
+        "string")
+    merged = relevant.merge(pair_origins(db, query_ids), how="left",
+                            left_on=["query_id", "doc_id"], right_on=["query_id", "chunk_id"])
+    return merged[["query_id", "depth", "source"]].set_index("query_id")
+
+
+# Each other source's rank in ``OTHER_SOURCES``: the first a pair reached names it.
+_OTHER_RANK = "CASE source " + " ".join(
+    f"WHEN '{name}' THEN {rank}" for rank, name in enumerate(OTHER_SOURCES)) + " END"
+
+
+def pair_origins(db: sqlite_utils.Database, query_ids: list[str] | None = None) -> pd.DataFrame:
+    """Per recorded pair (of ``query_ids``; of every query when None): query_id, chunk_id,
+    depth (the deepest pool that brought it, NA when none did) and source (a phrase of
+    ``OTHER_SOURCES`` for pairs no pool brought, ``NO_RECORD`` when none did either)."""
+    where = "" if query_ids is None else " WHERE query_id IN (SELECT value FROM json_each(?))"
     frame = pd.read_sql_query(
-        "SELECT query_id, chunk_id, max(pool_depth) AS depth,"
-        " group_concat(DISTINCT source) AS sources FROM pair_sources"
-        " GROUP BY query_id, chunk_id",
-        db.conn,
+        f"SELECT query_id, chunk_id, max(pool_depth) AS depth, min({_OTHER_RANK}) AS other"
+        f" FROM pair_sources{where} GROUP BY query_id, chunk_id",
+        db.conn, params=[] if query_ids is None else [json.dumps(query_ids)],
     ).astype({"query_id": "string", "chunk_id": "string"})
     frame["depth"] = frame["depth"].astype("Int64")
-
-    def first_other(sources: str) -> str:
-        present = set(sources.split(","))
-        return next((phrase for name, phrase in OTHER_SOURCES.items() if name in present),
-                    NO_RECORD)
-
-    frame["source"] = frame["sources"].map(first_other)
-    return frame.drop(columns="sources")
+    phrases = np.array([*OTHER_SOURCES.values(), NO_RECORD], dtype=object)
+    rank = frame.pop("other").fillna(len(OTHER_SOURCES)).to_numpy(dtype=np.int64)
+    frame["source"] = phrases[rank]
+    return frame

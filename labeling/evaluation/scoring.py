@@ -28,8 +28,6 @@ Conventions
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -45,6 +43,7 @@ from labeling.evaluation.result_cache import (
     _CACHE,
     _FORGETTERS,
     _LRU,
+    Kept,
     _run_version,
     _workspace,
     queries_state,
@@ -104,36 +103,7 @@ PATCH_QUERIES = 2_000
 KEPT_VALUES = 64  # (run, labels, unit, policy, measures, missing) combinations kept
 
 
-class _Values:
-    """The newest per-query values per (workspace, run, labels' choice, unit, policy, measures,
-    missing) and the label version they were computed at."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict[tuple, tuple[tuple[int, str], pd.DataFrame]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> tuple[tuple[int, str], pd.DataFrame] | None:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-            return self.items.get(key)
-
-    def put(self, key: tuple, version: tuple[int, str], values: pd.DataFrame) -> None:
-        with self.lock:
-            known = self.items.get(key)
-            if known is None or known[0][0] <= version[0]:
-                self.items[key] = (version, values)
-                self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.items.clear()
-
-
-_VALUES = _Values(KEPT_VALUES)
+_VALUES = Kept(KEPT_VALUES)
 _FORGETTERS.append(_VALUES.clear)
 
 

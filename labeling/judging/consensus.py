@@ -135,28 +135,36 @@ def consensus_qrels(
     by pair; machine labels vote only with ``machine=True``. Every judgment is read as columns
     and reduced without a loop per pair (``consensus_of_columns``)."""
     votes = "all" if machine else "people"
-    pairs = consensus_of_columns(db, judgment_columns(db), rule, votes=votes)
+    pairs = consensus_of_columns(judgment_columns(db), rule, votes=votes)
     return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 
 # ---------------------------------------------------------------------------------------------
 # The same rule over every judgment at once, from columns (``consensus`` is its reference).
 
-# ``flags`` is read only where it says something: most judgments have none ('{}').
-_MARKS = "CASE WHEN flags = '{}' THEN '' ELSE flags END"
-_TEXT_COLUMNS = {"query_id": "query_id", "chunk_id": "chunk_id", "annotator": "annotator",
-                 "origin": "origin", "marks": _MARKS}
-JUDGMENT_COLUMNS = ("id", "grade", *_TEXT_COLUMNS)  # what ``judgment_columns`` returns
+# Each judgment's part in the rule, as bits of one small integer computed by SQLite: the flags
+# are parsed only where there are some (most judgments have none: '{}'), as ``CURRENT_SQL``
+# reads them (json_extract, then truthiness).
+ADJUDICATED, GENERATOR, TRANSFERRED, MACHINE = 1, 2, 4, 8
+_KIND = (
+    "CASE WHEN flags = '{}' THEN 0 ELSE"
+    " (coalesce(json_extract(flags, '$.adjudicated'), 0) != 0)"
+    " + 2 * (coalesce(json_extract(flags, '$.generator'), 0) != 0) END"
+    " + 4 * (origin IS 'transferred') + 8 * (origin IS 'machine')"
+)
+_TEXT_COLUMNS = {"query_id": "query_id", "chunk_id": "chunk_id", "annotator": "annotator"}
+_INTEGER_COLUMNS = {"grade": "grade", "kind": _KIND}
+JUDGMENT_COLUMNS = (*_TEXT_COLUMNS, *_INTEGER_COLUMNS)  # what ``judgment_columns`` returns
 # Which current judgments vote: people's (every origin but ``machine``), machines', or all.
 VOTES = ("people", "machine", "all")
 
 
 def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
-    """Every judgment with id above ``after_id``, oldest first: id, query_id, chunk_id,
-    annotator, origin, grade (null: could not judge), marks ('' or the flags JSON)."""
+    """Every judgment with id above ``after_id``, oldest first (by id): query_id, chunk_id,
+    annotator, grade (null: could not judge) and kind (bits ``ADJUDICATED``, ``GENERATOR``
+    from the flags, ``TRANSFERRED``, ``MACHINE`` from the origin)."""
     return read_columns(
-        db.conn, "judgments", key="id",
-        text=_TEXT_COLUMNS, integer=["id", "grade"],
+        db.conn, "judgments", key="id", text=_TEXT_COLUMNS, integer=_INTEGER_COLUMNS,
         where="id > ?" if after_id else "", params=[after_id] if after_id else [],
     )
 
@@ -164,34 +172,17 @@ def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
 def query_judgment_columns(db: sqlite_utils.Database, query_ids: Iterable[str]) -> pa.Table:
     """``judgment_columns`` of ``query_ids`` alone, read through the judgments' pair index
     (milliseconds for a few queries): what a new judgment changes."""
-    text = ", ".join(_TEXT_COLUMNS.values())
+    expressions = ", ".join([*_TEXT_COLUMNS.values(), *_INTEGER_COLUMNS.values()])
     rows = db.conn.execute(
-        f"SELECT id, grade, {text} FROM judgments"
+        f"SELECT {expressions} FROM judgments"
         " WHERE query_id IN (SELECT value FROM json_each(?)) ORDER BY id",
         [json.dumps(list(query_ids))],
     ).fetchall()
-    values = list(zip(*rows, strict=True)) if rows else [()] * (2 + len(_TEXT_COLUMNS))
-    columns = {"id": pa.array(values[0], pa.int64()), "grade": pa.array(values[1], pa.int64())}
-    for i, name in enumerate(_TEXT_COLUMNS, start=2):
-        columns[name] = pa.array(values[i], pa.string())
-    return pa.table(columns)
-
-
-def _flag_of(db: sqlite_utils.Database, marks: pa.Array, flag: str) -> np.ndarray:
-    """Per row: the flag as ``CURRENT_SQL`` reads it (json_extract, then truthiness), evaluated
-    once per distinct flags text."""
-    if isinstance(marks, pa.ChunkedArray):
-        marks = marks.combine_chunks()
-    encoded = pc.dictionary_encode(marks)
-    texts = encoded.dictionary.to_pylist()
-    truth = np.zeros(len(texts), dtype=bool)
-    for i, text in enumerate(texts):
-        if text:
-            value = db.conn.execute(
-                f"SELECT coalesce(json_extract(?, '$.{flag}'), 0)", [text]
-            ).fetchone()[0]
-            truth[i] = bool(value)
-    return truth[encoded.indices.to_numpy(zero_copy_only=False)]
+    values = list(zip(*rows, strict=True)) if rows else [()] * len(JUDGMENT_COLUMNS)
+    return pa.table({
+        name: pa.array(column, pa.string() if name in _TEXT_COLUMNS else pa.int64())
+        for name, column in zip(JUDGMENT_COLUMNS, values, strict=True)
+    })
 
 
 def _sorted_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -254,15 +245,14 @@ def _last_of_groups(keys: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 def consensus_of_columns(
-    db: sqlite_utils.Database, columns: pa.Table, rule: str = "default", *,
-    votes: str = "people", judge: str = "",
+    columns: pa.Table, rule: str = "default", *, votes: str = "people", judge: str = "",
 ) -> pd.DataFrame:
     """``consensus`` of every judgment in ``columns`` (``judgment_columns``, oldest first),
     with numpy over integer codes: query_id, chunk_id, grade (int64), sorted by pair.
 
     Current judgments are taken over every origin first (as the ``current_judgments`` view
     does); then ``votes`` keeps people's, machines' or all of them, and ``judge`` (with
-    machines') one machine judge's. Without an ``origin`` column every row is a person's."""
+    machines') one machine judge's."""
     if rule not in RULES:
         raise ValueError(f"unknown consensus rule {rule!r}; expected one of {', '.join(RULES)}")
     if votes not in VOTES:
@@ -277,17 +267,15 @@ def consensus_of_columns(
     current = _last_of_groups(by_vote, np.argsort(by_vote, kind="stable"))
     grade_column = columns["grade"].combine_chunks()
     graded = current[grade_column.is_valid().to_numpy(zero_copy_only=False)[current]]
-    graded = graded[_voting(columns, graded, votes, judge)]
+    kind = columns["kind"].combine_chunks().fill_null(0).to_numpy().astype(np.int64)
+    graded = graded[_voting(columns, graded, kind[graded], votes, judge)]
     if not len(graded):
         return consensus(pd.DataFrame(), rule)
     grade = grade_column.fill_null(0).to_numpy().astype(np.int64)[graded]
-    pair, row_id = pair[graded], columns["id"].to_numpy()[graded]
-    marks = columns["marks"].take(pa.array(graded))
-    adjudicated, generator = _flag_of(db, marks, "adjudicated"), _flag_of(db, marks, "generator")
-    if "origin" in columns.column_names:  # transferred labels count like the generator's
-        origin = columns["origin"].take(pa.array(graded))
-        generator |= pc.equal(origin, "transferred").fill_null(False).to_numpy(
-            zero_copy_only=False)
+    # Rows come oldest first: a row's position orders it as its id does.
+    pair, row_id, kind = pair[graded], graded, kind[graded]
+    adjudicated = (kind & ADJUDICATED) != 0
+    generator = (kind & (GENERATOR | TRANSFERRED)) != 0  # transferred: like the generator's
 
     # 1. The latest adjudicated grade decides.
     adj = np.flatnonzero(adjudicated)
@@ -321,20 +309,19 @@ def consensus_of_columns(
     })
 
 
-def _voting(columns: pa.Table, rows: np.ndarray, votes: str, judge: str) -> np.ndarray:
-    """Which of ``rows`` vote under ``votes`` and ``judge`` (``consensus_of_columns``)."""
-    if "origin" not in columns.column_names:
-        return np.full(len(rows), votes != "machine")
-    taken = pa.array(rows, pa.int64())
-    machine = pc.equal(columns["origin"].take(taken), "machine").fill_null(False).to_numpy(
-        zero_copy_only=False)
+def _voting(
+    columns: pa.Table, rows: np.ndarray, kind: np.ndarray, votes: str, judge: str
+) -> np.ndarray:
+    """Which of ``rows`` (of kinds ``kind``) vote under ``votes`` and ``judge``
+    (``consensus_of_columns``)."""
+    machine = (kind & MACHINE) != 0
     if votes == "all":
         return np.ones(len(rows), dtype=bool)
     if votes == "people":
         return ~machine
     if judge:
-        machine &= pc.equal(columns["annotator"].take(taken), judge).fill_null(False).to_numpy(
-            zero_copy_only=False)
+        annotators = columns["annotator"].take(pa.array(rows, pa.int64()))
+        machine &= pc.equal(annotators, judge).fill_null(False).to_numpy(zero_copy_only=False)
     return machine
 
 
@@ -365,7 +352,7 @@ def query_consensus_qrels(
 ) -> pd.DataFrame:
     """``consensus_qrels`` restricted to ``query_ids``, by the same ``consensus_of_columns``."""
     columns = query_judgment_columns(db, query_ids)
-    pairs = consensus_of_columns(db, columns, rule, votes="all" if machine else "people")
+    pairs = consensus_of_columns(columns, rule, votes="all" if machine else "people")
     return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 

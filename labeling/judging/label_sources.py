@@ -72,11 +72,10 @@ def source_consensus(
     if columns is None:
         columns = consensus.judgment_columns(db)
     if source != "machine":
-        people_grades = consensus.consensus_of_columns(db, columns, rule, votes="people")
+        people_grades = consensus.consensus_of_columns(columns, rule, votes="people")
     if source == "people":
         return people_grades
-    machine_grades = consensus.consensus_of_columns(
-        db, columns, rule, votes="machine", judge=judge)
+    machine_grades = consensus.consensus_of_columns(columns, rule, votes="machine", judge=judge)
     if source == "machine":
         return machine_grades
     known = pd.MultiIndex.from_frame(people_grades[["query_id", "chunk_id"]])
