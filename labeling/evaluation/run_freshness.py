@@ -64,7 +64,7 @@ def run_age(db: sqlite_utils.Database, run: str, rule: str = "default") -> RunAg
                 [seq, row["id"]],
             )
         }
-        labeled = set(labels.qrels["query_id"].astype(str)) if newer else set()
+        labeled = set(labels.queries) if newer else set()
         return RunAge(run, len(newer & labeled))
 
     return _CACHE.get(key, compute)
