@@ -96,3 +96,19 @@ def assert_same_as_the_engine(result, qrels, run, **options):
                                    atol=1e-12, check_names=False)
     assert result.n == len(values)
     assert list(result.unanswered) == sorted(str(q) for q in expected.unanswered)
+
+
+def assert_command_json(out: dict, qrels: pd.DataFrame, run: pd.DataFrame,
+                        measures: list[str]) -> pd.DataFrame:
+    """``scorecard evaluate --format json`` output of a distributed engine equals the
+    single-machine engine: the query counts, the queries the run returned nothing for, the
+    means and (with ``--per-query``) each value; returns the engine's per-query values."""
+    expected = evaluate(qrels, run, MEASURES)
+    values = expected.per_query.set_axis(expected.per_query.index.astype(str)).sort_index()
+    assert out["queries"] == out["evaluated"] == len(values)
+    assert out["returned_nothing"] == len(expected.unanswered) > 0
+    for measure in measures:
+        assert abs(out["mean"][measure] - expected.mean[measure]) <= 1e-12
+        for query, row in out.get("per_query", {}).items():
+            assert abs(row[measure] - values.loc[query, measure]) <= 1e-12
+    return values

@@ -13,7 +13,11 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def _readers(path: Path) -> list[int]:
@@ -90,3 +94,18 @@ class KillFirstReader:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+def with_one_part_killed(part: Path, evaluate: Callable[[], T]) -> T:
+    """``evaluate()`` with ``part`` (a run part file) turned into a ``KillFirstReader``: the
+    first worker to read it dies; checks that one did and that the part was served after."""
+    text = part.read_text(encoding="utf-8")
+    part.unlink()
+    fault = KillFirstReader(part, text)
+    try:
+        result = evaluate()
+    finally:
+        fault.stop()
+    assert fault.killed is not None, "no worker read the part"
+    assert fault.served >= 1
+    return result

@@ -11,16 +11,16 @@ import pytest
 from cluster_data import (
     MEASURES,
     adversarial,
+    assert_command_json,
     assert_same_as_the_engine,
     write_parts,
     write_qrels,
 )
-from fifo_fault import KillFirstReader
+from fifo_fault import with_one_part_killed
 
 from labeling.cluster.parts import list_parts, read_labels
 from labeling.cluster.spark_engine import evaluate_on_spark, session
 from labeling.commands.cli import main
-from labeling.metrics.engine import evaluate
 
 # PySpark 4 warns that it does not know pandas 3 (and uses a keyword pandas 3 deprecated) on
 # every conversion; these tests check the values that cross, so the warnings are noise here.
@@ -66,15 +66,8 @@ def test_policies_and_small_batches_on_spark(spark, tmp_path):
 def test_a_worker_killed_mid_task_is_retried_and_the_result_is_exact(spark, tmp_path):
     qrels, run = adversarial(seed=9)
     folder = write_parts(run, tmp_path / "t", parts=4, kind="trec")
-    victim = folder / "part-002.trec"
-    text = victim.read_text(encoding="utf-8")
-    victim.unlink()
-    fault = KillFirstReader(victim, text)
-    try:
-        result = evaluate_on_spark(qrels, list_parts(folder, "run"), MEASURES, spark=spark)
-    finally:
-        fault.stop()
-    assert fault.killed is not None, "no worker read the part"
+    result = with_one_part_killed(folder / "part-002.trec", lambda: evaluate_on_spark(
+        qrels, list_parts(folder, "run"), MEASURES, spark=spark))
     assert_same_as_the_engine(result, qrels, run)
 
 
@@ -87,11 +80,5 @@ def test_command_line_with_spark_conf(spark, tmp_path, capsys):
                    "-m", "AP", "-m", "P@5", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert status == 0
-    expected = evaluate(qrels, run, MEASURES)
-    values = expected.per_query.set_axis(expected.per_query.index.astype(str)).sort_index()
-    means = expected.mean
-    assert out["queries"] == out["evaluated"] == len(values)
-    assert out["returned_nothing"] == len(expected.unanswered) > 0
-    assert out["mean"]["AP"] == pytest.approx(means["AP"], abs=1e-12)
-    assert out["mean"]["P@5"] == pytest.approx(means["P@5"], abs=1e-12)
+    assert_command_json(out, qrels, run, ["AP", "P@5"])
     assert not spark.sparkContext._jsc.sc().isStopped()  # the module's session is left alone

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import changes_since, labels_for
-from labeling.evaluation.result_cache import _FORGETTERS, Kept, _workspace
+from labeling.evaluation.label_sets import Kept, labels_for
+from labeling.evaluation.result_cache import _FORGETTERS, _workspace
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
 from labeling.metrics.measures import parse_measure
@@ -100,19 +100,15 @@ def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     labels = labels_for(db, controls)
     sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
     state = (_workspace(db), labels.key[1:], controls.relevance, sources_version)
-    known = _KEPT.get(state)
-    if known is not None and known[0] == labels.version:
-        origins = known[1]
-    else:
-        changed = None if known is None else changes_since(db, labels, known[0])
-        if changed is not None and len(changed) <= PATCH_QUERIES:
-            queries = sorted(changed)
-            fresh = _relevant_origins(db, labels.rows_of(queries), controls.relevance, queries)
-            kept = known[1].loc[~known[1].index.isin(queries)]
-            origins = pd.concat([kept, fresh])
-        else:
-            origins = _relevant_origins(db, labels.qrels, controls.relevance)
-        _KEPT.put(state, labels.version, origins)
+
+    def patch(known: pd.DataFrame, changed: frozenset[str]) -> pd.DataFrame:
+        queries = sorted(changed)
+        fresh = _relevant_origins(db, labels.rows_of(queries), controls.relevance, queries)
+        return pd.concat([known.loc[~known.index.isin(queries)], fresh])
+
+    origins = _KEPT.up_to_date(
+        db, state, labels, lambda: _relevant_origins(db, labels.qrels, controls.relevance),
+        patch, PATCH_QUERIES)
     merged = in_split(db, origins, controls.split)
     depths = merged["depth"].dropna().astype(int).value_counts()
     others = merged.loc[merged["depth"].isna(), "source"].fillna(NO_RECORD).value_counts()

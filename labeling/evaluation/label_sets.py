@@ -21,7 +21,9 @@ import bisect
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -41,6 +43,7 @@ from labeling.evaluation.score_controls import CONSENSUS_RULES, Controls
 from labeling.judging import consensus, label_sources
 
 COLUMNS = ["query_id", "doc_id", "relevance"]
+T = TypeVar("T")
 # Beyond this many queries changed at once, one full consensus is cheaper than splicing.
 INCREMENTAL_QUERIES = 2_000
 LOG_ENTRIES = 4_096  # changes remembered per workspace and choice of labels
@@ -329,3 +332,52 @@ def changes_since(
                 return None
             changed |= queries
     return frozenset(changed)
+
+
+class Kept(Generic[T]):
+    """The newest result per key and the label version it was computed at, for results kept up
+    to date judgment by judgment (per-query values, label depths); least recently used keys
+    beyond ``size`` are dropped. A result computed at an older version never replaces a newer
+    one (two sessions may finish in either order)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict[tuple, tuple[tuple[int, str], T]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[tuple[int, str], T] | None:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+            return self.items.get(key)
+
+    def put(self, key: tuple, version: tuple[int, str], values: T) -> None:
+        with self.lock:
+            known = self.items.get(key)
+            if known is None or known[0][0] <= version[0]:
+                self.items[key] = (version, values)
+                self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+    def up_to_date(
+        self, db: sqlite_utils.Database, key: tuple, labels: Labels, full: Callable[[], T],
+        patch: Callable[[T, frozenset[str]], T], limit: int,
+    ) -> T:
+        """The result under ``key`` for ``labels``: kept, ``patch``-ed (the result kept for an
+        older version and the queries whose labels changed since, at most ``limit`` of them)
+        or computed by ``full``, and kept."""
+        known = self.get(key)
+        if known is not None and known[0] == labels.version:
+            return known[1]
+        changed = None if known is None else changes_since(db, labels, known[0])
+        if changed is not None and len(changed) <= limit:
+            result = patch(known[1], changed)
+        else:
+            result = full()
+        self.put(key, labels.version, result)
+        return result

@@ -54,37 +54,6 @@ _HEAVY = _LRU(HEAVY_ENTRIES)
 _FORGETTERS: list[Callable[[], None]] = []  # caches kept by other modules
 
 
-class Kept:
-    """The newest result per key and the label version it was computed at, for results kept up
-    to date judgment by judgment (per-query values, label depths); least recently used keys
-    beyond ``size`` are dropped. A result computed at an older version never replaces a newer
-    one (two sessions may finish in either order)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict[tuple, tuple[tuple[int, str], pd.DataFrame]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> tuple[tuple[int, str], pd.DataFrame] | None:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-            return self.items.get(key)
-
-    def put(self, key: tuple, version: tuple[int, str], values: pd.DataFrame) -> None:
-        with self.lock:
-            known = self.items.get(key)
-            if known is None or known[0][0] <= version[0]:
-                self.items[key] = (version, values)
-                self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.items.clear()
-
-
 def clear_cache() -> None:
     """Forget every cached label set, ranking and result (tests; after bulk imports)."""
     for cache in (_CACHE, _HEAVY):

@@ -36,14 +36,13 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.evaluation.chunk_set_labels import labels_for_chunk_set, run_chunk_set
-from labeling.evaluation.label_sets import Labels, changes_since, labels_for
+from labeling.evaluation.label_sets import Kept, Labels, labels_for
 from labeling.evaluation.outside_values import outside_values
 from labeling.evaluation.ranked_runs import _ranked, rank_subset, stored_run
 from labeling.evaluation.result_cache import (
     _CACHE,
     _FORGETTERS,
     _LRU,
-    Kept,
     _run_version,
     _workspace,
     queries_state,
@@ -157,16 +156,9 @@ def per_query(db: sqlite_utils.Database, controls: Controls) -> pd.DataFrame:
     labels = labels_for(db, controls)
     state = (_workspace(db), _run_version(db, controls.run), labels.key[1:], controls.unit,
              controls.policy, controls.measures, controls.missing)
-    known = _VALUES.get(state)
-    if known is not None and known[0] == labels.version:
-        values = known[1]
-    else:
-        changed = None if known is None else changes_since(db, labels, known[0])
-        if changed is not None and len(changed) <= PATCH_QUERIES:
-            values = _patched(db, controls, labels, known[1], changed)
-        else:
-            values = _evaluate(db, controls, controls.missing).per_query
-        _VALUES.put(state, labels.version, values)
+    values = _VALUES.up_to_date(
+        db, state, labels, lambda: _evaluate(db, controls, controls.missing).per_query,
+        lambda known, changed: _patched(db, controls, labels, known, changed), PATCH_QUERIES)
     key = ("per_query", *state, labels.version)
     return in_split(db, values, controls.split, key)
 

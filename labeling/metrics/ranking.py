@@ -252,17 +252,24 @@ def _label_arrays(qrels: pd.DataFrame) -> tuple[np.ndarray, pa.Array, np.ndarray
                                                    np.ndarray]:
     """(query code, query vocabulary, doc code, doc vocabulary, grade) of each label, after the
     checks every ranking makes: whole-number grades, no repeated (query, doc) pair."""
+    grades = _checked_grades(qrels)
+    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
+    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
+    qrels_query, query_ids = _encode(qrels_query_ids)
+    qrels_doc, doc_vocab = _encode(qrels_doc_ids)
+    return qrels_query, query_ids, qrels_doc, doc_vocab, grades
+
+
+def _checked_grades(qrels: pd.DataFrame) -> np.ndarray:
+    """The labels' grades as int64, after checking the columns and that every grade is a whole
+    number (the first that is not is named by its row)."""
     _require(qrels, QRELS_COLUMNS, "qrels")
     grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
     bad = np.isnan(grades) | (grades != np.floor(grades))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
-    qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
-    _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
-    qrels_query, query_ids = _encode(qrels_query_ids)
-    qrels_doc, doc_vocab = _encode(qrels_doc_ids)
-    return qrels_query, query_ids, qrels_doc, doc_vocab, grades.astype(np.int64)
+    return grades.astype(np.int64)
 
 
 def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
@@ -385,13 +392,7 @@ def rank_ordered(qrels: pd.DataFrame, run: OrderedRun) -> RankedRows:
     keys, built once per run). Queries come in byte order of their ids (``rank_rows`` keeps the
     labels' order of first appearance); each query's values are the same.
     """
-    _require(qrels, QRELS_COLUMNS, "qrels")
-    grades = pd.to_numeric(qrels["relevance"], errors="coerce").to_numpy(np.float64)
-    bad = np.isnan(grades) | (grades != np.floor(grades))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"row {row}: relevance must be a whole number", source="qrels")
-    qrels_grade = grades.astype(np.int64)
+    qrels_grade = _checked_grades(qrels)
     qrels_query_ids, qrels_doc_ids = _strings(qrels["query_id"]), _strings(qrels["doc_id"])
     _refuse(first_duplicate(qrels_query_ids, qrels_doc_ids), "qrels")
     qrels_query, query_ids = _sorted_vocabulary(*_encode(qrels_query_ids))

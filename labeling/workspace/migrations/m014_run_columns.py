@@ -44,20 +44,14 @@ CREATE TABLE change_counters (
     value INTEGER NOT NULL DEFAULT 0
 );
 INSERT INTO change_counters (name, value) VALUES ('queries', 0);
-CREATE TRIGGER queries_counted_insert AFTER INSERT ON queries
-BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;
-CREATE TRIGGER queries_counted_update AFTER UPDATE ON queries
-BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;
-CREATE TRIGGER queries_counted_delete AFTER DELETE ON queries
-BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;
-CREATE TRIGGER query_attributes_counted_insert AFTER INSERT ON query_attributes
-BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;
-CREATE TRIGGER query_attributes_counted_update AFTER UPDATE ON query_attributes
-BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;
-CREATE TRIGGER query_attributes_counted_delete AFTER DELETE ON query_attributes
-BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;
 """
+# The counter's triggers: every insert, update and delete of the query tables counts.
+COUNTED = "".join(
+    f"CREATE TRIGGER {table}_counted_{event.lower()} AFTER {event} ON {table}\n"
+    "BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'queries'; END;\n"
+    for table in ("queries", "query_attributes") for event in ("INSERT", "UPDATE", "DELETE")
+)
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    execute_script(conn, SCRIPT)
+    execute_script(conn, SCRIPT + COUNTED)
