@@ -260,6 +260,25 @@ def _label_arrays(qrels: pd.DataFrame) -> tuple[np.ndarray, pa.Array, np.ndarray
     return qrels_query, query_ids, qrels_doc, doc_vocab, grades
 
 
+def _rows(
+    query_ids: pa.Array, query: np.ndarray, grade: np.ndarray, doc_row: np.ndarray,
+    qrels_query: np.ndarray, qrels_grade: np.ndarray,
+) -> RankedRows:
+    """``RankedRows`` of rows already in ranking order within each query (``query``: each
+    row's query code), their ranks counted from 1 per query."""
+    retrieved = np.bincount(query, minlength=len(query_ids))
+    return RankedRows(
+        query_ids=query_ids.to_numpy(zero_copy_only=False).astype(object),
+        query=query,
+        rank=_ranks_within(query, retrieved),
+        grade=grade,
+        doc_row=doc_row,
+        qrels_query=qrels_query,
+        qrels_grade=qrels_grade,
+        retrieved=retrieved,
+    )
+
+
 def _checked_grades(qrels: pd.DataFrame) -> np.ndarray:
     """The labels' grades as int64, after checking the columns and that every grade is a whole
     number (the first that is not is named by its row)."""
@@ -305,17 +324,7 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
     grade = _lookup_grades(
         query, run_doc[order], qrels_query, qrels_doc, qrels_grade, max(len(doc_vocab), 1)
     )
-    retrieved = np.bincount(query, minlength=len(query_ids))
-    return RankedRows(
-        query_ids=query_ids.to_numpy(zero_copy_only=False).astype(object),
-        query=query,
-        rank=_ranks_within(query, retrieved),
-        grade=grade,
-        doc_row=evaluated[order],
-        qrels_query=qrels_query,
-        qrels_grade=qrels_grade,
-        retrieved=retrieved,
-    )
+    return _rows(query_ids, query, grade, evaluated[order], qrels_query, qrels_grade)
 
 
 @dataclass
@@ -409,14 +418,4 @@ def rank_ordered(qrels: pd.DataFrame, run: OrderedRun) -> RankedRows:
         raise InputError(f"row {row}: score is missing or not a finite number", source="run")
     all_grades = _grades_by_pair(run, qrels_query_ids, qrels_doc_ids, qrels_grade)
     grade = all_grades if len(rows) == len(run.score) else all_grades[rows]
-    retrieved = np.bincount(query, minlength=len(query_ids))
-    return RankedRows(
-        query_ids=query_ids.to_numpy(zero_copy_only=False).astype(object),
-        query=query,
-        rank=_ranks_within(query, retrieved),
-        grade=grade,
-        doc_row=rows,
-        qrels_query=qrels_query,
-        qrels_grade=qrels_grade,
-        retrieved=retrieved,
-    )
+    return _rows(query_ids, query, grade, rows, qrels_query, qrels_grade)
