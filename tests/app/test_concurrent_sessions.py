@@ -98,12 +98,13 @@ def judge_until(session: Session, stop: threading.Event, log: dict, extra: int =
             break
         grade = len(log["sent"]) % 4
         saved_before = len(at.session_state["label_saved"])
+        clicked = time.monotonic()
         at.button(key=f"label_grade_{grade}").click().run()
         log["messages"].extend(session.messages())
         saved = at.session_state["label_saved"]
         if len(saved) == saved_before + 1:  # reported saved: the page moved on
             log["sent"].append((saved[-1], tuple(pair), grade))
-            log["times"].append(time.monotonic())
+            log["times"].append((clicked, time.monotonic()))  # the save, click to page
 
 
 def read_dashboard_until(session: Session, stop: threading.Event, log: dict) -> None:
@@ -139,6 +140,10 @@ def test_saves_survive_a_concurrent_import(workspace: Path, bad_last_line: bool)
 
     def importer() -> None:
         try:
+            # Start once every annotator is saving, so saves meet the import's window.
+            deadline = time.monotonic() + 120
+            while not all(log["sent"] for log in logs.values()) and time.monotonic() < deadline:
+                time.sleep(0.05)
             import_run(admin, run_file(bad_last_line), "big", import_log)
         finally:
             stop.set()
@@ -157,8 +162,11 @@ def test_saves_survive_a_concurrent_import(workspace: Path, bad_last_line: bool)
     raw = [m for log in logs.values() for m in log["messages"]
            if any(w in m for w in RAW_ERROR_WORDS)]
     assert all(log["sent"] for log in logs.values())
+    # Saves whose click-to-page span overlaps the import's (those the import's transaction
+    # held up end after it, but began during it).
     during = sum(
-        import_log["start"] < t < import_log["end"] for log in logs.values() for t in log["times"]
+        began < import_log["end"] and ended > import_log["start"]
+        for log in logs.values() for began, ended in log["times"]
     )
     assert during > 0, "no save overlapped the import: the test proves nothing"
     assert (lost, raw) == (0, []), f"{lost} of {reported} reported saves lost; raw: {raw[:3]}"
