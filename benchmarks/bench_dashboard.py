@@ -220,13 +220,16 @@ def main() -> None:
             table = segmenting.query_table(db)
             scoring.segment_scorecard(db, controls, "segment", queries=table)
             done = time.perf_counter()
+            tab_notes(db, controls)
+            parts["tab"].append(time.perf_counter() - done)
             parts["run"].append(run_done - start)
             parts["labels"].append(labels_done - run_done)
             parts["rank"].append(rank_done - labels_done)
             parts["rest"].append(done - rank_done)
             parts["total"].append(done - start)
 
-        parts: dict[str, list[float]] = {k: [] for k in ("run", "labels", "rank", "rest", "total")}
+        parts: dict[str, list[float]] = {
+            k: [] for k in ("run", "labels", "rank", "rest", "total", "tab")}
         for _ in range(args.repeat):
             first_open()
         rows.append(("first open, cold: run from the workspace (columnar parts)",
@@ -238,6 +241,8 @@ def main() -> None:
                      median(parts["rest"])))
         rows.append(("first open, cold: total, to the scorecard's numbers",
                      median(parts["total"])))
+        rows.append(("first open, cold: then the rest of the Scorecard tab (query count, label "
+                     "depth, run age)", median(parts["tab"])))
         rows.append(("later open: another session (run in memory)",
                      median([timed(lambda: ranked_runs.stored_run(db, "big"))
                              for _ in range(args.repeat)])))
