@@ -13,7 +13,7 @@ import sqlite_utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.judging import consensus
+from labeling.judging import consensus, label_sources
 
 FLAGS = [{}, {"adjudicated": True}, {"generator": True}, {"unsure": True},
          {"adjudicated": True, "generator": True}, {"adjudicated": False}]
@@ -86,6 +86,9 @@ def test_a_workspace_consensus_equals_the_reference_through_its_view(make_worksp
     reference = consensus.consensus(consensus.current_judgments_frame(db), rule)
     expected = reference.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
     pd.testing.assert_frame_equal(consensus.consensus_qrels(db, rule), expected)
-    one = consensus.query_consensus_qrels(db, ["q2"], rule)
+    # What a new judgment on q2 recomputes (label_sets): its judgments alone, same rule.
+    one = label_sources.source_consensus(
+        db, rule, columns=consensus.query_judgment_columns(db, ["q2"])
+    ).rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
     pd.testing.assert_frame_equal(
         one, expected.loc[expected["query_id"] == "q2"].reset_index(drop=True))

@@ -27,7 +27,7 @@ from labeling.evaluation.result_cache import _FORGETTERS, _workspace
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
 from labeling.metrics.measures import parse_measure
-from labeling.workspace.columnar import read_columns
+from labeling.workspace.columnar import read_columns, table_of_rows
 
 # Measures whose denominator is every relevant label of the query: the ones pool depth bounds.
 RECALL_KINDS = ("R", "Rprec", "AP")
@@ -162,11 +162,8 @@ def pair_origins(db: sqlite_utils.Database, query_ids: list[str] | None = None) 
             f"SELECT query_id, chunk_id, pool_depth, {_OTHER_RANK} FROM pair_sources"
             " WHERE query_id IN (SELECT value FROM json_each(?))", [json.dumps(query_ids)],
         ).fetchall()
-        values = list(zip(*found, strict=True)) if found else [()] * 4
-        rows = pa.table({"query_id": pa.array(values[0], pa.string()),
-                         "chunk_id": pa.array(values[1], pa.string()),
-                         "depth": pa.array(values[2], pa.int64()),
-                         "other": pa.array(values[3], pa.int64())})
+        rows = table_of_rows(found, {"query_id": pa.string(), "chunk_id": pa.string(),
+                                     "depth": pa.int64(), "other": pa.int64()})
     grouped = rows.group_by(["query_id", "chunk_id"]).aggregate(
         [("depth", "max"), ("other", "min")])
     return pa.table({"query_id": grouped["query_id"], "chunk_id": grouped["chunk_id"],

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import sqlite_utils
 
-from labeling.workspace.columnar import read_columns
+from labeling.workspace.columnar import read_columns, table_of_rows
 from labeling.workspace.contents import get_run
 
 PAIR = ["query_id", "chunk_id"]
@@ -181,11 +181,8 @@ def query_judgment_columns(db: sqlite_utils.Database, query_ids: Iterable[str]) 
         " WHERE query_id IN (SELECT value FROM json_each(?)) ORDER BY id",
         [json.dumps(list(query_ids))],
     ).fetchall()
-    values = list(zip(*rows, strict=True)) if rows else [()] * len(JUDGMENT_COLUMNS)
-    return pa.table({
-        name: pa.array(column, pa.string() if name in _TEXT_COLUMNS else pa.int64())
-        for name, column in zip(JUDGMENT_COLUMNS, values, strict=True)
-    })
+    return table_of_rows(rows, {name: pa.string() if name in _TEXT_COLUMNS else pa.int64()
+                                for name in JUDGMENT_COLUMNS})
 
 
 def _sorted_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -348,16 +345,6 @@ def _default_rule(
     winner[sorted_pair[starts[majority]]] = sorted_grade[starts[majority]]
     has[sorted_pair[starts[majority]]] = True
     return np.where(has[voted_pairs], winner[voted_pairs], grade)
-
-
-def query_consensus_qrels(
-    db: sqlite_utils.Database, query_ids: Iterable[str], rule: str = "default", *,
-    machine: bool = False,
-) -> pd.DataFrame:
-    """``consensus_qrels`` restricted to ``query_ids``, by the same ``consensus_of_columns``."""
-    columns = query_judgment_columns(db, query_ids)
-    pairs = consensus_of_columns(columns, rule, votes="all" if machine else "people")
-    return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 
 def run_frame(db: sqlite_utils.Database, run_name: str) -> pd.DataFrame:

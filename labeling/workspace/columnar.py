@@ -83,6 +83,14 @@ def _strings(data: str | bytes | None, lengths: pa.Array, name: str) -> pa.Array
         len(sizes), pa.py_buffer(offsets), pa.py_buffer(data)).cast(pa.string())
 
 
+def table_of_rows(rows: Sequence[Sequence[object]], types: Mapping[str, pa.DataType]) -> pa.Table:
+    """Rows fetched from SQLite (a few: this makes Python objects) as a table of ``types``
+    (column name -> Arrow type, in the rows' column order)."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(types)
+    return pa.table({name: pa.array(column, kind)
+                     for (name, kind), column in zip(types.items(), columns, strict=True)})
+
+
 def read_columns(
     conn: sqlite3.Connection,
     table: str,
