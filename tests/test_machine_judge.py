@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 
 import pytest
 
@@ -35,15 +36,17 @@ def db(make_workspace):
 
 
 def client(server: ChatServer, **kw) -> chat.ChatClient:
+    """A client whose sleeps are recorded, not slept: its clock moves on by each."""
     sleeps: list[float] = []
     made = chat.ChatClient(server.url, MODEL, "sk-local", timeout=0.5, retries=1, backoff=0.01,
-                           sleep=sleeps.append, **kw)
+                           sleep=sleeps.append,
+                           clock=lambda: time.monotonic() + sum(sleeps), **kw)
     made.slept = sleeps  # type: ignore[attr-defined]
     return made
 
 
-def judge() -> mj.Judge:
-    return mj.Judge(MODEL, mj.load_prompt("v1"))
+def judge(server: ChatServer | None = None) -> mj.Judge:
+    return mj.Judge(MODEL, mj.load_prompt("v1"), base_url=server.url if server else "")
 
 
 def test_prompt_carries_query_narrative_passage_and_scale(db, server):
@@ -104,7 +107,8 @@ def test_malformed_replies_timeouts_429_and_the_call_cap_lose_nothing(db, server
     # (5) then good (6); 5 off the scale (7); 6 good (8); the cap stops before pair 7.
     assert result.calls == 8 and result.stopped == "reached the cap of 8 calls"
     assert (result.labeled, result.failed, result.pending) == (3, 3, 5)
-    assert 1.0 in made.slept  # Retry-After: 1 was honoured (longer than the 0.01 s backoff)
+    # Retry-After: 1 was honoured (longer than the 0.01 s backoff).
+    assert [round(s, 1) for s in made.slept] == [0.0, 1.0]
     failures = mj.batch_failures(db, batch).set_index("chunk_id")
     assert "not JSON" in failures.loc["copytree", "error"]
     assert failures.loc["copytree", "reply"] == "I think this passage is fairly relevant!"
@@ -127,7 +131,7 @@ def test_the_cache_makes_a_second_run_call_nothing_and_write_nothing(db, server)
     mj.run_batch(db, first, client(server))
     calls, judged = len(server.requests), db.conn.execute(
         "SELECT count(*) FROM judgments").fetchone()[0]
-    plan = mj.plan(db, judge(), rows.PAIRS)
+    plan = mj.plan(db, judge(server), rows.PAIRS)
     assert (plan.cached, plan.calls, plan.prompt_tokens) == (len(rows.PAIRS), 0, 0)
     again = mj.start_batch(db, judge(), rows.PAIRS, "all, again")
     result = mj.run_batch(db, again, client(server))
@@ -135,7 +139,7 @@ def test_the_cache_makes_a_second_run_call_nothing_and_write_nothing(db, server)
     assert (result.from_cache, result.unchanged) == (len(rows.PAIRS), len(rows.PAIRS))
     assert db.conn.execute("SELECT count(*) FROM judgments").fetchone()[0] == judged
     # Another temperature is the same prompt and model: still cached. Another model is not.
-    other = mj.Judge("other-model", mj.load_prompt("v1"))
+    other = mj.Judge("other-model", mj.load_prompt("v1"), base_url=server.url)
     assert mj.plan(db, other, rows.PAIRS).calls == len(rows.PAIRS)
 
 
@@ -210,7 +214,7 @@ def test_a_viewer_cannot_run_a_judge(make_workspace, server, fast_hashes):
 @pytest.mark.parametrize(("reply", "expected"), [
     ('{"grade": 2, "reason": "answers part"}', (2, "answers part")),
     ('```json\n{"grade": "3", "reason": "all of it"}\n```', (3, "all of it")),
-    ('{"grade": 1.0}', (1, "")),
+    ('{"grade": 1}', (1, "")),
 ])
 def test_replies_that_parse(reply: str, expected):
     assert mj.parse_reply(reply, [0, 1, 2, 3]) == expected
@@ -218,8 +222,15 @@ def test_replies_that_parse(reply: str, expected):
 
 @pytest.mark.parametrize(("reply", "problem"), [
     ("Relevant.", "not JSON"), ('{"score": 2}', 'no "grade"'), ('{"grade": 7}', "not on the scale"),
-    ('{"grade": 1.5}', "not on the scale"), ('{"grade": true}', "not a number"),
-    ('{"grade": "high"}', "not a number"), ("[2]", 'no "grade"'),
+    ('{"grade": 1.5}', "not a whole number"), ('{"grade": true}', "not a whole number"),
+    ('{"grade": "high"}', "not a whole number"), ("[2]", 'no "grade"'),
+    # Strict: one meaning per reply, and a grade in plain ASCII digits only.
+    ('{"grade": 0, "grade": 3}', "the key 'grade' appears twice"),
+    ('{"grade": 1.0}', "not a whole number"), ('{"grade": 1e0}', "not a whole number"),
+    ('{"grade": "1e0"}', "not a whole number"), ('{"grade": "1.0"}', "not a whole number"),
+    ('{"grade": "\u0663"}', "not a whole number"), ('{"grade": "\u0661"}', "not a whole number"),
+    ('{"grade": 0} {"grade": 3}', "not JSON"),
+    ("[" * 50_000 + "]" * 50_000, "nested 50000 levels deep"),
 ])
 def test_replies_that_do_not(reply: str, problem: str):
     with pytest.raises(mj.MalformedReply, match=problem):

@@ -10,20 +10,34 @@ Conventions
   what follows the prefix); ``{query}``, ``{narrative}``, ``{title}``, ``{passage}``,
   ``{scale}`` and ``{grades}`` are filled in. The hash is the SHA-256 of the template's text:
   an edited template is another prompt, even under the same version name (give it a new one).
+  The people's texts (query, narrative, title, passage) are untrusted: ``v2`` (the default)
+  puts each between its own tags and explains them, and every text is filled in with ``&``,
+  ``<`` and ``>`` written as ``&amp;``, ``&lt;`` and ``&gt;``, so no text can close its tag or
+  pass for the instructions around it (``v1``, kept to reproduce earlier labels, has no tags).
 - The narrative is the query's description of the information need: a ``narrative`` column of
   ``queries`` when the workspace has one, else the query attribute ``narrative``, else
   "(none given)".
-- A reply is JSON ``{"grade": <a grade of the scale>, "reason": "..."}`` (a fenced code block is
-  accepted). Anything else is malformed: the raw reply is kept with the batch's pair, which
-  stays pending for the next run.
-- Calls are cached by (model, prompt hash, pair) in ``machine_calls``: a run reads the cache
-  first, so running a judge again on the same pairs calls nothing and, when the judge's current
-  grade is the cached one, writes nothing either.
+- A reply is one JSON object ``{"grade": <a grade of the scale>, "reason": "..."}`` (a fenced
+  code block is accepted): no repeated key, the grade an integer written in ASCII digits (a
+  JSON integer or a string of digits; ``1.0``, ``1e0`` or other scripts' digits are refused),
+  nested at most ``strict_json.MAX_DEPTH`` deep. Anything else is malformed: the raw reply is
+  kept with the batch's pair, which stays pending for the next run.
+- Calls are cached by (server, model, prompt hash, pair) in ``machine_calls``, the server being
+  the connection's id and base URL: a run reads the cache first, so running a judge again on
+  the same pairs and server calls nothing and, when the judge's current grade is the cached
+  one, writes nothing either. Another server with the same model name is another cache.
+- Where calls go: in the app (any session, ``roles.current_actor`` not None) only to a stored
+  connection (``labeling.workspace.connections``) whose address and model the client carries
+  unchanged, at most its ``call_ceiling`` requests a run. The workspace's owner (the command
+  line) may also name a server itself.
 - A batch (``start_batch``) records its pairs in order; ``run_batch`` labels the pending ones,
   committing each answer at once (cache row, judgment and details in one transaction), so an
   interruption loses nothing and the next ``run_batch`` resumes. A run stops at its call cap
   (retries count), when the server cannot be reached, or when ``should_stop`` says so. A pair
-  that timed out or got a malformed reply stays pending with its last error.
+  that timed out or got a malformed reply stays pending with its last error; after
+  ``set_aside_after`` such failures of its own (rate limits and an unreachable server are not
+  the pair's) it is *set aside*: not sent again, listed by ``batch_failures``, and the batch
+  finishes without it.
 """
 
 from __future__ import annotations
@@ -39,17 +53,20 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
-from labeling.model_calls import chat
+from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import estimate_tokens
-from labeling.workspace import grading, judgments, store
+from labeling.workspace import connections, grading, judgments, roles, store
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 PROMPT_PREFIX = "relevance_judge_"
-DEFAULT_VERSION = "v1"
+DEFAULT_VERSION = "v2"
+SET_ASIDE_AFTER = 3  # failures of a pair's own before it is set aside
 DEFAULT_TEMPERATURE = 0.0
 NO_NARRATIVE = "(none given)"
 REPLY_TOKENS = 60  # estimated tokens of one reply: a grade and a sentence or two
 PLACEHOLDERS = ("{query}", "{narrative}", "{title}", "{passage}", "{scale}", "{grades}")
+DIGITS = re.compile(r"-?[0-9]+", re.ASCII)
+_UNTRUSTED = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 Pair = tuple[str, str]
 Progress = Callable[[int, int, str], None]
@@ -103,11 +120,14 @@ def load_prompt(version: str = DEFAULT_VERSION, folder: Path = PROMPTS_DIR) -> P
 @dataclass(frozen=True)
 class Judge:
     """A model with a prompt and a temperature; ``name`` (``model@version``) is the annotator
-    and ``origin_source`` of its judgments."""
+    and ``origin_source`` of its judgments. ``base_url`` and ``connection_id`` say which server
+    runs the model (the cache is per server; 0 and "" when not known yet)."""
 
     model: str
     prompt: Prompt
     temperature: float = DEFAULT_TEMPERATURE
+    base_url: str = ""
+    connection_id: int = 0
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -119,6 +139,22 @@ class Judge:
     @property
     def name(self) -> str:
         return f"{self.model.strip()}@{self.prompt.version}"
+
+    @property
+    def server(self) -> tuple[int, str]:
+        """(connection id, base URL): the server part of the call cache's key."""
+        return self.connection_id, server_url(self.base_url)
+
+
+def server_url(base_url: str) -> str:
+    """A base URL as the cache keys it (no surrounding space or trailing slash)."""
+    return base_url.strip().rstrip("/")
+
+
+def judge_on(connection: connections.Connection, prompt: Prompt,
+             temperature: float = DEFAULT_TEMPERATURE) -> Judge:
+    """The judge running ``prompt`` on a stored model-server connection."""
+    return Judge(connection.model, prompt, temperature, connection.base_url, connection.id)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,40 +203,45 @@ def scale_text(scale: Sequence[tuple[int, str, str]]) -> str:
 
 def render(prompt: Prompt, texts: dict[str, str], scale: Sequence[tuple[int, str, str]]) -> str:
     """The prompt for one pair (placeholders filled in one pass: a passage that contains
-    ``{scale}`` stays as written)."""
+    ``{scale}`` stays as written; the people's texts escaped, see the module conventions)."""
     values = {
-        "{query}": texts["query"], "{narrative}": texts["narrative"].strip() or NO_NARRATIVE,
-        "{title}": texts["title"], "{passage}": texts["passage"],
+        "{query}": _untrusted(texts["query"]),
+        "{narrative}": _untrusted(texts["narrative"].strip() or NO_NARRATIVE),
+        "{title}": _untrusted(texts["title"]), "{passage}": _untrusted(texts["passage"]),
         "{scale}": scale_text(scale), "{grades}": ", ".join(str(g) for g, _, _ in sorted(scale)),
     }
     pattern = "|".join(re.escape(p) for p in PLACEHOLDERS)
     return re.sub(pattern, lambda match: values[match.group(0)], prompt.template)
 
 
+def _untrusted(text: str) -> str:
+    """A person's text as a prompt carries it: ``&``, ``<`` and ``>`` as entities."""
+    return text.translate(_UNTRUSTED)
+
+
 def parse_reply(content: str, grades: Iterable[int]) -> tuple[int, str]:
-    """(grade, reason) from a reply; ``MalformedReply`` naming the problem otherwise."""
+    """(grade, reason) from a reply (see the module conventions); ``MalformedReply`` naming the
+    problem otherwise."""
     text = content.strip()
     fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, re.S)
     if fenced:
         text = fenced.group(1)
     try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise MalformedReply(f"the reply is not JSON: {content[:80]!r}") from error
+        data = strict_json.loads(text)
+    except strict_json.JsonRejected as error:
+        raise MalformedReply(str(error)) from None
     if not isinstance(data, dict) or "grade" not in data:
         raise MalformedReply('the reply has no "grade"')
     raw = data["grade"]
-    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
-        raise MalformedReply(f"the grade {raw!r} is not a number")
-    try:
-        number = float(str(raw).strip())
-    except ValueError as error:
-        raise MalformedReply(f"the grade {raw!r} is not a number") from error
-    allowed = sorted(grades)
-    if not number.is_integer() or int(number) not in allowed:
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise MalformedReply(f"the grade {raw!r} is not a whole number in digits 0-9")
+    if isinstance(raw, str) and not DIGITS.fullmatch(raw.strip()):
+        raise MalformedReply(f"the grade {raw!r} is not a whole number in digits 0-9")
+    number, allowed = int(raw), sorted(grades)
+    if number not in allowed:
         raise MalformedReply(f"the grade {raw!r} is not on the scale {allowed}")
     reason = data.get("reason", "")
-    return int(number), reason.strip() if isinstance(reason, str) else json.dumps(reason)
+    return number, reason.strip() if isinstance(reason, str) else json.dumps(reason)
 
 
 def queued_pairs(db: sqlite_utils.Database) -> list[Pair]:
@@ -241,13 +282,8 @@ def locked_pairs(db: sqlite_utils.Database, pairs: Sequence[Pair]) -> set[Pair]:
 
 
 def cached_pairs(db: sqlite_utils.Database, judge: Judge, pairs: Sequence[Pair]) -> set[Pair]:
-    """The pairs the call cache holds an answer for, for this model and prompt."""
-    rows = db.conn.execute(
-        "SELECT query_id, chunk_id FROM machine_calls WHERE model = ? AND prompt_hash = ?",
-        [judge.model, judge.prompt.hash],
-    )
-    wanted = set(pairs)
-    return {(q, c) for q, c in rows if (q, c) in wanted}
+    """The pairs the call cache holds an answer for, for this server, model and prompt."""
+    return set(_cache(db, judge, pairs))
 
 
 def plan(
@@ -293,9 +329,11 @@ def start_batch(
         _remember_prompt(conn, judge.prompt)
         batch_id = conn.execute(
             "INSERT INTO machine_batches (judge, model, prompt_version, prompt_hash, temperature,"
-            " pair_set, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " pair_set, created_by, created_at, connection_id, base_url)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             [judge.name, judge.model, judge.prompt.version, judge.prompt.hash,
-             judge.temperature, pair_set, created_by, store.utc_now()],
+             judge.temperature, pair_set, created_by, store.utc_now(),
+             judge.connection_id or None, server_url(judge.base_url) or None],
         ).fetchone()[0]
         conn.executemany(
             "INSERT INTO machine_batch_pairs (batch_id, position, query_id, chunk_id, state,"
@@ -314,20 +352,56 @@ def _remember_prompt(conn, prompt: Prompt) -> None:
 
 
 def batch_judge(db: sqlite_utils.Database, batch_id: int) -> Judge:
-    """The judge a batch was started with (its prompt as stored then)."""
+    """The judge a batch was started with (its prompt as stored then, its server)."""
     row = db.conn.execute(
-        "SELECT b.model, b.prompt_version, p.template, b.temperature FROM machine_batches b"
+        "SELECT b.model, b.prompt_version, p.template, b.temperature, coalesce(b.base_url, ''),"
+        " coalesce(b.connection_id, 0) FROM machine_batches b"
         " JOIN machine_prompts p USING (prompt_hash) WHERE b.id = ?", [batch_id]).fetchone()
     if row is None:
         raise ScorecardError(f"no machine batch {batch_id}")
-    return Judge(row[0], Prompt(row[1], row[2]), float(row[3]))
+    return Judge(row[0], Prompt(row[1], row[2]), float(row[3]), row[4], int(row[5]))
+
+
+def batch_connection(db: sqlite_utils.Database, batch_id: int) -> connections.Connection:
+    """The stored connection a batch was started on (to resume it there); ``ScorecardError``
+    when it was started on a server named on the command line, or the connection is gone."""
+    judge = batch_judge(db, batch_id)
+    found = connections.connection_by_id(db, judge.connection_id) if judge.connection_id \
+        else None
+    if found is None:
+        raise ScorecardError(f"batch {batch_id} was not started on a stored model-server "
+                             "connection (or it was removed): resume it from the command line")
+    return found
+
+
+def check_client(db: sqlite_utils.Database, client: chat.ChatClient,
+                 max_calls: int | None = None) -> None:
+    """Refuse a client the current actor may not use: in the app, only a stored connection,
+    with its address and model unchanged, within its call ceiling (see the conventions)."""
+    stored = connections.connection_by_id(db, client.connection_id) \
+        if client.connection_id else None
+    if stored is None:
+        if roles.current_actor(db) is not None:
+            raise roles.AccessDenied("model calls from the app go only to a model-server "
+                                     "connection an admin stored")
+        return
+    if (server_url(stored.base_url), stored.model) != (server_url(client.base_url),
+                                                       client.model):
+        raise roles.AccessDenied(f"the client does not match the stored connection "
+                                 f"{stored.name!r}")
+    cap = max_calls if max_calls is not None else client.call_cap
+    if cap is None or cap > stored.call_ceiling:
+        raise InputError(f"the connection {stored.name!r} allows at most "
+                         f"{stored.call_ceiling:,} calls a batch, not {cap or 'unlimited'}",
+                         source="machine judge")
 
 
 @dataclass
 class BatchResult:
     """What one run of a batch did: pairs ``labeled`` (from a call or the cache), of those
     ``from_cache``; ``unchanged`` (the judge's current grade was already the answer, nothing
-    written); ``failed`` attempts (left pending); ``pending`` pairs after the run; ``calls``
+    written); ``failed`` attempts (left pending); ``pending`` pairs after the run;
+    ``set_aside``: pairs of the batch set aside (``newly_set_aside`` by this run); ``calls``
     (requests sent, retries included); ``stopped``: why the run ended early, if it did."""
 
     batch_id: int
@@ -336,15 +410,20 @@ class BatchResult:
     unchanged: int = 0
     failed: int = 0
     pending: int = 0
+    set_aside: int = 0
     calls: int = 0
     stopped: str | None = None
     errors: list[str] = field(default_factory=list)
+    newly_set_aside: list[Pair] = field(default_factory=list)
 
     def summary(self) -> str:
         """One sentence for a page or the command line."""
         text = (f"batch {self.batch_id}: {self.labeled} pair(s) labeled ({self.from_cache} from "
                 f"the cache, {self.unchanged} unchanged), {self.failed} failed, "
                 f"{self.pending} pending; {self.calls} call(s)")
+        if self.set_aside:
+            text += (f"; {self.set_aside} pair(s) set aside after repeated failures, not sent "
+                     "again (scorecard judge failures lists them)")
         return text + (f"; stopped: {self.stopped}" if self.stopped else "")
 
 
@@ -356,24 +435,33 @@ def run_batch(
     max_calls: int | None = None,
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
+    set_aside_after: int = SET_ASIDE_AFTER,
 ) -> BatchResult:
     """Label the pending pairs of batch ``batch_id`` in order with ``client`` (its model must be
-    the batch's); see the module conventions. ``max_calls`` caps this run's requests."""
+    the batch's); see the module conventions. ``max_calls`` caps this run's requests; a pair is
+    set aside at its ``set_aside_after``-th failure."""
     judge = batch_judge(db, batch_id)
     if client.model != judge.model:
         raise ScorecardError(f"batch {batch_id} is for model {judge.model!r}, not "
                              f"{client.model!r}")
+    if judge.connection_id and client.connection_id != judge.connection_id:
+        raise ScorecardError(f"batch {batch_id} was started on another model-server "
+                             "connection: resume it there")
+    if max_calls is not None and max_calls < 0:
+        raise InputError("the call cap must be zero or more", source="machine judge")
+    if set_aside_after < 1:
+        raise InputError("pairs are set aside after 1 failure or more", source="machine judge")
+    check_client(db, client, max_calls)
     client.temperature = judge.temperature
     if max_calls is not None:
-        if max_calls < 0:
-            raise InputError("the call cap must be zero or more", source="machine judge")
         client.call_cap = client.calls + max_calls
+    judge = Judge(judge.model, judge.prompt, judge.temperature, client.base_url,
+                  client.connection_id)  # the cache is the client's server's
     result = BatchResult(batch_id)
     pending = [tuple(r) for r in db.conn.execute(
         "SELECT query_id, chunk_id FROM machine_batch_pairs WHERE batch_id = ?"
         " AND state = 'pending' ORDER BY position", [batch_id])]
     scale = grading.get_scale(db)
-    grades = [g for g, _, _ in scale]
     texts = pair_texts(db, pending)
     cache = _cache(db, judge, pending)
     start_calls = client.calls
@@ -384,31 +472,17 @@ def run_batch(
         if progress is not None:
             progress(done, len(pending), f"{pair[0]} / {pair[1]}")
         if pair in cache:
-            grade, reason, reply = cache[pair]
-            _save_answer(db, batch_id, judge, pair, (grade, reason, reply), None, result)
+            _save_answer(db, batch_id, judge, pair, cache[pair], None, result)
             result.from_cache += 1
             continue
-        try:
-            reply = client.chat(render(judge.prompt, texts[pair], scale))
-        except chat.CallCapReached:
-            result.stopped = f"reached the cap of {max_calls} calls"
+        stop = _call_one(db, batch_id, judge, pair, render(judge.prompt, texts[pair], scale),
+                         client, (scale, set_aside_after), result)
+        if stop is not None:
+            result.stopped = stop if stop else f"reached the cap of {max_calls} calls"
             break
-        except chat.ServerUnreachable as error:
-            _record_failure(db, batch_id, pair, str(error), None, result)
-            result.stopped = str(error)
-            break
-        except chat.ChatError as error:
-            _record_failure(db, batch_id, pair, str(error), None, result)
-            continue
-        try:
-            grade, reason = parse_reply(reply, grades)
-        except MalformedReply as error:
-            _record_failure(db, batch_id, pair, str(error), reply, result)
-            continue
-        _save_answer(db, batch_id, judge, pair, (grade, reason, reply), client.last_usage or {},
-                     result)
     result.calls = client.calls - start_calls
     result.pending = _count(db, batch_id, "pending")
+    result.set_aside = _count(db, batch_id, "set_aside")
     if result.pending == 0:
         with store.write_transaction(db, action="machine_judge") as conn:
             conn.execute("UPDATE machine_batches SET finished_at = coalesce(finished_at, ?)"
@@ -418,13 +492,44 @@ def run_batch(
     return result
 
 
+def _call_one(db, batch_id: int, judge: Judge, pair: Pair, prompt: str,
+              client: chat.ChatClient, rules: tuple, result: BatchResult) -> str | None:
+    """Ask for one pair's grade and store what came back; why the run must stop ("" for the
+    call cap), or None to go on."""
+    scale, set_aside_after = rules
+    try:
+        reply = client.chat(prompt)
+    except chat.CallCapReached:
+        return ""
+    except chat.ServerUnreachable as error:
+        _record_failure(db, batch_id, pair, (str(error), None), 0, result)
+        return str(error)
+    except chat.RateLimited as error:  # the server's state, not the pair's
+        _record_failure(db, batch_id, pair, (str(error), None), 0, result)
+        return None
+    except chat.ChatError as error:
+        _record_failure(db, batch_id, pair, (str(error), None), set_aside_after, result)
+        return None
+    try:
+        grade, reason = parse_reply(reply, [g for g, _, _ in scale])
+    except MalformedReply as error:
+        _record_failure(db, batch_id, pair, (str(error), reply), set_aside_after, result)
+        return None
+    _save_answer(db, batch_id, judge, pair, (grade, reason, reply), client.last_usage or {},
+                 result)
+    return None
+
+
 def _cache(db: sqlite_utils.Database, judge: Judge,
            pairs: Sequence[Pair]) -> dict[Pair, tuple[int, str, str]]:
     wanted = set(pairs)
+    connection_id, base_url = judge.server
     rows = db.conn.execute(
         "SELECT query_id, chunk_id, grade, reason, reply FROM machine_calls"
-        " WHERE model = ? AND prompt_hash = ?", [judge.model, judge.prompt.hash])
-    return {(q, c): (int(g), r, reply) for q, c, g, r, reply in rows if (q, c) in wanted}
+        " WHERE connection_id = ? AND base_url = ? AND model = ? AND prompt_hash = ?",
+        [connection_id, base_url, judge.model, judge.prompt.hash])
+    return {(q, c): (int(g), r, reply) for q, c, g, r, reply in rows
+            if (q, c) in wanted and base_url}
 
 
 def _count(db: sqlite_utils.Database, batch_id: int, state: str) -> int:
@@ -433,13 +538,22 @@ def _count(db: sqlite_utils.Database, batch_id: int, state: str) -> int:
         [batch_id, state]).fetchone()[0])
 
 
-def _record_failure(db, batch_id: int, pair: Pair, error: str, reply: str | None,
-                    result: BatchResult) -> None:
+def _record_failure(db, batch_id: int, pair: Pair, failure: tuple[str, str | None],
+                    set_aside_after: int, result: BatchResult) -> None:
+    """Keep the error and raw reply of a failed attempt; count it as the pair's own failure
+    unless ``set_aside_after`` is 0, and set the pair aside at that many."""
+    error, reply = failure
+    counts = int(set_aside_after > 0)
     with store.write_transaction(db, action="machine_judge") as conn:
-        conn.execute(
-            "UPDATE machine_batch_pairs SET attempts = attempts + 1, error = ?,"
-            " reply = coalesce(?, reply) WHERE batch_id = ? AND query_id = ? AND chunk_id = ?",
-            [error, reply, batch_id, *pair])
+        failures = conn.execute(
+            "UPDATE machine_batch_pairs SET attempts = attempts + 1, failures = failures + ?,"
+            " error = ?, reply = coalesce(?, reply) WHERE batch_id = ? AND query_id = ?"
+            " AND chunk_id = ? RETURNING failures", [counts, error, reply, batch_id, *pair],
+        ).fetchone()[0]
+        if counts and failures >= set_aside_after:
+            conn.execute("UPDATE machine_batch_pairs SET state = 'set_aside' WHERE batch_id = ?"
+                         " AND query_id = ? AND chunk_id = ?", [batch_id, *pair])
+            result.newly_set_aside.append(pair)
     result.failed += 1
     result.errors.append(f"{pair[0]} / {pair[1]}: {error}")
 
@@ -454,12 +568,12 @@ def _save_answer(db, batch_id: int, judge: Judge, pair: Pair, answer: tuple[int,
     with store.write_transaction(db, action="machine_judge") as conn:
         # OR IGNORE: another run may have cached the same answer meanwhile; it stays as it was.
         conn.execute(
-            "INSERT OR IGNORE INTO machine_calls (model, prompt_hash, query_id, chunk_id,"
-            " temperature, grade, reason, reply, prompt_tokens, completion_tokens, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [judge.model, judge.prompt.hash, *pair, judge.temperature, grade, reason, reply,
-             _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens"),
-             store.utc_now()],
+            "INSERT OR IGNORE INTO machine_calls (connection_id, base_url, model, prompt_hash,"
+            " query_id, chunk_id, temperature, grade, reason, reply, prompt_tokens,"
+            " completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [*judge.server, judge.model, judge.prompt.hash, *pair, judge.temperature, grade,
+             reason, reply, _tokens(usage, "prompt_tokens"),
+             _tokens(usage, "completion_tokens"), store.utc_now()],
         )
         current = conn.execute(
             "SELECT j.id, j.grade, m.prompt_hash FROM judgments j"
@@ -497,22 +611,27 @@ def _tokens(usage: dict | None, key: str) -> int | None:
 
 def batches(db: sqlite_utils.Database) -> pd.DataFrame:
     """Every batch, newest first: id, judge, pair_set, pairs, done, pending, skipped,
-    created_at, finished_at."""
+    set_aside, created_at, finished_at."""
     return pd.read_sql_query(
         "SELECT b.id, b.judge, b.pair_set, count(p.query_id) AS pairs,"
         " sum(p.state = 'done') AS done, sum(p.state = 'pending') AS pending,"
-        " sum(p.state = 'skipped') AS skipped, b.created_at, b.finished_at"
+        " sum(p.state = 'skipped') AS skipped, sum(p.state = 'set_aside') AS set_aside,"
+        " b.created_at, b.finished_at"
         " FROM machine_batches b LEFT JOIN machine_batch_pairs p ON p.batch_id = b.id"
         " GROUP BY b.id ORDER BY b.id DESC", db.conn)
 
 
-def batch_failures(db: sqlite_utils.Database, batch_id: int) -> pd.DataFrame:
-    """The pending pairs of a batch that failed at least once: query_id, chunk_id, attempts,
-    error, reply (the raw reply of a malformed answer)."""
+def batch_failures(db: sqlite_utils.Database, batch_id: int | None = None) -> pd.DataFrame:
+    """The pairs not done that failed at least once (of one batch, or of every batch), in batch
+    and pair order: batch_id, query_id, chunk_id, state (``pending`` or ``set_aside``),
+    failures (the pair's own), attempts (requests), error (the last), reply (the raw reply of
+    the last malformed answer)."""
+    where = "" if batch_id is None else " AND batch_id = ?"
     return pd.read_sql_query(
-        "SELECT query_id, chunk_id, attempts, error, reply FROM machine_batch_pairs"
-        " WHERE batch_id = ? AND state = 'pending' AND attempts > 0 ORDER BY position",
-        db.conn, params=[batch_id])
+        "SELECT batch_id, query_id, chunk_id, state, failures, attempts, error, reply"
+        " FROM machine_batch_pairs WHERE (state = 'set_aside' OR (state = 'pending'"
+        f" AND attempts > 0)){where} ORDER BY batch_id, position",
+        db.conn, params=[] if batch_id is None else [batch_id])
 
 
 def judges(db: sqlite_utils.Database) -> list[str]:

@@ -1,68 +1,111 @@
 """A chat-completions client over the OpenAI-compatible protocol (stdlib HTTP, no SDK).
 
-Settings come from the environment: ``SCORECARD_LLM_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
-``SCORECARD_LLM_MODEL`` and ``SCORECARD_LLM_API_KEY`` (optional for local servers). Each call has
-a timeout (seconds) and is retried with exponential backoff on timeouts, 429 and 5xx; a 429's
-``Retry-After`` (seconds) is honoured when it asks for longer than the backoff. ``call_cap``
-bounds the requests one client sends (retries count: each is a request the server may bill);
-past it a call raises ``CallCapReached`` before anything is sent.
+Where calls go: a *connection* an admin stored in the workspace (``client_for``: its base URL,
+model, call ceiling, and the key read from the environment variable it names), or, for the
+workspace's owner on the command line, ``SCORECARD_LLM_BASE_URL``, ``SCORECARD_LLM_MODEL`` and
+``SCORECARD_LLM_API_KEY`` (``from_env``). The key is sent only to the origin of the base URL:
+replies are never redirected (``labeling.model_calls.bounded_http``).
+
+Each call has a whole-call deadline (``timeout``, seconds), a reply-size limit
+(``max_reply_bytes``, 1 MB by default) and a JSON depth limit (``strict_json``), and is retried
+with exponential backoff on timeouts, 429 and 5xx. A 429's ``Retry-After`` (seconds or an HTTP
+date) is honoured up to ``max_retry_after`` seconds, and across calls: the next request, for
+this pair or the next one, waits until the time the server named. ``call_cap`` bounds the
+requests one client sends (retries count: each is a request the server may bill); past it a
+call raises ``CallCapReached`` before anything is sent.
+
+The body of an error reply (which may be anything the server holds) is never in an error's
+message: it is the error's ``detail``, for callers to show to admins only.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from labeling.errors import ScorecardError
+from labeling.model_calls import bounded_http, strict_json
 
 ENV_BASE_URL, ENV_MODEL, ENV_KEY = (
     "SCORECARD_LLM_BASE_URL", "SCORECARD_LLM_MODEL", "SCORECARD_LLM_API_KEY"
 )
+MAX_REPLY_BYTES = 1_000_000
+MAX_RETRY_AFTER = 60.0  # seconds: a server asking for longer gets this much
+DETAIL_CHARS = 200
 
 
 class ChatError(ScorecardError):
-    """A call to the chat API failed (after retries) or replied with something unusable."""
+    """A call to the chat API failed (after retries) or replied with something unusable;
+    ``detail`` is what the server said (an error body), for admins' eyes only."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
 
 
 class ServerUnreachable(ChatError):
-    """The server could not be reached at all (refused, unknown host): every call would fail."""
+    """The server could not be reached at all (refused, unknown host, not a URL): every call
+    would fail."""
+
+
+class RateLimited(ChatError):
+    """The server kept answering 429 (too many requests) through every retry."""
 
 
 class CallCapReached(ChatError):
     """The client has sent as many requests as its ``call_cap`` allows."""
 
 
-def _retry_after(error: urllib.error.HTTPError) -> float:
-    """Seconds a 429 asks to wait (its ``Retry-After`` in seconds), 0 when it says nothing."""
-    try:
-        return max(0.0, float(error.headers.get("Retry-After", "0")))
-    except ValueError:  # an HTTP date: the backoff applies
+def retry_after_seconds(value: str | None, cap: float = MAX_RETRY_AFTER) -> float:
+    """Seconds a ``Retry-After`` header asks to wait, between 0 and ``cap`` (0 when absent or
+    unreadable)."""
+    if not value:
         return 0.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return 0.0
+        seconds = when.timestamp() - time.time()
+    return min(cap, max(0.0, seconds)) if seconds == seconds else 0.0  # NaN: 0
 
 
 @dataclass
 class ChatClient:
-    """A chat-completions client. ``timeout`` and ``backoff`` are seconds; ``retries`` counts
-    extra attempts per call."""
+    """A chat-completions client. ``timeout`` (the whole-call deadline), ``backoff`` and
+    ``max_retry_after`` are seconds; ``retries`` counts extra attempts per call;
+    ``connection_id`` and ``connection_name`` name the stored connection it was made from (0 and
+    "" for one from the command line); ``show_error_bodies`` adds error bodies to the messages
+    (for an admin)."""
 
     base_url: str
     model: str
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)
     timeout: float = 30.0
     retries: int = 2
     backoff: float = 1.0
     temperature: float = 0.2
     sleep: Callable[[float], None] = time.sleep
     call_cap: int | None = None
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    max_retry_after: float = MAX_RETRY_AFTER
+    connection_id: int = 0
+    connection_name: str = ""
+    show_error_bodies: bool = False
+    clock: Callable[[], float] = time.monotonic
     calls: int = field(default=0, init=False)  # requests sent so far, retries included
     # The last reply's ``usage`` object (prompt_tokens, completion_tokens), when the server
     # sent one.
     last_usage: dict | None = field(default=None, init=False, repr=False)
+    # The clock time before which the server asked not to be called again (Retry-After).
+    not_before: float = field(default=0.0, init=False, repr=False)
 
     @classmethod
     def from_env(cls, **overrides):
@@ -76,12 +119,21 @@ class ChatClient:
             )
         return cls(base_url, model, os.environ.get(ENV_KEY, ""), **overrides)
 
+    @property
+    def url(self) -> str:
+        return self.base_url.strip().rstrip("/") + "/chat/completions"
+
+    @property
+    def server(self) -> str:
+        """The server as messages name it: the connection's name, else the URL."""
+        return f"the model server {self.connection_name!r}" if self.connection_name else self.url
+
     def chat(self, prompt: str) -> str:
         """The assistant message of one chat completion, retried on transient failures."""
-        url = self.base_url.strip().rstrip("/") + "/chat/completions"
-        if not url.lower().startswith(("http://", "https://")):
-            raise ServerUnreachable(
-                f"the server address {self.base_url!r} is not an http:// or https:// URL")
+        try:
+            bounded_http.origin(self.base_url)
+        except bounded_http.CallFailed as error:
+            raise ServerUnreachable(str(error)) from None
         body = json.dumps({
             "model": self.model, "temperature": self.temperature,
             "messages": [{"role": "user", "content": prompt}],
@@ -90,36 +142,77 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        last, wait = "", 0.0
+        last, limited = "", False
         for attempt in range(self.retries + 1):
-            if attempt:
-                self.sleep(max(wait, self.backoff * 2 ** (attempt - 1)))
+            pause = self.backoff * 2 ** (attempt - 1) if attempt else 0.0
+            pause = max(pause, self.not_before - self.clock())
+            if pause > 0:
+                self.sleep(pause)
             if self.call_cap is not None and self.calls >= self.call_cap:
                 raise CallCapReached(f"reached the cap of {self.call_cap} calls")
-            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-            wait = 0.0
             self.calls += 1
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    payload = json.loads(response.read().decode("utf-8"))
-                content = str(payload["choices"][0]["message"]["content"])
-                usage = payload.get("usage")
-                self.last_usage = usage if isinstance(usage, dict) else None
-                return content
-            except urllib.error.HTTPError as error:
-                last = f"HTTP {error.code} from {url}"
-                if error.code != 429 and error.code < 500:
-                    raise ChatError(f"{last}: {error.read()[:200].decode(errors='replace')}") \
-                        from error
-                if error.code == 429:
-                    wait = _retry_after(error)
-            except TimeoutError:
-                last = f"no reply from {url} within {self.timeout:g} s"
-            except urllib.error.URLError as error:
-                if isinstance(error.reason, TimeoutError):
-                    last = f"no reply from {url} within {self.timeout:g} s"
-                else:
-                    raise ServerUnreachable(f"cannot reach {url}: {error.reason}") from error
-            except (ValueError, KeyError, IndexError, TypeError) as error:
-                raise ChatError(f"{url} did not reply in the chat-completions format") from error
-        raise ChatError(f"{last} (tried {self.retries + 1} times)")
+                reply = bounded_http.post(self.url, body, headers, deadline=self.timeout,
+                                          max_bytes=self.max_reply_bytes)
+            except bounded_http.CallFailed as failed:
+                if failed.kind == "deadline":
+                    limited = False
+                    last = f"no complete reply from {self.server} within {self.timeout:g} s"
+                    continue
+                if failed.kind in ("address", "unreachable"):
+                    raise ServerUnreachable(self._named(str(failed))) from None
+                raise ChatError(self._named(str(failed))) from None
+            if 200 <= reply.status < 300:
+                return self._content(reply.body)
+            last = f"HTTP {reply.status} from {self.server}"
+            limited = reply.status == 429
+            if limited:
+                wait = retry_after_seconds(reply.headers.get("retry-after"),
+                                           self.max_retry_after)
+                self.not_before = max(self.not_before, self.clock() + wait)
+            elif reply.status < 500:
+                raise self._error(last, reply.body)
+        raise (RateLimited if limited else ChatError)(f"{last} (tried {self.retries + 1} times)")
+
+    def _named(self, message: str) -> str:
+        return message.replace(self.url, self.server) if self.connection_name else message
+
+    def _error(self, message: str, body: bytes) -> ChatError:
+        detail = body[:DETAIL_CHARS * 4].decode("utf-8", errors="replace")[:DETAIL_CHARS]
+        if self.show_error_bodies and detail.strip():
+            return ChatError(f"{message}: {json.dumps(detail)}", detail)
+        return ChatError(message, detail)
+
+    def _content(self, body: bytes) -> str:
+        try:
+            payload: Any = strict_json.loads(body.decode("utf-8", errors="replace"),
+                                             what=f"the reply of {self.server}")
+            content = payload["choices"][0]["message"]["content"]
+        except strict_json.JsonRejected as error:
+            raise ChatError(str(error)) from None
+        except (KeyError, IndexError, TypeError) as error:
+            raise ChatError(f"{self.server} did not reply in the chat-completions format") \
+                from error
+        if not isinstance(content, str):
+            raise ChatError(f"{self.server} did not reply in the chat-completions format")
+        usage = payload.get("usage")
+        self.last_usage = usage if isinstance(usage, dict) else None
+        return content
+
+
+def client_for(connection: Any, *, cls: type[ChatClient] = ChatClient,
+               environ: dict[str, str] | None = None, **overrides) -> ChatClient:
+    """A client for a stored model-server connection (any object with ``id``, ``name``,
+    ``base_url``, ``model``, ``key_env`` and ``call_ceiling``): its key read from the
+    environment variable it names, its ceiling as the call cap. ``ChatError`` when the variable
+    is named but not set."""
+    environ = os.environ if environ is None else environ
+    key = ""
+    if connection.key_env:
+        key = environ.get(connection.key_env, "")
+        if not key:
+            raise ChatError(f"the model server {connection.name!r} takes its key from "
+                            f"{connection.key_env}, which is not set where the app runs")
+    overrides.setdefault("call_cap", int(connection.call_ceiling))
+    return cls(connection.base_url, connection.model, key, connection_id=int(connection.id),
+               connection_name=connection.name, **overrides)

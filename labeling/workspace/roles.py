@@ -64,6 +64,7 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "lock": ("locking the test split", _ADMIN),
     "unlock": ("unlocking the test split", _ADMIN),
     "manage": ("managing accounts", _ADMIN),
+    "manage_connections": ("changing the connections to outside servers", _ADMIN),
     "edit": ("changing the workspace", _ADMIN),
 }
 # action -> roles allowed to do it. Actions not listed here are admin only.
