@@ -42,8 +42,27 @@ def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, s
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
 
 
+TAGS = {"Query": "query", "Passage": "passage", "Description of the need": "need",
+        "Passage title": "title"}
+
+
+def tagged(prompt: str, tag: str) -> str | None:
+    """The text a prompt carries between a line starting ``<tag>`` and ``</tag>`` ending a line,
+    unescaped (``&lt;``, ``&gt;``, ``&amp;``); None when the prompt has no such tags. The
+    stand-in model reads its data only there, as the prompt asks."""
+    match = re.search(rf"^<{tag}>(.*?)</{tag}>$", prompt, re.M | re.S)
+    if match is None:
+        return None
+    text = match.group(1).strip("\n")
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def section(prompt: str, label: str, multiline: bool = False) -> str:
-    """The text after ``label`` in a judge prompt (one line, or up to the next blank line)."""
+    """The text of ``label`` in a judge prompt: between its tags (prompt v2), else after
+    ``label:`` (v1: one line, or up to the next blank line)."""
+    inside = tagged(prompt, TAGS[label]) if label in TAGS else None
+    if inside is not None:
+        return inside.strip()
     pattern = rf"^{re.escape(label)}:\s*\n?(.*?)(?:\n\n|\Z)" if multiline \
         else rf"^{re.escape(label)}: (.*)$"
     match = re.search(pattern, prompt, re.M | re.S if multiline else re.M)

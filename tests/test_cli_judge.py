@@ -33,7 +33,7 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     server_options = ["--base-url", server.url, "--model", "tiny"]
     assert main([*base, "run", *server_options, "--runs", "bm25,fusion", "--plan"]) == 0
     out = capsys.readouterr().out
-    assert "tiny@v1: 405 pairs (top 10 of bm25, fusion); 0 cached" in out and server.requests == []
+    assert "tiny@v2: 405 pairs (top 10 of bm25, fusion); 0 cached" in out and server.requests == []
     assert main([*base, "run", *server_options, "--runs", "bm25,fusion"]) == 0
     out = capsys.readouterr().out
     assert "405 pair(s) labeled (0 from the cache" in out and len(server.requests) == 405
@@ -44,7 +44,7 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     assert "top 10 of bm25, fusion" in capsys.readouterr().out
 
     # The demo's people have labeled most of these pairs: 25 are the machine's alone.
-    assert main([*base, "audit", "--judge", "tiny@v1", "--budget", "10", "--runs",
+    assert main([*base, "audit", "--judge", "tiny@v2", "--budget", "10", "--runs",
                  "bm25,fusion", "--segment", "topic"]) == 0
     assert "pair(s) to verify (expected 10) among 25 machine-only pair(s)" in \
         capsys.readouterr().out
@@ -63,14 +63,14 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
                  "-m", "nDCG@10", "--segment", "topic"]) == 0
     assert "prediction-powered" in capsys.readouterr().out
 
-    assert main([*base, "agreement", "--judge", "tiny@v1", "--runs", "bm25,bm25-title,fusion",
+    assert main([*base, "agreement", "--judge", "tiny@v2", "--runs", "bm25,bm25-title,fusion",
                  "-m", "P@10"]) == 0
     out = capsys.readouterr().out
-    assert "tiny@v1 against people on" in out and "Kendall tau of the run rankings" in out
+    assert "tiny@v2 against people on" in out and "Kendall tau of the run rankings" in out
 
     card = tmp_path / "card.md"
     assert main(["report", str(path), "--run", "bm25", "--out", str(card),
-                 "--label-source", "people+machine", "--judge", "tiny@v1"]) == 0
+                 "--label-source", "people+machine", "--judge", "tiny@v2"]) == 0
     assert "labels: people, with a machine judge's label" in capsys.readouterr().out
     text = shown(card.read_text(encoding="utf-8"))
     assert "Labels: people, with a machine judge's label where no person has judged the pair" \
@@ -79,13 +79,13 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     assert "kappa" in text
     data = tmp_path / "card.json"
     assert main(["report", str(path), "--run", "bm25", "--out", str(data),
-                 "--label-source", "machine", "--judge", "tiny@v1"]) == 0
+                 "--label-source", "machine", "--judge", "tiny@v2"]) == 0
     card_data = json.loads(data.read_text(encoding="utf-8"))
-    assert (card_data["label_source"], card_data["judge"]) == ("machine", "tiny@v1")
+    assert (card_data["label_source"], card_data["judge"]) == ("machine", "tiny@v2")
     [assisting] = card_data["machine_assistance"]
     assert assisting["audit"] == {"id": 1, "drawn": 7, "judged": 7}
     assert assisting["pairs_compared"] > 300 and -1 <= assisting["kappa"] <= 1
-    assert "--label-source machine --judge tiny@v1" in card_data["gate_example"]
+    assert "--label-source machine --judge tiny@v2" in card_data["gate_example"]
 
 
 def test_errors_are_one_sentence(make_workspace, capsys, monkeypatch):
@@ -95,7 +95,7 @@ def test_errors_are_one_sentence(make_workspace, capsys, monkeypatch):
     assert main(["judge", str(path), "run", "--runs", "bm25"]) == 2
     assert "name the model with --model or SCORECARD_LLM_MODEL" in capsys.readouterr().err
     assert main(["judge", str(path), "run", "--model", "m", "--runs", "bm25"]) == 2
-    assert "name the server with --base-url" in capsys.readouterr().err
+    assert "name the server with --connection, --base-url" in capsys.readouterr().err
     assert main(["judge", str(path), "audit", "--judge", "none@v1", "--budget", "5",
                  "--runs", "bm25"]) == 2
     assert "no labels to audit" in capsys.readouterr().err
@@ -113,7 +113,7 @@ def test_the_pair_set_options(make_workspace, capsys):
                                          segment=("topic", ["hr", "it"]))
     db.close()
     assert said == "unjudged top 20 of bm25, topic in hr, it" and pairs
-    assert f"m@v1: {len(pairs)} pairs ({said})" in capsys.readouterr().out
+    assert f"m@v2: {len(pairs)} pairs ({said})" in capsys.readouterr().out
     assert main(["judge", str(path), "run", "--model", "m", "--runs", "bm25", "--segment",
                  "topic"]) == 2
     assert "--segment is ATTRIBUTE=VALUE" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import pytest
 from labeling.errors import ScorecardError
 from labeling.synthetic import batches, llm, review, settings
 from labeling.synthetic.sampling import Chunk
-from tests.chat_server import send_json, serve
+from tests.chat_server import send_json, serve, tagged
 
 CHUNK = Chunk("leave-01", "leave", "Annual leave",
               "Full-time employees get 26 days of annual leave per leave year.")
@@ -59,9 +59,9 @@ class ChatServer:
                     self.end_headers()
                     self.wfile.write(b"nope")
                     return
-                passage = prompt.split("Passage:\n", 1)[1]
+                passage = tagged(prompt, "passage")
                 if mode == "critic":
-                    n = prompt.split("Questions:\n", 1)[1].count("\n") + 1
+                    n = tagged(prompt, "questions").count("\n") + 1
                     content = json.dumps({"scores": [{"id": i + 1, **outer.critic}
                                                      for i in range(n)]})
                 elif mode in ("good", "unmatched"):

@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "labeling.commands.gate",
     "labeling.commands.synthetic",
     "labeling.commands.judge",
+    "labeling.commands.connection",
     "labeling.commands.chunking",
 ]
 

@@ -1,8 +1,9 @@
 """``scorecard judge DB ...``: machine judges from the command line, as on the Machine judges page.
 
     scorecard judge DB run --model M (--runs A,B [--k 10] | --queue) [--prompt v1] [--plan]
-    scorecard judge DB resume BATCH [--max-calls N]
+    scorecard judge DB resume BATCH [--max-calls N] [--set-aside-after N]
     scorecard judge DB batches
+    scorecard judge DB failures [--batch BATCH]
     scorecard judge DB audit --judge M@v1 --budget 200 --runs A,B [--segment topic]
     scorecard judge DB estimate --sample ID --run A [--baseline B] [-m nDCG@10] [--segment topic]
     scorecard judge DB agreement --judge M@v1 [--runs A,B] [--compare M@v2]
@@ -18,8 +19,9 @@ from labeling.commands import add_command, add_consensus_option
 
 ACTIONS_HELP = (
     "Grade (query, chunk) pairs with a language model over an OpenAI-compatible server "
-    "(SCORECARD_LLM_BASE_URL, SCORECARD_LLM_MODEL, SCORECARD_LLM_API_KEY, or --base-url and "
-    "--model), draw an audit sample for people to verify, and see how far the machine's "
+    "(a stored connection, --connection NAME; or SCORECARD_LLM_BASE_URL, SCORECARD_LLM_MODEL, "
+    "SCORECARD_LLM_API_KEY, or --base-url and --model), list the pairs that failed with their "
+    "raw replies, draw an audit sample for people to verify, and see how far the machine's "
     "labels can be trusted: prediction-powered estimates, agreement with people."
 )
 
@@ -31,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     run = actions.add_parser("run", help="judge a pair set (a new batch)")
     _server_options(run)
-    run.add_argument("--prompt", default="v1",
+    run.add_argument("--prompt", default="v2",
                      help="prompt version in prompts/ (relevance_judge_VERSION.md) or a file")
     run.add_argument("--temperature", type=float, default=0.0)
     which = run.add_mutually_exclusive_group(required=True)
@@ -57,6 +59,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     listing = actions.add_parser("batches", help="list the batches and their progress")
     listing.set_defaults(handler=run_batches)
+
+    failures = actions.add_parser("failures", help="the pairs that failed, with their raw "
+                                  "replies (escaped), pending or set aside")
+    failures.add_argument("--batch", type=int, help="only this batch")
+    failures.set_defaults(handler=run_failures)
 
     audit = actions.add_parser("audit", help="draw an audit sample for people to verify")
     audit.add_argument("--judge", required=True, metavar="MODEL@VERSION")
@@ -95,23 +102,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _server_options(parser: argparse.ArgumentParser, model: bool = True) -> None:
-    parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. "
-                        "http://127.0.0.1:8080/v1 (default: $SCORECARD_LLM_BASE_URL)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--connection", metavar="NAME",
+                       help="a stored model-server connection (scorecard connection)")
+    where.add_argument("--base-url", help="OpenAI-compatible server, e.g. "
+                       "http://127.0.0.1:8080/v1 (default: $SCORECARD_LLM_BASE_URL)")
     if model:
         parser.add_argument("--model", help="model name (default: $SCORECARD_LLM_MODEL)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds a whole call may take (default 60)")
     parser.add_argument("--max-calls", type=int, help="stop after this many requests")
+    parser.add_argument("--set-aside-after", type=int, default=3, metavar="N",
+                        help="set a pair aside after N failures of its own (default 3)")
 
 
-def _client(args: argparse.Namespace, model: str):
+def _client(args: argparse.Namespace, model: str, connection=None):
+    """A client for ``connection`` (a stored one) or for the server the options name."""
     from labeling.errors import ScorecardError
     from labeling.model_calls import chat
 
+    if connection is not None:
+        return chat.client_for(connection, timeout=args.timeout, show_error_bodies=True)
     base_url = args.base_url or os.environ.get(chat.ENV_BASE_URL, "").strip()
     if not base_url:
-        raise ScorecardError(f"name the server with --base-url or {chat.ENV_BASE_URL}")
+        raise ScorecardError(f"name the server with --connection, --base-url or "
+                             f"{chat.ENV_BASE_URL}")
     return chat.ChatClient(base_url, model, os.environ.get(chat.ENV_KEY, ""),
-                           timeout=args.timeout)
+                           timeout=args.timeout, show_error_bodies=True)
 
 
 def _progress(done: int, total: int, message: str) -> None:
@@ -128,19 +145,30 @@ def run_judge(args: argparse.Namespace) -> int:
     from labeling.evaluation import machine_pairs
     from labeling.judging import machine_judge
     from labeling.model_calls import chat
+    from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 
-    model = (args.model or os.environ.get(chat.ENV_MODEL, "")).strip()
-    if not model:
-        raise ScorecardError(f"name the model with --model or {chat.ENV_MODEL}")
-    judge = machine_judge.Judge(model, machine_judge.load_prompt(args.prompt), args.temperature)
+    db = open_workspace(args.db, create=False)
+    prompt = machine_judge.load_prompt(args.prompt)
+    connection = None
+    if args.connection:
+        connection = connections.get_connection(db, connections.MODEL_SERVER, args.connection)
+        if args.model and args.model.strip() != connection.model:
+            raise ScorecardError(f"the connection {connection.name!r} runs "
+                                 f"{connection.model!r}, not {args.model!r}")
+        judge = machine_judge.judge_on(connection, prompt, args.temperature)
+    else:
+        model = (args.model or os.environ.get(chat.ENV_MODEL, "")).strip()
+        if not model:
+            raise ScorecardError(f"name the model with --model or {chat.ENV_MODEL}")
+        base_url = args.base_url or os.environ.get(chat.ENV_BASE_URL, "").strip()
+        judge = machine_judge.Judge(model, prompt, args.temperature, base_url)
     segment = None
     if args.segment:
         attribute, _, values = args.segment.partition("=")
         if not attribute or not values:
             raise ScorecardError("--segment is ATTRIBUTE=VALUE[,VALUE...]")
         segment = (attribute.strip(), _split_list(values))
-    db = open_workspace(args.db, create=False)
     kind = "queue" if args.queue else "unjudged" if args.unjudged else "pool"
     pairs, pair_set = machine_pairs.pair_set(db, kind, _split_list(args.runs or ""), args.k,
                                              split=args.split, segment=segment)
@@ -151,9 +179,16 @@ def run_judge(args: argparse.Namespace) -> int:
           f"{plan.prompt_tokens + plan.reply_tokens} tokens, cost {plan.cost:.4f}")
     if args.plan:
         return 0
+    client = _client(args, judge.model, connection)
+    machine_judge.check_client(db, client, args.max_calls)  # before a batch is recorded
     batch = machine_judge.start_batch(db, judge, pairs, pair_set)
-    result = machine_judge.run_batch(db, batch, _client(args, model), max_calls=args.max_calls,
-                                     progress=_progress)
+    return _finish(machine_judge.run_batch(
+        db, batch, client, max_calls=args.max_calls, progress=_progress,
+        set_aside_after=args.set_aside_after))
+
+
+def _finish(result) -> int:
+    """Print a run's errors and summary; exit 0 when nothing is left pending."""
     for error in result.errors[:20]:
         print(f"scorecard: {error}", file=sys.stderr)
     print(result.summary())
@@ -162,14 +197,42 @@ def run_judge(args: argparse.Namespace) -> int:
 
 def run_resume(args: argparse.Namespace) -> int:
     from labeling.judging import machine_judge
+    from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     judge = machine_judge.batch_judge(db, args.batch)
-    result = machine_judge.run_batch(db, args.batch, _client(args, judge.model),
-                                     max_calls=args.max_calls, progress=_progress)
-    print(result.summary())
-    return 0 if result.pending == 0 else 1
+    connection = None
+    if args.connection:
+        connection = connections.get_connection(db, connections.MODEL_SERVER, args.connection)
+    elif judge.connection_id and not args.base_url:
+        connection = machine_judge.batch_connection(db, args.batch)
+    return _finish(machine_judge.run_batch(
+        db, args.batch, _client(args, judge.model, connection), max_calls=args.max_calls,
+        progress=_progress, set_aside_after=args.set_aside_after))
+
+
+def run_failures(args: argparse.Namespace) -> int:
+    """The failed pairs, one line each; errors and replies JSON-escaped (a reply may hold
+    anything: line breaks, terminal escapes, markup)."""
+    import json
+
+    from labeling.judging import machine_judge
+    from labeling.workspace.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    if args.batch is not None:
+        machine_judge.batch_judge(db, args.batch)  # one sentence when there is no such batch
+    frame = machine_judge.batch_failures(db, args.batch)
+    for row in frame.itertuples():
+        state = "set aside" if row.state == "set_aside" else "pending"
+        reply = "no reply kept" if row.reply is None else f"reply {json.dumps(row.reply)}"
+        print(f"batch {row.batch_id}\t{json.dumps(row.query_id)} / {json.dumps(row.chunk_id)}"
+              f"\t{state} after {row.failures} failure(s), {row.attempts} request(s)"
+              f"\terror {json.dumps(row.error or '')}\t{reply}")
+    if frame.empty:
+        print("no failed pairs" + (f" in batch {args.batch}" if args.batch is not None else ""))
+    return 0
 
 
 def run_batches(args: argparse.Namespace) -> int:

@@ -55,7 +55,7 @@ import sqlite_utils
 from labeling.errors import InputError, ScorecardError
 from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import estimate_tokens
-from labeling.workspace import connections, grading, judgments, roles, store
+from labeling.workspace import connections, grading, judgments, store
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 PROMPT_PREFIX = "relevance_judge_"
@@ -376,24 +376,10 @@ def batch_connection(db: sqlite_utils.Database, batch_id: int) -> connections.Co
 
 def check_client(db: sqlite_utils.Database, client: chat.ChatClient,
                  max_calls: int | None = None) -> None:
-    """Refuse a client the current actor may not use: in the app, only a stored connection,
-    with its address and model unchanged, within its call ceiling (see the conventions)."""
-    stored = connections.connection_by_id(db, client.connection_id) \
-        if client.connection_id else None
-    if stored is None:
-        if roles.current_actor(db) is not None:
-            raise roles.AccessDenied("model calls from the app go only to a model-server "
-                                     "connection an admin stored")
-        return
-    if (server_url(stored.base_url), stored.model) != (server_url(client.base_url),
-                                                       client.model):
-        raise roles.AccessDenied(f"the client does not match the stored connection "
-                                 f"{stored.name!r}")
-    cap = max_calls if max_calls is not None else client.call_cap
-    if cap is None or cap > stored.call_ceiling:
-        raise InputError(f"the connection {stored.name!r} allows at most "
-                         f"{stored.call_ceiling:,} calls a batch, not {cap or 'unlimited'}",
-                         source="machine judge")
+    """Refuse a client the current actor may not use (``connections.check_use``): in the app,
+    only a stored connection, its address and model unchanged, within its call ceiling."""
+    connections.check_use(db, client.connection_id, client.base_url, client.model,
+                          max_calls if max_calls is not None else client.call_cap)
 
 
 @dataclass

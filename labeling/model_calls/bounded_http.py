@@ -83,14 +83,14 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
         limit = max_bytes if 200 <= status < 300 else ERROR_BODY_BYTES
         data = _read(response, limit, truncate=not 200 <= status < 300, url=url)
         if time.monotonic() - started >= deadline:  # the watchdog cut the body short
-            raise CallFailed("deadline", f"no complete reply from {url} within {deadline:g} s")
+            raise CallFailed("deadline", f"no reply from {url} within {deadline:g} s")
         return Reply(status, {k.lower(): v for k, v in response.getheaders()}, data)
     except CallFailed:
         raise
     except (OSError, http.client.HTTPException) as error:
         if time.monotonic() - started >= deadline * 0.999 or isinstance(error, TimeoutError):
             raise CallFailed("deadline",
-                             f"no complete reply from {url} within {deadline:g} s") from error
+                             f"no reply from {url} within {deadline:g} s") from error
         if isinstance(error, ConnectionRefusedError | socket.gaierror):
             raise CallFailed("unreachable", f"cannot reach {url}: {error}") from error
         raise CallFailed("unreachable", f"the connection to {url} failed: {error}") from error

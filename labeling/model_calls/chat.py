@@ -157,7 +157,7 @@ class ChatClient:
             except bounded_http.CallFailed as failed:
                 if failed.kind == "deadline":
                     limited = False
-                    last = f"no complete reply from {self.server} within {self.timeout:g} s"
+                    last = f"no reply from {self.server} within {self.timeout:g} s"
                     continue
                 if failed.kind in ("address", "unreachable"):
                     raise ServerUnreachable(self._named(str(failed))) from None

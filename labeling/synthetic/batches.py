@@ -26,9 +26,11 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.model_calls import chat
 from labeling.synthetic import features, forms, llm, offline, review, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.settings import get_settings
+from labeling.workspace import connections
 from labeling.workspace.store import utc_now, write_transaction
 
 Progress = Callable[[int, int], None]
@@ -57,23 +59,33 @@ def plan(db: sqlite_utils.Database, n: int, *, generator: str = "offline", seed:
                                   every=generator == "llm")
 
 
-def client_for(db: sqlite_utils.Database, client: llm.LlmClient | None = None
-               ) -> llm.LlmClient:
-    """``client`` (default: from the environment, capped by the team's setting) with the
-    team's domain and persona."""
+def client_for(db: sqlite_utils.Database, client: llm.LlmClient | None = None, *,
+               connection: connections.Connection | None = None) -> llm.LlmClient:
+    """``client`` (default: one for the stored ``connection``, else from the environment, for
+    the owner), capped by the team's setting and the connection's ceiling, with the team's
+    domain and persona. In the app only a stored connection may be used
+    (``connections.check_use``)."""
     settings = get_settings(db)
     if client is None:
-        client = llm.LlmClient.from_env(max_calls=int(settings["llm_max_calls"]))
+        cap = int(settings["llm_max_calls"])
+        if connection is not None:
+            client = chat.client_for(connection, cls=llm.LlmClient,
+                                     max_calls=min(cap, connection.call_ceiling))
+        else:
+            client = llm.LlmClient.from_env(max_calls=cap)
+    connections.check_use(db, client.connection_id, client.base_url, client.model,
+                          client.max_calls if client.connection_id else None)
     client.domain, client.persona = settings["llm_domain"], settings["llm_persona"]
     return client
 
 
 def estimate(db: sqlite_utils.Database, n: int, *, per_chunk: int = 2, seed: int = 0,
              strategy: str = "random", segment: str | None = None,
-             client: llm.LlmClient | None = None) -> llm.Estimate:
+             client: llm.LlmClient | None = None,
+             connection: connections.Connection | None = None) -> llm.Estimate:
     """Calls and tokens of an LLM batch before it runs."""
     chunks = plan(db, n, generator="llm", seed=seed, strategy=strategy, segment=segment)
-    return client_for(db, client).estimate(chunks, per_chunk)
+    return client_for(db, client, connection=connection).estimate(chunks, per_chunk)
 
 
 def form_plan(mix: dict[str, float], total: int) -> list[str]:

@@ -24,13 +24,12 @@ replies counted as ``REPLY_TOKENS`` per question).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from labeling.model_calls import chat
+from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import CHARS_PER_TOKEN, estimate_tokens
 from labeling.synthetic import forms
 from labeling.synthetic.candidate import Candidate
@@ -152,9 +151,20 @@ class LlmClient(chat.ChatClient):
                         len(chunks) - len(sent))
 
 
+UNTRUSTED = ("title", "text", "questions")  # written by people or a model: inside tags
+_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
 def _fill(template: str, values: dict[str, str]) -> str:
-    """``{name}`` placeholders replaced in one pass (a passage containing "{text}" is kept)."""
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group()), template)
+    """``{name}`` placeholders replaced in one pass (a passage containing "{text}" is kept);
+    the untrusted texts with ``&``, ``<`` and ``>`` as entities, so none can close the tags the
+    prompt puts them in."""
+    def value(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in values:
+            return match.group()
+        return values[name].translate(_ENTITIES) if name in UNTRUSTED else values[name]
+    return re.sub(r"\{(\w+)\}", value, template)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,9 +177,9 @@ def _json(content: str) -> object:
     if fenced:
         text = fenced.group(1)
     try:
-        return json.loads(text)
-    except ValueError as error:
-        raise LlmError(f"the reply is not JSON: {content[:80]!r}") from error
+        return strict_json.loads(text)
+    except strict_json.JsonRejected as error:
+        raise LlmError(str(error)) from None
 
 
 def parse_reply(content: str, chunk: Chunk, generator: str) -> Reply:

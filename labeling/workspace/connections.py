@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from labeling.errors import InputError
+from labeling.workspace import roles
 from labeling.workspace.store import utc_now, write_transaction
 
 MODEL_SERVER = "model_server"
@@ -122,3 +123,25 @@ def connection_by_id(db: sqlite_utils.Database, connection_id: int) -> Connectio
     row = db.conn.execute(f"SELECT {_COLUMNS} FROM connections WHERE id = ?",
                           [connection_id]).fetchone()
     return Connection(*row) if row else None
+
+
+def check_use(db: sqlite_utils.Database, connection_id: int, base_url: str, model: str,
+              calls: int | None) -> None:
+    """Refuse to send requests the current actor may not send: in the app (an actor that is
+    not None), only through a stored connection whose address and model are the ones given;
+    through a stored connection, at most its ``call_ceiling`` calls (``calls`` None: no cap,
+    refused). The owner may also name a server of their own (``connection_id`` 0)."""
+    stored = connection_by_id(db, connection_id) if connection_id else None
+    if stored is None:
+        if roles.current_actor(db) is not None:
+            raise roles.AccessDenied("requests from the app go only to a connection an admin "
+                                     "stored")
+        return
+    if (stored.base_url.rstrip("/"), stored.model) != (base_url.strip().rstrip("/"), model):
+        raise roles.AccessDenied(f"the address or model differs from the stored connection "
+                                 f"{stored.name!r}")
+    if calls is None or calls > stored.call_ceiling:
+        raise InputError(f"the connection {stored.name!r} allows at most "
+                         f"{stored.call_ceiling:,} calls a batch, not "
+                         f"{'unlimited' if calls is None else f'{calls:,}'}",
+                         source="connection")
