@@ -5,7 +5,6 @@ draws."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 import pandas as pd
@@ -26,23 +25,23 @@ from labeling.markdown import escape_inline, escape_markdown
 from labeling.model_calls import chat
 from labeling.report import scorecard_report
 from labeling.workspace import contents, grading, query_store
-from pages import _auth, _common
+from pages import _auth, _common, _connections
 
 WHERE = "machine_judges"
 FAILURES = (ScorecardError, sqlite3.Error)
 NO_FILTER = "(every query)"
 DEFAULT_CAP = 500
+TIMEOUT = 60.0  # seconds a whole call may take
 ESTIMATE_MEASURES = ["nDCG@10", "P@10", "R@10", "RR", "AP"]
 
 
 # --- labeling pairs ------------------------------------------------------------------------
 
 
-def _judge_from_widgets() -> machine_judge.Judge:
+def _judge_from_widgets(connection) -> machine_judge.Judge:
     state = st.session_state
-    return machine_judge.Judge(str(state.get("mj_model") or ""),
-                               machine_judge.load_prompt(state.get("mj_prompt", "v1")),
-                               float(state.get("mj_temperature", 0.0)))
+    prompt = machine_judge.load_prompt(state.get("mj_prompt", machine_judge.DEFAULT_VERSION))
+    return machine_judge.judge_on(connection, prompt, float(state.get("mj_temperature", 0.0)))
 
 
 def _pairs_from_widgets(db) -> tuple[list[tuple[str, str]], str]:
@@ -55,24 +54,19 @@ def _pairs_from_widgets(db) -> tuple[list[tuple[str, str]], str]:
                                   split=split, segment=segment)
 
 
-def _client(model: str) -> chat.ChatClient:
-    state = st.session_state
-    return chat.ChatClient(str(state.get("mj_base_url") or "").strip(), model,
-                           os.environ.get(chat.ENV_KEY, ""),
-                           timeout=float(state.get("mj_timeout", 60.0)))
-
-
-def _run(db, batch_id: int, model: str) -> None:
-    """Run a batch with a progress bar (in the page run, so the bar moves)."""
+def _run(db, batch_id: int, connection) -> None:
+    """Run a batch on a stored connection with a progress bar (in the page run, so the bar
+    moves). What the server said in an error reply is shown to admins only."""
     bar = st.progress(0.0, text="Starting…")
 
     def progress(done: int, total: int, message: str) -> None:
         bar.progress(done / total if total else 1.0, text=f"{done} of {total} pairs")
 
+    cap = min(int(st.session_state.get("mj_cap", DEFAULT_CAP)), connection.call_ceiling)
     try:
-        result = machine_judge.run_batch(db, batch_id, _client(model),
-                                         max_calls=int(st.session_state.get("mj_cap",
-                                                                            DEFAULT_CAP)),
+        client = chat.client_for(connection, timeout=TIMEOUT,
+                                 show_error_bodies=_auth.can(db, "manage_connections"))
+        result = machine_judge.run_batch(db, batch_id, client, max_calls=cap,
                                          progress=progress)
     except FAILURES as error:
         _common.report_failure(error, WHERE)
@@ -86,17 +80,16 @@ def _run(db, batch_id: int, model: str) -> None:
 
 def label_tab(db, runs: list[str]) -> None:
     state = st.session_state
-    state.setdefault("mj_base_url", os.environ.get(chat.ENV_BASE_URL, ""))
-    state.setdefault("mj_model", os.environ.get(chat.ENV_MODEL, ""))
-    row = st.columns([3, 2, 1, 1])
-    row[0].text_input("Server (OpenAI-compatible)", key="mj_base_url",
-                      placeholder="http://127.0.0.1:8080/v1",
-                      help="llama.cpp's llama-server, Ollama (…:11434/v1), vLLM or a hosted API. "
-                      f"The API key, if any, comes from {chat.ENV_KEY}.")
-    row[1].text_input("Model", key="mj_model")
-    row[2].selectbox("Prompt", machine_judge.prompt_versions(), key="mj_prompt",
+    _connections.admin_form(db, "mj_conn", WHERE)
+    versions = machine_judge.prompt_versions()
+    row = st.columns([3, 1, 1])
+    with row[0]:
+        connection = _connections.picker(db, "mj_connection", WHERE)
+    row[1].selectbox("Prompt", versions, key="mj_prompt",
+                     index=versions.index(machine_judge.DEFAULT_VERSION)
+                     if machine_judge.DEFAULT_VERSION in versions else 0,
                      help="A template prompts/relevance\\_judge\\_VERSION.md")
-    row[3].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="mj_temperature")
+    row[2].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="mj_temperature")
     row = st.columns([2, 2, 1, 1])
     row[0].radio("Pairs", list(machine_pairs.PAIR_SETS),
                  format_func=machine_pairs.PAIR_SETS.get, key="mj_pair_set")
@@ -109,18 +102,18 @@ def label_tab(db, runs: list[str]) -> None:
     if attribute != NO_FILTER:
         row[1].multiselect("Values", machine_pairs.segment_values(db, attribute),
                            key="mj_segment_values")
+    ceiling = connection.call_ceiling if connection is not None else DEFAULT_CAP
     row = st.columns(3)
     row[0].number_input("Price per million prompt tokens", 0.0, 1000.0, 0.0, key="mj_price_in")
     row[1].number_input("Price per million reply tokens", 0.0, 1000.0, 0.0, key="mj_price_out")
-    row[2].number_input("Call cap", 0, 1_000_000, DEFAULT_CAP, 50, key="mj_cap",
-                        help="Requests this run may send, retries included.")
-    if not str(state.get("mj_model") or "").strip() or not str(
-            state.get("mj_base_url") or "").strip():
-        st.info("Give the server's address and the model's name to plan a batch.")
+    row[2].number_input("Call cap", 0, ceiling, min(DEFAULT_CAP, ceiling), 50, key="mj_cap",
+                        help="Requests this run may send, retries included; at most the "
+                        "model server's ceiling, which admins set.")
+    if connection is None:
         batches_section(db)
         return
     try:
-        judge = _judge_from_widgets()
+        judge = _judge_from_widgets(connection)
         pairs, described = _pairs_from_widgets(db)
         plan = machine_judge.plan(db, judge, pairs, price_prompt=state.get("mj_price_in", 0.0),
                                   price_reply=state.get("mj_price_out", 0.0))
@@ -129,10 +122,10 @@ def label_tab(db, runs: list[str]) -> None:
         judge, plan = None, None
     if plan is not None:
         st.caption(escape_inline(
-            f"{judge.name} on {described}: {plan.pairs} pairs, {plan.cached} answered from "
-            f"the cache, {plan.locked} in a locked split, {plan.calls} to call. Estimate: "
-            f"{plan.prompt_tokens:,} prompt and {plan.reply_tokens:,} reply tokens (4 characters "
-            f"a token), cost {plan.cost:.4f} at the prices above."))
+            f"{judge.name} on {connection.name}, {described}: {plan.pairs} pairs, {plan.cached} "
+            f"answered from the cache, {plan.locked} in a locked split, {plan.calls} to call. "
+            f"Estimate: {plan.prompt_tokens:,} prompt and {plan.reply_tokens:,} reply tokens (4 "
+            f"characters a token), cost {plan.cost:.4f} at the prices above."))
         may = _auth.can(db, "machine_judge")
         if st.button("Run the batch", key="mj_run", type="primary",
                      disabled=not may or plan.pairs == plan.locked,
@@ -143,7 +136,7 @@ def label_tab(db, runs: list[str]) -> None:
             except FAILURES as error:
                 _common.report_failure(error, WHERE)
                 st.rerun()
-            _run(db, batch_id, judge.model)
+            _run(db, batch_id, connection)
     batches_section(db)
 
 
@@ -157,16 +150,19 @@ def batches_section(db) -> None:
     if open_ids:
         row = st.columns([1, 1, 3])
         chosen = row[0].selectbox("Batch to resume", open_ids, key="mj_resume_id")
-        no_server = not str(st.session_state.get("mj_base_url") or "").strip()
+        try:  # a batch resumes on the connection it was started on, never another address
+            connection, why = machine_judge.batch_connection(db, int(chosen)), None
+        except FAILURES as error:
+            connection, why = None, escape_markdown(str(error))
         if row[1].button("Resume", key="mj_resume",
-                         disabled=no_server or not _auth.can(db, "machine_judge"),
-                         help="Give the server's address above." if no_server
-                         else _auth.refusal_help(db, "machine_judge")):
-            _run(db, int(chosen), machine_judge.batch_judge(db, int(chosen)).model)
-        failures = machine_judge.batch_failures(db, int(chosen))
-        if not failures.empty:
-            st.caption("Pending pairs that failed (the raw reply of a malformed answer is kept):")
-            st.dataframe(failures, hide_index=True, key="mj_failures")
+                         disabled=connection is None or not _auth.can(db, "machine_judge"),
+                         help=why or _auth.refusal_help(db, "machine_judge")):
+            _run(db, int(chosen), connection)
+    failures = machine_judge.batch_failures(db)
+    if not failures.empty:
+        st.caption("Pairs that failed, pending or set aside after repeated failures (the raw "
+                   "reply of a malformed answer is kept; scorecard judge failures lists them):")
+        st.dataframe(failures, hide_index=True, key="mj_failures")
 
 
 # --- agreement ----------------------------------------------------------------------------

@@ -8,9 +8,15 @@ the test fills; ``"good"`` when it is empty):
   from ``overlap_grade``) and a ``usage`` object;
 - ``malformed``: 200 with prose instead of JSON; ``offscale``: JSON with grade 9;
 - ``slow``: no answer until the test ends (the client times out);
-- ``429``: HTTP 429 with ``Retry-After: retry_after``; ``error``: HTTP 500; ``notfound``: 404.
+- ``429``: HTTP 429 with ``Retry-After: retry_after``; ``error``: HTTP 500; ``notfound``: 404;
+- ``badrequest``: HTTP 400 with ``error_body`` as its body (what an internal service may say);
+- ``redirect``: ``redirect_code`` (302) to ``redirect_to`` (another server's URL);
+- ``raw``: 200 with ``raw_body`` (bytes) as it is; ``endless``: 200 with a body that never ends
+  (sent until the client hangs up); ``drip``: 200 whose body comes a byte every ``drip_every``
+  seconds, for at most ``drip_for`` seconds.
 
-Every request body is kept in ``requests``, in order.
+Every request (POST or GET) is kept in ``requests``, in order: path, body, Authorization
+header, method and arrival time (``time.monotonic``).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -89,20 +96,36 @@ class ChatServer:
         self.retry_after = retry_after
         self.release = threading.Event()
         self.lock = threading.Lock()
+        self.error_body = b"bad request"
+        self.redirect_to, self.redirect_code = "", 302
+        self.raw_body = b""
+        self.drip_every, self.drip_for = 0.3, 6.0
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args) -> None:  # keep test output clean
                 pass
 
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            def _record(self, body: dict | None, method: str) -> str:
                 with outer.lock:
                     outer.requests.append({"path": self.path, "body": body,
-                                           "auth": self.headers.get("Authorization")})
-                    mode = outer.script.pop(0) if outer.script else "good"
+                                           "auth": self.headers.get("Authorization"),
+                                           "method": method, "at": time.monotonic()})
+                    return outer.script.pop(0) if outer.script else "good"
+
+            def do_GET(self) -> None:  # a redirected request may come as a GET
+                self._record(None, "GET")
+                self.send_response(404)
+                self.end_headers()
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                mode = self._record(body, "POST")
                 if mode == "slow":
                     outer.release.wait(10)
+                    return
+                if mode in ("badrequest", "redirect", "raw", "endless", "drip"):
+                    outer.send_odd(self, mode)
                     return
                 if mode in ("429", "error", "notfound"):
                     code = {"429": 429, "error": 500, "notfound": 404}[mode]
@@ -125,9 +148,42 @@ class ChatServer:
 
         self.httpd, self.url = serve(Handler)
 
+    def send_odd(self, handler: BaseHTTPRequestHandler, mode: str) -> None:
+        """The replies that test the client's bounds (see the module docstring)."""
+        if mode in ("badrequest", "redirect"):
+            handler.send_response(400 if mode == "badrequest" else self.redirect_code)
+            if mode == "redirect":
+                handler.send_header("Location", self.redirect_to)
+            body = self.error_body if mode == "badrequest" else b""
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+            return
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        if mode == "raw":
+            handler.send_header("Content-Length", str(len(self.raw_body)))
+        handler.end_headers()
+        try:
+            if mode == "raw":
+                handler.wfile.write(self.raw_body)
+            elif mode == "endless":
+                piece = b" " * 65536
+                while not self.release.is_set():
+                    handler.wfile.write(piece)
+            else:
+                ends = time.monotonic() + self.drip_for
+                while time.monotonic() < ends and not self.release.is_set():
+                    handler.wfile.write(b" ")
+                    handler.wfile.flush()
+                    self.release.wait(self.drip_every)
+        except OSError:  # the client hung up: what the test wants
+            pass
+
     def prompts(self) -> list[str]:
         """The prompts received, in order."""
-        return [r["body"]["messages"][0]["content"] for r in self.requests]
+        return [r["body"]["messages"][0]["content"] for r in self.requests
+                if r["body"] is not None]
 
     def close(self) -> None:
         self.release.set()

@@ -70,10 +70,13 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
     started = time.monotonic()
     kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
     connection = kind(host, port, timeout=deadline)
-    watchdog = threading.Timer(deadline, _close, [connection])
+    ends = started + deadline
+    watchdog = threading.Timer(deadline, _close, [None])
     watchdog.daemon = True
     watchdog.start()
     try:
+        connection.connect()
+        watchdog.args = [connection.sock]  # the response may take the socket over
         connection.request("POST", target, body=body, headers=headers)
         response = connection.getresponse()
         status = response.status
@@ -81,9 +84,11 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
             raise CallFailed("redirect", f"HTTP {status} from {url}: the server redirects "
                              "elsewhere, and redirects are not followed")
         limit = max_bytes if 200 <= status < 300 else ERROR_BODY_BYTES
-        data = _read(response, limit, truncate=not 200 <= status < 300, url=url)
-        if time.monotonic() - started >= deadline:  # the watchdog cut the body short
+        data = _read(response, limit, truncate=not 200 <= status < 300, ends=ends)
+        if time.monotonic() >= ends:  # the watchdog cut the body short
             raise CallFailed("deadline", f"no reply from {url} within {deadline:g} s")
+        if data is None:
+            raise CallFailed("too_large", f"the reply from {url} is larger than {limit:,} bytes")
         return Reply(status, {k.lower(): v for k, v in response.getheaders()}, data)
     except CallFailed:
         raise
@@ -99,25 +104,27 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
         connection.close()
 
 
-def _read(response: http.client.HTTPResponse, limit: int, *, truncate: bool, url: str) -> bytes:
-    """The body, in pieces, up to ``limit`` bytes: cut there when ``truncate``, else an error."""
+def _read(response: http.client.HTTPResponse, limit: int, *, truncate: bool,
+          ends: float) -> bytes | None:
+    """The body, in pieces, up to ``limit`` bytes: cut there when ``truncate``, else None. Stops
+    (with what came) once the clock passes ``ends``."""
     pieces, size = [], 0
-    while True:
+    while time.monotonic() < ends:
         piece = response.read1(PIECE_BYTES)
         if not piece:
-            return b"".join(pieces)
+            break
         size += len(piece)
         if size > limit:
-            if truncate:
-                pieces.append(piece[: len(piece) - (size - limit)])
-                return b"".join(pieces)
-            raise CallFailed("too_large", f"the reply from {url} is larger than {limit:,} bytes")
+            if not truncate:
+                return None
+            pieces.append(piece[: len(piece) - (size - limit)])
+            break
         pieces.append(piece)
+    return b"".join(pieces)
 
 
-def _close(connection: http.client.HTTPConnection) -> None:
+def _close(sock: socket.socket | None) -> None:
     """Cut the connection when the deadline passes (reads blocked on it then fail)."""
-    sock = connection.sock
     if sock is not None:
         try:
             sock.shutdown(socket.SHUT_RDWR)

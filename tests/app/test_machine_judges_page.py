@@ -9,7 +9,7 @@ import pytest
 from tests.chat_server import ChatServer
 from tests.markup import shown
 
-JUDGE = "tiny@v1"
+JUDGE = "tiny@v2"
 
 
 @pytest.fixture
@@ -40,15 +40,25 @@ def _captions(at) -> str:
     return " ".join(shown(c.value) for c in at.caption)
 
 
+def _store_server(at, server: ChatServer, name: str = "local", model: str = "tiny"):
+    """Store a model server through the page's admin form (no accounts: the one person is
+    the admin)."""
+    at.text_input(key="mj_conn_name").input(name)
+    at.text_input(key="mj_conn_url").input(server.url)
+    at.text_input(key="mj_conn_model").input(model)
+    at.button(key="mj_conn_save").click().run()
+    assert not at.exception
+    return at
+
+
 def _label_a_batch(at, server: ChatServer, runs=("bm25", "fusion"), k=10, pairs=405):
-    at.text_input(key="mj_base_url").set_value(server.url)
-    at.text_input(key="mj_model").set_value("tiny").run()
+    _store_server(at, server)
     at.multiselect(key="mj_runs").set_value(list(runs)).run()
     at.number_input(key="mj_k").set_value(k).run()
     assert not at.exception
     plan = _captions(at)
-    assert (f"tiny@v1 on top {k} of {', '.join(runs)}: {pairs} pairs, 0 answered from the "
-            "cache") in plan
+    assert (f"tiny@v2 on local, top {k} of {', '.join(runs)}: {pairs} pairs, 0 answered from "
+            "the cache") in plan
     at.button(key="mj_run").click().run()
     assert not at.exception
     assert any(f"Batch 1: {pairs} pair(s) labeled" in m for m in _messages(at)), _messages(at)
