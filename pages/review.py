@@ -11,11 +11,13 @@ from __future__ import annotations
 import streamlit as st
 
 from labeling import chunk_markup
+from labeling.errors import ScorecardError
 from labeling.files import exporters as exports
 from labeling.judging import shortcuts
 from labeling.markdown import escape_inline
 from labeling.synthetic import batches, forms, quality_model, review, sampling, settings
-from pages import _auth, _common, _keys
+from labeling.workspace import connections
+from pages import _auth, _common, _connections, _keys
 
 WHERE = "review"
 ALL = "all"
@@ -126,7 +128,7 @@ def _run_batch(db, bar) -> None:
         bar.progress(fraction, text=text)
 
     try:
-        client = batches.client_for(db) if state.get("gen_generator") == "llm" else None
+        client = _llm_client(db) if state.get("gen_generator") == "llm" else None
         result = batches.run(
             db, int(state.get("gen_sample", 10)), generator=state.get("gen_generator", "offline"),
             seed=int(state.get("gen_seed", 0)), strategy=state.get("gen_strategy", "random"),
@@ -138,13 +140,23 @@ def _run_batch(db, bar) -> None:
     _finish(result)
 
 
+def _llm_client(db):
+    """The generator's client for the model server picked on the page (None picked: a
+    sentence saying an admin adds one)."""
+    name = st.session_state.get("gen_connection")
+    if not name:
+        raise ScorecardError("pick a model server (an admin adds one)")
+    connection = connections.get_connection(db, connections.MODEL_SERVER, str(name))
+    return batches.client_for(db, connection=connection)
+
+
 def _resume(db, batch_id: str, bar) -> None:
     def progress(done: int, total: int) -> None:
         fraction, text = batches.progress_text(done, total)
         bar.progress(fraction, text=text)
 
     try:
-        result = batches.resume(db, batch_id, progress=progress)
+        result = batches.resume(db, batch_id, client=_llm_client(db), progress=progress)
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE)
         return
@@ -162,14 +174,19 @@ def generate_panel(db) -> None:
                       help="random, or stratified by document")
     cols[3].number_input("Questions per passage", 1, 10, 2, key="gen_per_chunk")
     cols[4].selectbox("Generator", ("offline", "llm"), key="gen_generator",
-                      help="llm needs SCORECARD_LLM_BASE_URL and SCORECARD_LLM_MODEL")
+                      help="llm sends the passages to a model server an admin set up")
     allowed = _auth.can(db, "add_candidates")
     if state.get("gen_generator") == "llm":
+        _connections.admin_form(db, "gen_conn", WHERE)
+        connection = _connections.picker(db, "gen_connection", WHERE)
+        allowed = allowed and connection is not None
         try:
             estimate = batches.estimate(
                 db, int(state.get("gen_sample", 10)), per_chunk=int(state.get("gen_per_chunk", 2)),
-                seed=int(state.get("gen_seed", 0)), strategy=state.get("gen_strategy", "random"))
-            st.caption(escape_inline(f"This batch sends {estimate.sentence()}."))
+                seed=int(state.get("gen_seed", 0)), strategy=state.get("gen_strategy", "random"),
+                connection=connection) if connection is not None else None
+            if estimate is not None:
+                st.caption(escape_inline(f"This batch sends {estimate.sentence()}."))
         except Exception as error:  # shown to the user as one line
             st.warning(escape_inline(_common.failure_sentence(error, WHERE)))
             allowed = False

@@ -426,6 +426,9 @@ def run_batch(
     """Label the pending pairs of batch ``batch_id`` in order with ``client`` (its model must be
     the batch's); see the module conventions. ``max_calls`` caps this run's requests; a pair is
     set aside at its ``set_aside_after``-th failure."""
+    if max_calls is not None and max_calls < 0:
+        raise InputError("the call cap must be zero or more", source="machine judge")
+    check_client(db, client, max_calls)
     judge = batch_judge(db, batch_id)
     if client.model != judge.model:
         raise ScorecardError(f"batch {batch_id} is for model {judge.model!r}, not "
@@ -433,11 +436,8 @@ def run_batch(
     if judge.connection_id and client.connection_id != judge.connection_id:
         raise ScorecardError(f"batch {batch_id} was started on another model-server "
                              "connection: resume it there")
-    if max_calls is not None and max_calls < 0:
-        raise InputError("the call cap must be zero or more", source="machine judge")
     if set_aside_after < 1:
         raise InputError("pairs are set aside after 1 failure or more", source="machine judge")
-    check_client(db, client, max_calls)
     client.temperature = judge.temperature
     if max_calls is not None:
         client.call_cap = client.calls + max_calls

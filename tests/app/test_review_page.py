@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.synthetic import llm, review, settings
+from labeling.synthetic import review, settings
 from labeling.synthetic.candidate import Candidate
+from labeling.workspace import connections
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
 from tests.markup import shown
@@ -136,19 +137,26 @@ def test_generate_from_the_page(open_app, workspace):
     assert at.text_input  # the first candidate is shown
 
 
+def _model_server(workspace, url: str, key_env: str = "") -> None:
+    """A model server stored by the owner, as an admin would on the page."""
+    connections.save_connection(open_workspace(workspace), connections.MODEL_SERVER, "local",
+                                url, "tiny-model", key_env, 100)
+
+
 def test_the_llm_batch_shows_its_cost_first(open_app, workspace, monkeypatch):
-    monkeypatch.setenv(llm.ENV_BASE_URL, "http://127.0.0.1:9/v1")
-    monkeypatch.setenv(llm.ENV_MODEL, "tiny")
+    monkeypatch.setenv("TEAM_KEY", "sk-x")
+    _model_server(workspace, "http://127.0.0.1:9/v1", "TEAM_KEY")
     settings.set_settings(open_workspace(workspace), {"llm_max_calls": 6})
     at = open_app("review")
     at.selectbox(key="gen_generator").select("llm").run()
+    assert at.selectbox(key="gen_connection").value == "local"
     at.number_input(key="gen_sample").set_value(5).run()
     captions = " ".join(shown(c.value) for c in at.caption)
     assert "This batch sends 3 passages: 6 calls, about" in captions
     assert "2 passages are beyond the call cap" in captions
-    monkeypatch.delenv(llm.ENV_BASE_URL)
+    monkeypatch.delenv("TEAM_KEY")
     at.run()
-    assert "SCORECARD_LLM_BASE_URL" in shown(at.warning[0].value)
+    assert "takes its key from TEAM_KEY, which is not set" in shown(at.warning[0].value)
     assert at.button(key="gen_button").disabled
 
 
@@ -170,8 +178,7 @@ def test_an_llm_batch_from_the_page_counts_and_shows_unmatched_replies(
 ):
     server = ChatServer()
     try:
-        monkeypatch.setenv(llm.ENV_BASE_URL, server.url)
-        monkeypatch.setenv(llm.ENV_MODEL, "tiny-model")
+        _model_server(workspace, server.url)
         server.script = ["unmatched", "good"]
         at = open_app("review")
         at.selectbox(key="gen_generator").select("llm").run()
