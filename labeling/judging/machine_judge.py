@@ -495,6 +495,8 @@ def _call_one(db, batch_id: int, judge: Judge, pair: Pair, prompt: str,
         return None
     except chat.ChatError as error:
         _record_failure(db, batch_id, pair, (str(error), None), set_aside_after, result)
+        if client.show_error_bodies:  # an admin: what the server said, shown, never stored
+            result.errors[-1] = f"{pair[0]} / {pair[1]}: {error.described(True)}"
         return None
     try:
         grade, reason = parse_reply(reply, [g for g, _, _ in scale])

@@ -15,7 +15,8 @@ requests one client sends (retries count: each is a request the server may bill)
 call raises ``CallCapReached`` before anything is sent.
 
 The body of an error reply (which may be anything the server holds) is never in an error's
-message: it is the error's ``detail``, for callers to show to admins only.
+message, so never stored with a pair: it is the error's ``detail``, which callers show
+(``ChatError.described``) to admins only.
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ class ChatError(ScorecardError):
     def __init__(self, message: str, detail: str = ""):
         super().__init__(message)
         self.detail = detail
+
+    def described(self, with_detail: bool) -> str:
+        """The message, with what the server said (JSON-escaped) when ``with_detail``: for an
+        admin's eyes, never stored."""
+        if with_detail and self.detail.strip():
+            return f"{self} (the server said: {json.dumps(self.detail)})"
+        return str(self)
 
 
 class ServerUnreachable(ChatError):
@@ -82,8 +90,8 @@ class ChatClient:
     """A chat-completions client. ``timeout`` (the whole-call deadline), ``backoff`` and
     ``max_retry_after`` are seconds; ``retries`` counts extra attempts per call;
     ``connection_id`` and ``connection_name`` name the stored connection it was made from (0 and
-    "" for one from the command line); ``show_error_bodies`` adds error bodies to the messages
-    (for an admin)."""
+    "" for one from the command line); ``show_error_bodies``: its caller may show what a server
+    said in an error reply (``ChatError.described``): the caller is an admin."""
 
     base_url: str
     model: str
@@ -179,8 +187,6 @@ class ChatClient:
 
     def _error(self, message: str, body: bytes) -> ChatError:
         detail = body[:DETAIL_CHARS * 4].decode("utf-8", errors="replace")[:DETAIL_CHARS]
-        if self.show_error_bodies and detail.strip():
-            return ChatError(f"{message}: {json.dumps(detail)}", detail)
         return ChatError(message, detail)
 
     def _content(self, body: bytes) -> str:
