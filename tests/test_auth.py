@@ -55,6 +55,7 @@ from labeling.synthetic.candidate import Candidate
 from labeling.workspace import (
     accounts,
     chunk_sets,
+    connections,
     contents,
     grading,
     judgments,
@@ -645,7 +646,14 @@ def _machine_and_budget_write_calls(db, q: str, c: str, run: str) -> dict[str, o
     # Nothing listens on port 9: the owner's call fails to connect, a viewer's never starts.
     client = ChatClient("http://127.0.0.1:9/v1", "tiny-model", retries=0, timeout=0.5)
     other = [name for name in contents.run_names(db) if name != run][0]
+    server = ("http://127.0.0.1:9/v1", "tiny-model", "", 10)
+    with roles.acting_as(None):
+        connections.save_connection(db, connections.MODEL_SERVER, "kept", *server)
     return {
+        "connections.save_connection": lambda: connections.save_connection(
+            db, connections.MODEL_SERVER, "new", *server),
+        "connections.remove_connection": lambda: connections.remove_connection(
+            db, connections.MODEL_SERVER, "kept"),
         "machine_judge.start_batch": lambda: machine_judge.start_batch(db, judge, [(q, c)], "t"),
         "machine_judge.run_batch": lambda: machine_judge.run_batch(db, batch, client),
         "audit_sample.draw_audit": lambda: audit_sample.draw_audit(

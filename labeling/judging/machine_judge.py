@@ -55,7 +55,7 @@ import sqlite_utils
 from labeling.errors import InputError, ScorecardError
 from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import estimate_tokens
-from labeling.workspace import connections, grading, judgments, store
+from labeling.workspace import connections, grading, judgments, roles, store
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 PROMPT_PREFIX = "relevance_judge_"
@@ -428,6 +428,7 @@ def run_batch(
     set aside at its ``set_aside_after``-th failure."""
     if max_calls is not None and max_calls < 0:
         raise InputError("the call cap must be zero or more", source="machine judge")
+    roles.check_current(db, "machine_judge")  # who may run one, before where it may call
     check_client(db, client, max_calls)
     judge = batch_judge(db, batch_id)
     if client.model != judge.model:

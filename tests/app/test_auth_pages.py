@@ -201,7 +201,11 @@ CONTROL_ACTIONS = {
     "suggest_grade_": "judge",
     "label_find_hit_": "judge", "dash_find_hit_": "judge", "grid_grade_": "judge",
     "review_reason_": "reject", "guideline_save": "set_guideline",
+    "mj_conn_": "manage_connections", "gen_conn_": "manage_connections",
 }
+# Actions whose controls are not shown at all to the roles that may not do them (a form only
+# admins see), rather than shown disabled.
+HIDDEN_UNLESS_ALLOWED = {"manage_connections"}
 READ_ONLY_CONTROLS = (
     "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",
     "download_",
@@ -294,8 +298,9 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
                   "unlock", "synthetic_settings", "set_guideline", "edit_runs", "baseline"}
     refused = {"vic": set(CONTROL_ACTIONS.values()), "bob": admin_only, "ada": set()}[name]
-    assert seen["refused"] == refused
-    assert seen["allowed"] == set(CONTROL_ACTIONS.values()) - refused
+    hidden = HIDDEN_UNLESS_ALLOWED if name != "ada" else set()
+    assert seen["refused"] == refused - hidden
+    assert seen["allowed"] == set(CONTROL_ACTIONS.values()) - refused - hidden
 
 
 def test_a_viewer_cannot_write_through_any_page(accounts, open_app, pages_forget_roles):
