@@ -182,5 +182,10 @@ def test_the_command_line_stores_lists_and_uses_a_connection(make_workspace, ser
     assert main(["connection", str(path), "add", "bad", "--base-url", server.url, "--model",
                  "m", "--key-env", KEY]) == 2
     assert "never the key itself" in capsys.readouterr().err
+    generate = ["generate", str(path), "--generator", "llm", "--connection", "local"]
+    assert main([*generate, "--max-calls", "51"]) == 2
+    assert "allows at most 50 calls a batch, not 51" in capsys.readouterr().err
+    assert main([*generate, "--sample", "3", "--estimate"]) == 0
+    assert "the LLM batch sends 3 passages: 6 calls" in capsys.readouterr().out
     assert main(["connection", str(path), "remove", "local"]) == 0
     assert main(["connection", str(path), "remove", "local"]) == 2

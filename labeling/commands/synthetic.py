@@ -16,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "generate synthetic questions from sampled passages into the review queue",
         "Sample passages (seeded), write questions they answer and queue them for review on "
         "the Review page, scored and ordered by their quality score, in the team's mix of "
-        "question forms. The offline generator needs no network; --generator llm calls the "
+        "question forms. The offline generator needs no network; --generator llm calls a "
+        "stored model server (--connection NAME, see scorecard connection) or the "
         "OpenAI-compatible server named by SCORECARD_LLM_BASE_URL and SCORECARD_LLM_MODEL "
         "(key: SCORECARD_LLM_API_KEY) with the team's domain and persona, two calls a "
         "passage (the questions and a critic), and prints the calls and an estimate of "
@@ -35,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--per-chunk", type=int, default=2, metavar="N",
                         help="questions per passage at most (default 2)")
     parser.add_argument("--k", type=int, default=10, help="round-trip cutoff (default 10)")
+    parser.add_argument("--connection", metavar="NAME",
+                        help="a stored model server for --generator llm (scorecard connection)")
     parser.add_argument("--max-calls", type=int, metavar="N",
                         help="call cap of this LLM batch (default: the team's setting)")
     parser.add_argument("--estimate", action="store_true",
@@ -51,8 +54,10 @@ def _progress(done: int, total: int) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     # Imported here: generating pulls in bm25s and scipy, which other commands do not need.
+    from labeling.model_calls import chat
     from labeling.synthetic import batches, importers, llm
     from labeling.synthetic.settings import get_settings
+    from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
@@ -65,7 +70,14 @@ def run_generate(args: argparse.Namespace) -> int:
     client = None
     if args.generator == "llm" or args.resume:
         cap = args.max_calls or int(get_settings(db)["llm_max_calls"])
-        client = batches.client_for(db, llm.LlmClient.from_env(max_calls=cap))
+        if args.connection:
+            connection = connections.get_connection(db, connections.MODEL_SERVER,
+                                                    args.connection)
+            cap = args.max_calls or min(cap, connection.call_ceiling)
+            client = batches.client_for(db, chat.client_for(connection, cls=llm.LlmClient,
+                                                            max_calls=cap))
+        else:
+            client = batches.client_for(db, llm.LlmClient.from_env(max_calls=cap))
     if args.resume:
         result = batches.resume(db, args.resume, client=client, progress=_progress)
         return _report(db, result, f"resumed batch {args.resume}", args.k)
