@@ -214,3 +214,20 @@ def _clear_streamlit_caches():
     if streamlit is not None:
         streamlit.cache_data.clear()
         streamlit.cache_resource.clear()
+
+
+@pytest.fixture
+def chat_servers() -> Iterator[Callable[..., Any]]:
+    """Start local chat-completions servers (``tests.chat_server.ChatServer(**options)``), as
+    many as a test needs; each is closed when the test ends."""
+    from tests.chat_server import ChatServer
+
+    started: list[ChatServer] = []
+
+    def start(**options: Any) -> ChatServer:
+        started.append(ChatServer(**options))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.close()

@@ -23,18 +23,14 @@ ACCOUNTS = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
 
 
 @pytest.fixture
-def server():
-    srv = ChatServer()
-    yield srv
-    srv.close()
+def server(chat_servers):
+    return chat_servers()
 
 
 @pytest.fixture
-def listener():
+def listener(chat_servers):
     """A server nobody configured: it must never be contacted."""
-    srv = ChatServer()
-    yield srv
-    srv.close()
+    return chat_servers()
 
 
 @pytest.fixture
@@ -129,17 +125,14 @@ def test_a_batch_cannot_exceed_the_connections_ceiling(db, server, monkeypatch):
 
 
 def test_labels_from_one_server_are_never_reused_for_another_with_the_same_model(
-        db, server, listener, monkeypatch):
+        db, server, chat_servers, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
-    forged_server = ChatServer(reply=lambda prompt: json.dumps({"grade": 3, "reason": "forged"}))
-    try:
-        forged = _store(db, forged_server, name="forged", model="good")
-        real = _store(db, server, name="real", model="good")
-        prompt = mj.load_prompt()
-        first = mj.start_batch(db, mj.judge_on(forged, prompt), rows.PAIRS, "all")
-        mj.run_batch(db, first, chat.client_for(forged))
-    finally:
-        forged_server.close()
+    forged_server = chat_servers(reply=lambda p: json.dumps({"grade": 3, "reason": "forged"}))
+    forged = _store(db, forged_server, name="forged", model="good")
+    real = _store(db, server, name="real", model="good")
+    prompt = mj.load_prompt()
+    first = mj.start_batch(db, mj.judge_on(forged, prompt), rows.PAIRS, "all")
+    mj.run_batch(db, first, chat.client_for(forged))
     judge = mj.judge_on(real, prompt)
     assert judge.name == mj.judge_on(forged, prompt).name == "good@v2"
     assert mj.plan(db, judge, rows.PAIRS).cached == 0

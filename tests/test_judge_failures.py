@@ -27,10 +27,8 @@ def _reply(prompt: str) -> str:
 
 
 @pytest.fixture
-def server():
-    srv = ChatServer(reply=_reply)
-    yield srv
-    srv.close()
+def server(chat_servers):
+    return chat_servers(reply=_reply)
 
 
 @pytest.fixture

@@ -20,18 +20,14 @@ DEEP = "[" * 50_000 + "]" * 50_000
 
 
 @pytest.fixture
-def server():
-    srv = ChatServer()
-    yield srv
-    srv.close()
+def server(chat_servers):
+    return chat_servers()
 
 
 @pytest.fixture
-def target():
+def target(chat_servers):
     """A second server, where a redirect would lead."""
-    srv = ChatServer()
-    yield srv
-    srv.close()
+    return chat_servers()
 
 
 def _client(server: ChatServer, **kw) -> chat.ChatClient:

@@ -8,7 +8,6 @@ import pytest
 
 from labeling.workspace import connections, store
 from pages import _auth
-from tests.chat_server import ChatServer
 from tests.markup import shown
 from tests.workspaces import add_rows
 
@@ -19,12 +18,9 @@ pytestmark = pytest.mark.usefixtures("fresh_result_cache", "fast_hashes")
 
 
 @pytest.fixture
-def servers():
+def servers(chat_servers):
     """The team's server and one nobody configured."""
-    team, other = ChatServer(), ChatServer()
-    yield team, other
-    team.close()
-    other.close()
+    return chat_servers(), chat_servers()
 
 
 @pytest.fixture
