@@ -78,18 +78,8 @@ def _run(db, batch_id: int, connection) -> None:
     st.rerun()  # show the outcome at the top, and the batch in the table
 
 
-def label_tab(db, runs: list[str]) -> None:
-    state = st.session_state
-    _connections.admin_form(db, "mj_conn", WHERE)
-    versions = machine_judge.prompt_versions()
-    row = st.columns([3, 1, 1])
-    with row[0]:
-        connection = _connections.picker(db, "mj_connection", WHERE)
-    row[1].selectbox("Prompt", versions, key="mj_prompt",
-                     index=versions.index(machine_judge.DEFAULT_VERSION)
-                     if machine_judge.DEFAULT_VERSION in versions else 0,
-                     help="A template prompts/relevance\\_judge\\_VERSION.md")
-    row[2].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="mj_temperature")
+def _pair_widgets(db, runs: list[str]) -> None:
+    """Which pairs to judge: the pair set, runs, depth, split and segment."""
     row = st.columns([2, 2, 1, 1])
     row[0].radio("Pairs", list(machine_pairs.PAIR_SETS),
                  format_func=machine_pairs.PAIR_SETS.get, key="mj_pair_set")
@@ -102,6 +92,21 @@ def label_tab(db, runs: list[str]) -> None:
     if attribute != NO_FILTER:
         row[1].multiselect("Values", machine_pairs.segment_values(db, attribute),
                            key="mj_segment_values")
+
+
+def label_tab(db, runs: list[str]) -> None:
+    state = st.session_state
+    _connections.admin_form(db, "mj_conn", WHERE)
+    versions = machine_judge.prompt_versions()
+    row = st.columns([3, 1, 1])
+    with row[0]:
+        connection = _connections.picker(db, "mj_connection", WHERE)
+    row[1].selectbox("Prompt", versions, key="mj_prompt",
+                     index=versions.index(machine_judge.DEFAULT_VERSION)
+                     if machine_judge.DEFAULT_VERSION in versions else 0,
+                     help="A template prompts/relevance\\_judge\\_VERSION.md")
+    row[2].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="mj_temperature")
+    _pair_widgets(db, runs)
     ceiling = connection.call_ceiling if connection is not None else DEFAULT_CAP
     row = st.columns(3)
     row[0].number_input("Price per million prompt tokens", 0.0, 1000.0, 0.0, key="mj_price_in")

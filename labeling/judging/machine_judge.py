@@ -426,24 +426,7 @@ def run_batch(
     """Label the pending pairs of batch ``batch_id`` in order with ``client`` (its model must be
     the batch's); see the module conventions. ``max_calls`` caps this run's requests; a pair is
     set aside at its ``set_aside_after``-th failure."""
-    if max_calls is not None and max_calls < 0:
-        raise InputError("the call cap must be zero or more", source="machine judge")
-    roles.check_current(db, "machine_judge")  # who may run one, before where it may call
-    check_client(db, client, max_calls)
-    judge = batch_judge(db, batch_id)
-    if client.model != judge.model:
-        raise ScorecardError(f"batch {batch_id} is for model {judge.model!r}, not "
-                             f"{client.model!r}")
-    if judge.connection_id and client.connection_id != judge.connection_id:
-        raise ScorecardError(f"batch {batch_id} was started on another model-server "
-                             "connection: resume it there")
-    if set_aside_after < 1:
-        raise InputError("pairs are set aside after 1 failure or more", source="machine judge")
-    client.temperature = judge.temperature
-    if max_calls is not None:
-        client.call_cap = client.calls + max_calls
-    judge = Judge(judge.model, judge.prompt, judge.temperature, client.base_url,
-                  client.connection_id)  # the cache is the client's server's
+    judge = _prepare(db, batch_id, client, max_calls, set_aside_after)
     result = BatchResult(batch_id)
     pending = [tuple(r) for r in db.conn.execute(
         "SELECT query_id, chunk_id FROM machine_batch_pairs WHERE batch_id = ?"
@@ -477,6 +460,30 @@ def run_batch(
     if progress is not None:
         progress(len(pending), len(pending), result.summary())
     return result
+
+
+def _prepare(db: sqlite_utils.Database, batch_id: int, client: chat.ChatClient,
+             max_calls: int | None, set_aside_after: int) -> Judge:
+    """Check who runs the batch, where and how (one sentence when something is wrong), set the
+    client's temperature and cap; the batch's judge on the client's server (the cache's)."""
+    if max_calls is not None and max_calls < 0:
+        raise InputError("the call cap must be zero or more", source="machine judge")
+    if set_aside_after < 1:
+        raise InputError("pairs are set aside after 1 failure or more", source="machine judge")
+    roles.check_current(db, "machine_judge")  # who may run one, before where it may call
+    check_client(db, client, max_calls)
+    judge = batch_judge(db, batch_id)
+    if client.model != judge.model:
+        raise ScorecardError(f"batch {batch_id} is for model {judge.model!r}, not "
+                             f"{client.model!r}")
+    if judge.connection_id and client.connection_id != judge.connection_id:
+        raise ScorecardError(f"batch {batch_id} was started on another model-server "
+                             "connection: resume it there")
+    client.temperature = judge.temperature
+    if max_calls is not None:
+        client.call_cap = client.calls + max_calls
+    return Judge(judge.model, judge.prompt, judge.temperature, client.base_url,
+                 client.connection_id)
 
 
 def _call_one(db, batch_id: int, judge: Judge, pair: Pair, prompt: str,
