@@ -147,7 +147,9 @@ def _llm_client(db):
     if not name:
         raise ScorecardError("pick a model server (an admin adds one)")
     connection = connections.get_connection(db, connections.MODEL_SERVER, str(name))
-    return batches.client_for(db, connection=connection)
+    client = batches.client_for(db, connection=connection)
+    client.show_error_bodies = _auth.can(db, "manage_connections")  # admins only
+    return client
 
 
 def _resume(db, batch_id: str, bar) -> None:

@@ -7,7 +7,8 @@ the test fills; ``"good"`` when it is empty):
 - ``good``: 200 with ``reply(prompt)`` as the assistant message (by default a relevance grade
   from ``overlap_grade``) and a ``usage`` object;
 - ``malformed``: 200 with prose instead of JSON; ``offscale``: JSON with grade 9;
-- ``slow``: no answer until the test ends (the client times out);
+- ``slow``: no answer until the test ends (the client times out); ``hangup``: the connection
+  closes without a reply;
 - ``429``: HTTP 429 with ``Retry-After: retry_after``; ``error``: HTTP 500; ``notfound``: 404;
 - ``badrequest``: HTTP 400 with ``error_body`` as its body (what an internal service may say);
 - ``redirect``: ``redirect_code`` (302) to ``redirect_to`` (another server's URL);
@@ -123,6 +124,8 @@ class ChatServer:
                 mode = self._record(body, "POST")
                 if mode == "slow":
                     outer.release.wait(10)
+                    return
+                if mode == "hangup":  # the connection closes without a reply
                     return
                 if mode in ("badrequest", "redirect", "raw", "endless", "drip"):
                     outer.send_odd(self, mode)

@@ -76,6 +76,15 @@ def test_a_dripping_reply_ends_at_the_whole_call_deadline(server):
     assert time.monotonic() - started < 4.0  # a per-read timeout would have lasted 6 s
 
 
+def test_a_connection_that_breaks_after_it_was_made_is_tried_again(server):
+    server.script = ["hangup"]
+    assert json.loads(_client(server, retries=1, backoff=0.01).chat("x"))["grade"] == 0
+    assert len(server.requests) == 2
+    server.script = ["hangup"]
+    with pytest.raises(chat.ChatError, match=r"broke.*\(tried 1 times\)"):
+        _client(server).chat("x")
+
+
 def test_retry_after_is_capped():
     assert chat.retry_after_seconds("86400") == chat.MAX_RETRY_AFTER == 60.0
     assert chat.retry_after_seconds("2") == 2.0

@@ -29,7 +29,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 class CallFailed(Exception):
     """The call did not give a usable reply; ``kind`` says which way: ``address``,
-    ``unreachable``, ``deadline``, ``too_large`` or ``redirect``."""
+    ``unreachable`` (no connection could be made), ``broken`` (the connection failed after
+    it was made), ``deadline``, ``too_large`` or ``redirect``."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
@@ -76,6 +77,14 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
     watchdog.start()
     try:
         connection.connect()
+    except OSError as error:
+        watchdog.cancel()
+        connection.close()
+        if time.monotonic() - started >= deadline * 0.999 or isinstance(error, TimeoutError):
+            raise CallFailed("deadline",
+                             f"no reply from {url} within {deadline:g} s") from error
+        raise CallFailed("unreachable", f"cannot reach {url}: {error}") from error
+    try:
         watchdog.args = [connection.sock]  # the response may take the socket over
         connection.request("POST", target, body=body, headers=headers)
         response = connection.getresponse()
@@ -96,9 +105,7 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
         if time.monotonic() - started >= deadline * 0.999 or isinstance(error, TimeoutError):
             raise CallFailed("deadline",
                              f"no reply from {url} within {deadline:g} s") from error
-        if isinstance(error, ConnectionRefusedError | socket.gaierror):
-            raise CallFailed("unreachable", f"cannot reach {url}: {error}") from error
-        raise CallFailed("unreachable", f"the connection to {url} failed: {error}") from error
+        raise CallFailed("broken", f"the connection to {url} broke: {error}") from error
     finally:
         watchdog.cancel()
         connection.close()

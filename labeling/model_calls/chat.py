@@ -163,9 +163,10 @@ class ChatClient:
                 reply = bounded_http.post(self.url, body, headers, deadline=self.timeout,
                                           max_bytes=self.max_reply_bytes)
             except bounded_http.CallFailed as failed:
-                if failed.kind == "deadline":
+                if failed.kind in ("deadline", "broken"):  # transient: tried again
                     limited = False
-                    last = f"no reply from {self.server} within {self.timeout:g} s"
+                    last = self._named(str(failed)) if failed.kind == "broken" else \
+                        f"no reply from {self.server} within {self.timeout:g} s"
                     continue
                 if failed.kind in ("address", "unreachable"):
                     raise ServerUnreachable(self._named(str(failed))) from None

@@ -248,7 +248,8 @@ def _llm(db: sqlite_utils.Database, batch: str, client: llm.LlmClient,
         except llm.LlmError as error:
             result.calls += client.calls - before
             _failed(db, batch, position, client.calls - before, str(error))
-            result.errors.append(f"passage {cid}: {error}")
+            # What the server said, for an admin's client only; never stored.
+            result.errors.append(f"passage {cid}: {error.described(client.show_error_bodies)}")
             continue
         calls = client.calls - before
         result.calls += calls
