@@ -182,3 +182,43 @@ def test_the_command_line_stores_lists_and_uses_a_connection(make_workspace, ser
     assert "the LLM batch sends 3 passages: 6 calls" in capsys.readouterr().out
     assert main(["connection", str(path), "remove", "local"]) == 0
     assert main(["connection", str(path), "remove", "local"]) == 2
+
+
+def test_the_migration_keeps_old_answers_but_never_reuses_them(tmp_path, server):
+    import sqlite3
+
+    from labeling.workspace.migrations import MIGRATIONS, m015_connections
+    from labeling.workspace.store import open_workspace
+
+    before = MIGRATIONS.index(m015_connections.migrate)
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = ON")
+    prompt = mj.load_prompt()
+    with conn:
+        for migrate in MIGRATIONS[:before]:
+            migrate(conn)
+        conn.execute(f"PRAGMA user_version = {before}")
+        conn.execute("INSERT INTO scale (grade, name) VALUES (0, 'no'), (3, 'yes')")
+        conn.execute("INSERT INTO queries (id, text) VALUES ('q1', 'q')")
+        conn.execute("INSERT INTO chunks (id, text) VALUES ('c1', 't'), ('c2', 'u')")
+        conn.execute("INSERT INTO machine_prompts VALUES (?, 'v2', ?, 't')",
+                     [prompt.hash, prompt.template])
+        conn.execute("INSERT INTO machine_calls VALUES ('good', ?, 'q1', 'c1', 0, 3, 'forged',"
+                     " '{}', NULL, NULL, 't')", [prompt.hash])
+        conn.execute("INSERT INTO machine_batches (judge, model, prompt_version, prompt_hash,"
+                     " temperature, pair_set, created_at) VALUES ('good@v2', 'good', 'v2', ?, 0,"
+                     " 'two', 't')", [prompt.hash])
+        conn.execute("INSERT INTO machine_batch_pairs (batch_id, position, query_id, chunk_id,"
+                     " attempts, error) VALUES (1, 1, 'q1', 'c1', 2, 'not JSON'),"
+                     " (1, 2, 'q1', 'c2', 0, NULL)")
+    conn.close()
+    db = open_workspace(path)
+    kept = db.conn.execute("SELECT connection_id, base_url, reason FROM machine_calls").fetchall()
+    assert kept == [(0, "", "forged")]  # kept, with an unknown server
+    assert mj.plan(db, mj.Judge("good", prompt, base_url=server.url), [("q1", "c1")]).cached == 0
+    failed = mj.batch_failures(db, 1)
+    assert failed[["chunk_id", "state", "failures"]].values.tolist() == [["c1", "pending", 2]]
+    result = mj.run_batch(db, 1, chat.ChatClient(server.url, "good", timeout=2.0),
+                          set_aside_after=3)
+    assert result.from_cache == 0 and len(server.requests) == 2
