@@ -52,18 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="price of a million reply tokens, for the cost estimate")
     run.set_defaults(handler=run_judge)
 
-    resume = actions.add_parser("resume", help="continue a batch's pending pairs")
-    resume.add_argument("batch", type=int)
-    _server_options(resume, model=False)
-    resume.set_defaults(handler=run_resume)
-
-    listing = actions.add_parser("batches", help="list the batches and their progress")
-    listing.set_defaults(handler=run_batches)
-
-    failures = actions.add_parser("failures", help="the pairs that failed, with their raw "
-                                  "replies (escaped), pending or set aside")
-    failures.add_argument("--batch", type=int, help="only this batch")
-    failures.set_defaults(handler=run_failures)
+    _register_batch_actions(actions)
 
     audit = actions.add_parser("audit", help="draw an audit sample for people to verify")
     audit.add_argument("--judge", required=True, metavar="MODEL@VERSION")
@@ -99,6 +88,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            help="another judge, compared on the same pairs")
     add_consensus_option(agreement)
     agreement.set_defaults(handler=run_agreement)
+
+
+def _register_batch_actions(actions: argparse._SubParsersAction) -> None:
+    """resume, batches and failures."""
+    resume = actions.add_parser("resume", help="continue a batch's pending pairs")
+    resume.add_argument("batch", type=int)
+    _server_options(resume, model=False)
+    resume.set_defaults(handler=run_resume)
+
+    listing = actions.add_parser("batches", help="list the batches and their progress")
+    listing.set_defaults(handler=run_batches)
+
+    failures = actions.add_parser("failures", help="the pairs that failed, with their raw "
+                                  "replies (escaped), pending or set aside")
+    failures.add_argument("--batch", type=int, help="only this batch")
+    failures.set_defaults(handler=run_failures)
 
 
 def _server_options(parser: argparse.ArgumentParser, model: bool = True) -> None:
