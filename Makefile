@@ -37,5 +37,8 @@ bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_metrics.py
 
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 clean:
 	rm -rf $(VENV) $(RUN_VENV) build dist site
