@@ -18,18 +18,16 @@ import signal
 import subprocess
 import sys
 import sysconfig
-import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import _free_port, _healthy, _wait_idle
+from tests.e2e.conftest import _free_port, _wait_idle, wait_until_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTUP_SECONDS = 60
 # Top-level folders of a checkout that are not sources (the app's workspace, caches, builds).
 NOT_SOURCES = {".git", ".venv", "build", "dist", "workspace", "site", ".pytest_cache",
                ".ruff_cache", ".hypothesis", "benchmarks", "tests"}
@@ -132,11 +130,7 @@ def test_wheel_in_a_fresh_virtualenv_serves_the_demo(tmp_path: Path, browser) ->
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not _healthy(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"scorecard app did not start:\n{(tmp_path / 'app.log').read_text()}")
-            time.sleep(0.2)
+        wait_until_healthy(server, url, tmp_path / "app.log")
         means = _dashboard_means(browser, url)
         assert means and all(0 <= mean <= 1 for mean in means), means
     finally:
