@@ -29,6 +29,7 @@ DOCS = ROOT / "docs"
 PAGES = [README, *sorted(DOCS.glob("*.md"))]
 FENCE = re.compile(r"(?P<before>[^\n]*)\n```(?P<lang>[a-z]*)\n(?P<body>.*?)\n\s*```", re.S)
 NO_RUN = "<!-- no-run"
+KINDS = {"sh", "python", "text", "yaml", "mermaid"}
 
 
 def _commands() -> list[str]:
@@ -75,6 +76,14 @@ def test_python_examples_run(page):
     failures, tried = doctest.testfile(str(page), module_relative=False)
     assert tried > 0
     assert failures == 0
+
+
+def test_every_code_block_says_what_it_is():
+    """A block is run (sh, python), or says why not (no-run), or is a synopsis (text) or a
+    file (yaml) or a diagram (mermaid): none is left unclassified."""
+    for page in PAGES:
+        opening = re.findall(r"^\s*```(\S*)\s*\n(?:.*?\n)*?\s*```\s*$", page.read_text(), re.M)
+        assert set(opening) <= KINDS, (page.name, set(opening) - KINDS)
 
 
 def test_there_are_python_examples():
