@@ -118,6 +118,10 @@ def test_wheel_in_a_fresh_virtualenv_serves_the_demo(tmp_path: Path, browser) ->
     venv = str(tmp_path / "venv")
     assert all(line.startswith(venv) for line in files), files  # not the checkout's copies
     assert str(ROOT) not in search_path
+    prompts = _run([str(bin_folder / "python"), "-c",
+                    "from labeling.judging.machine_judge import prompt_versions\n"
+                    "print(*prompt_versions())"], empty, env)
+    assert prompts.split(), "the installed machine judge lists no prompts"
 
     _run([str(bin_folder / "scorecard"), "init", "--demo", "demo.db"], empty, env)
     assert (empty / "demo.db").is_file()
