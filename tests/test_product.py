@@ -4,6 +4,7 @@ fresh virtualenv and serving the demo to Chromium, is tests/e2e/test_wheel_insta
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -110,3 +111,46 @@ def test_the_app_refuses_the_network_for_a_workspace_without_accounts(make_works
     assert main(["app", "--workspace", str(path), "--host", "0.0.0.0"]) == 2
     err = capsys.readouterr().err
     assert "has no accounts" in err and "scorecard user add" in err
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    """Top-level names of the modules ``path`` imports that are neither ours nor the stdlib."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names
+            and n not in ("labeling", "pages", "__future__")}
+
+
+def _distributions(requirements: list[str]) -> set[str]:
+    """The distributions ``requirements`` name, with the extras in brackets (``dask[distributed]``
+    installs ``distributed``)."""
+    names = set()
+    for requirement in requirements:
+        name, _, rest = requirement.partition("[")
+        extras = rest.partition("]")[0].split(",") if rest else []
+        names |= {re.split(r"[<>=!~; ]", n, maxsplit=1)[0].strip().lower().replace("_", "-")
+                  for n in [name, *extras] if n}
+    return names
+
+
+def test_the_base_install_serves_the_app_and_the_cli():
+    """Every library the app and the core import comes with the base install; the distributed
+    engines' libraries (only in labeling/cluster) come with their extras."""
+    from importlib.metadata import packages_distributions
+
+    owners = packages_distributions()
+    base = _distributions(PYPROJECT["project"]["dependencies"])
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    engines = base | _distributions(extras["cluster"] + extras["spark"])
+    sources = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("labeling/**/*.py")]
+    for path in sources:
+        allowed = engines if "cluster" in path.relative_to(ROOT).parts else base
+        for name in _third_party_imports(path):
+            dists = {d.lower().replace("_", "-") for d in owners.get(name, [name])}
+            assert dists & allowed, f"{path.relative_to(ROOT)} imports {name} ({dists})"
