@@ -154,3 +154,16 @@ def test_the_base_install_serves_the_app_and_the_cli():
         for name in _third_party_imports(path):
             dists = {d.lower().replace("_", "-") for d in owners.get(name, [name])}
             assert dists & allowed, f"{path.relative_to(ROOT)} imports {name} ({dists})"
+
+
+@pytest.mark.parametrize(("options", "problem"), [
+    (["--port", "0"], "--port 0: expected a port from 1 to 65535"),
+    (["--workspace", "no/such/folder/w.db"], "no such folder"),
+])
+def test_the_app_refuses_bad_options_in_one_sentence(options, problem, tmp_path, monkeypatch,
+                                                     capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["app", *options]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and len(err.splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # nothing built
