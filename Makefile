@@ -1,11 +1,13 @@
-# Two commands do all setup: `make run` starts the app on the demo workspace,
-# `make test` runs the whole suite. Both create .venv in the checkout first.
+# Two commands do all setup: `make run` starts the app on the demo workspace (in .venv-run, the
+# base install only), `make test` runs the whole suite (in .venv, with the test extra).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_VENV := .venv-run
+RUN_STAMP := $(RUN_VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,8 +15,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/streamlit run app.py
+$(RUN_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RUN_VENV)
+	$(RUN_VENV)/bin/pip install --quiet --upgrade pip
+	$(RUN_VENV)/bin/pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	$(RUN_VENV)/bin/scorecard app --workspace workspace/scorecard.db
 
 test: $(STAMP)
 	$(BIN)/ruff check .
@@ -29,5 +37,8 @@ bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_metrics.py
 
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(RUN_VENV) build dist site

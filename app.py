@@ -1,7 +1,10 @@
-"""Retrieval Scorecard: the Streamlit app. Run with ``streamlit run app.py``.
+"""Retrieval Scorecard: the Streamlit app. Run with ``scorecard app`` (installed, or in a
+checkout), or ``streamlit run app.py`` in a checkout.
 
-The workspace is ``$SCORECARD_WORKSPACE`` (default ``workspace/scorecard.db`` in the checkout);
-when the file does not exist the demo workspace is built there first.
+The workspace is ``$SCORECARD_WORKSPACE`` (``scorecard app --workspace`` sets it; default
+``workspace/scorecard.db`` in the checkout); when the file does not exist the demo workspace is
+built there first. The wheel installs this file, ``pages/`` and ``.streamlit/`` as the package
+``scorecard_app`` (see ``labeling.product_files``).
 Every ``pages/*.py`` not starting with ``_`` is a page; known pages come first, in this order.
 
 This file is read twice. ``streamlit run app.py`` finds the ``st.App`` below and imports the

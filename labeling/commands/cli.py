@@ -16,6 +16,7 @@ from labeling.errors import ScorecardError, storage_problem
 
 # One module per group of sub-commands, in the order `scorecard --help` lists them.
 COMMAND_MODULES = [
+    "labeling.commands.app",
     "labeling.commands.evaluate",
     "labeling.commands.workspace",
     "labeling.commands.access",

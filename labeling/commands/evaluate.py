@@ -6,14 +6,15 @@ import argparse
 import dataclasses
 import json
 import sys
-from typing import TextIO
-
-import pandas as pd
+from typing import TYPE_CHECKING, TextIO
 
 from labeling.commands import add_command, add_consensus_option, add_label_source_options
 from labeling.errors import InputError, ScorecardError
-from labeling.metrics.engine import Evaluation, evaluate
-from labeling.metrics.measures import parse_measure
+
+if TYPE_CHECKING:  # building the parser imports neither pandas nor the metric engine
+    import pandas as pd
+
+    from labeling.metrics.engine import Evaluation
 
 FORMATS = ("table", "json", "csv", "trec")
 ENGINES = ("single", "dask", "spark")
@@ -88,6 +89,8 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _parse_floors(items: list[str]) -> dict[str, float]:
+    from labeling.metrics.measures import parse_measure
+
     floors: dict[str, float] = {}
     for item in items:
         name, sep, value = item.rpartition("=")
@@ -191,6 +194,9 @@ def _evaluate_on_cluster(args: argparse.Namespace, measures: list[str]) -> Evalu
     if not (args.qrels and args.run):
         raise ScorecardError("give a labels file or folder and a run file or folder")
     from labeling.cluster import parts
+    from labeling.commands.extras import require_engine
+
+    require_engine(args.engine)
 
     run_parts = parts.list_parts(args.run, "run")
     common = dict(partitions=args.partitions, judged_only=args.judged_only,
@@ -211,6 +217,8 @@ def _evaluate(
     args: argparse.Namespace, measures: list[str]
 ) -> tuple[Evaluation, dict[str, str]]:
     """The evaluation and the column of each measure as given."""
+    from labeling.metrics.engine import evaluate
+
     _check_engine_options(args)
     if args.engine != "single":
         return _evaluate_on_cluster(args, measures), {name: name for name in measures}
@@ -292,6 +300,7 @@ def _write_values(args: argparse.Namespace, result: Evaluation, measures: list[s
     from pathlib import Path
 
     from labeling.cluster.outputs import write_values
+    from labeling.metrics.engine import Evaluation
 
     about = {
         "engine": args.engine, "measures": measures,
@@ -305,6 +314,9 @@ def _write_values(args: argparse.Namespace, result: Evaluation, measures: list[s
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    from labeling.metrics.engine import Evaluation
+    from labeling.metrics.measures import parse_measure
+
     measures = list(args.measures)
     for name in measures:
         parse_measure(name)

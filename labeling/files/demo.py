@@ -1,7 +1,8 @@
 """The demo workspace: a fictional company's knowledge base with queries, three runs and labels.
 
-The files live in ``data/`` of the checkout (see ``data/README.md``); ``scripts/make_demo_data.py``
-regenerates the chunks, runs and labels from the hand-written sources.
+The files live in ``data/`` at the top of the repository (see ``data/README.md``), installed with
+the app (``labeling.product_files``); ``scripts/make_demo_data.py`` regenerates the chunks,
+runs and labels from the hand-written sources.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import sqlite_utils
 
+from labeling import product_files
 from labeling.files import importers as imports
 from labeling.workspace import grading, provenance, store
 
-DEMO_DATA = Path(__file__).resolve().parents[2] / "data"
+DEMO_DATA = product_files.demo_data()
 
 RUNS: dict[str, dict[str, str]] = {
     "bm25": {

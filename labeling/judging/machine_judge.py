@@ -52,12 +52,13 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
+from labeling import product_files
 from labeling.errors import InputError, ScorecardError
 from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import estimate_tokens
 from labeling.workspace import connections, grading, judgments, roles, store
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+PROMPTS_DIR = product_files.prompts_folder()
 PROMPT_PREFIX = "relevance_judge_"
 DEFAULT_VERSION = "v2"
 SET_ASIDE_AFTER = 3  # failures of a pair's own before it is set aside

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from labeling import product_files
 from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import CHARS_PER_TOKEN, estimate_tokens
 from labeling.synthetic import forms
@@ -38,7 +38,7 @@ from labeling.synthetic.rubric import rubric
 from labeling.synthetic.sampling import Chunk
 from labeling.synthetic.spans import tidy
 
-PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+PROMPTS = product_files.prompts_folder()
 PROMPT_FILE = PROMPTS / "synthetic_questions.md"
 CRITIC_FILE = PROMPTS / "synthetic_critic.md"
 ENV_BASE_URL, ENV_MODEL, ENV_KEY = chat.ENV_BASE_URL, chat.ENV_MODEL, chat.ENV_KEY

@@ -49,6 +49,15 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def wait_until_healthy(server: subprocess.Popen, url: str, log_path: Path) -> None:
+    """Wait until the server at ``url`` says ``ok``; fail with its log if it stops or is slow."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not _healthy(url):
+        if server.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"the server did not start; log:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def _serve(workspace: Path) -> Iterator[str]:
     """Run ``app.py`` on ``workspace`` (built as the demo if missing) on a free loopback port;
@@ -67,11 +76,7 @@ def _serve(workspace: Path) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not _healthy(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start; log:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.2)
+        wait_until_healthy(server, url, log_path)
         yield url
     finally:
         server.terminate()
