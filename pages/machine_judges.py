@@ -321,17 +321,21 @@ def estimates_tab(db, runs: list[str], scale: list[tuple]) -> None:
     if state.provisional:
         st.warning(f"Provisional: {state.waiting} audited pair(s) still wait for a person; each "
                    "query's audit stops at its first waiting pair.")
-    st.dataframe(machine_estimates.side_by_side(table), hide_index=True, key="mj_estimates",
-                 column_config={"worth (human labels)": st.column_config.NumberColumn(
-                     format="%.0f")})
+    st.dataframe(machine_estimates.side_by_side(table), hide_index=True, key="mj_estimates")
     what = f"{run} − {baseline}" if baseline != "(none)" else run
+    meaning = machine_estimates.interval_meaning
     st.caption(escape_inline(
-        f"{what}, mean [95% interval] over {table['queries'].iloc[0]} queries, judge "
+        f"{what}, mean [interval] over {table['queries'].iloc[0]} queries, judge "
         f"{state.sample['judge']}, audit sample {sample_id} ({state.human_labels} people's "
-        "labels used). People only: the people's labels alone, weighted by their sampling "
-        "probabilities. Machine only: the judge's labels alone. Prediction-powered: the "
-        "machine's score corrected by the audit. 'Worth' is how many people's labels the "
-        "people-only estimate would need to be as precise."))
+        "labels used). Prediction-powered: the machine's score corrected by the audit, "
+        f"{meaning('prediction-powered')}. People only: the people's labels alone, weighted by "
+        f"their sampling probabilities, {meaning('people only')}. "
+        f"{machine_estimates.WORTH_MEANING.capitalize()}."))
+    st.markdown("**Machine only — not comparable with the estimates above**")
+    st.caption(escape_inline(f"The judge's labels alone, {meaning('machine only')}: with a "
+                             "biased judge it almost never covers the people's mean."))
+    st.dataframe(machine_estimates.machine_only(table), hide_index=True,
+                 key="mj_machine_only")
     st.download_button("Download CSV", exports.csv_bytes(table), "estimates.csv", "text/csv",
                        key="mj_estimates_csv")
     report_section(db, run, state.sample["judge"])

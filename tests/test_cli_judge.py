@@ -61,7 +61,16 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     assert {r["estimate"] for r in rows} == {"people only", "machine only", "prediction-powered"}
     assert main([*base, "estimate", "--sample", "1", "--run", "fusion", "--baseline", "bm25",
                  "-m", "nDCG@10", "--segment", "topic"]) == 0
-    assert "prediction-powered" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "prediction-powered: 95% interval for the mean over all queries like these, " \
+        "correcting for the judge's error." in out
+    assert "machine only: 95% interval — sampling of queries only, ignores the judge's " \
+        "error." in out
+    assert "worth (human labels): how many audited people's labels" in out
+    header, first = out.splitlines()[:2]
+    worth = first.split()[-1]  # the last column: rounded to a whole number of labels
+    assert header.split()[-3:] == ["worth", "(human", "labels)"]
+    assert worth == "n/a" or worth.isdigit()
 
     assert main([*base, "agreement", "--judge", "tiny@v1", "--runs", "bm25,bm25-title,fusion",
                  "-m", "P@10"]) == 0

@@ -132,8 +132,8 @@ def test_estimates_are_side_by_side_with_segments_and_the_labels_they_are_worth(
     assert powered["machine_weight"].between(0, 1).all()
     assert (powered["effective_labels"] > 0).all()
     wide = machine_estimates.side_by_side(table)
-    assert list(wide.columns[:5]) == ["segment", "measure", "people only", "machine only",
-                                      "prediction-powered"]
+    assert list(wide.columns[:4]) == ["segment", "measure", "prediction-powered",
+                                      "people only"]
     assert len(wide) == 3 * len(MEASURES)
 
 
@@ -223,3 +223,41 @@ def test_disagreements_and_a_judge_comparison(db):
         people, [MACHINE[p] for p in sorted(TRUTH)], labels=[0, 1, 2, 3], weights="quadratic"))
     assert result.low <= result.difference <= result.high
 
+
+
+def test_every_interval_stays_inside_the_measures_range(db):
+    """Issue 30 (1): small audits make the people-only terms heavy-tailed; their t interval
+    used to reach past 1 (and below 0)."""
+    outside = 0
+    for seed in range(6):
+        draw = audit_sample.draw_audit(db, JUDGE, 6, runs=["up"], relevance=1, seed=seed)
+        _people_judge_the_audit(db, draw.sample_id)
+        for baseline, low in ((None, 0.0), ("down", -1.0)):
+            table, _ = machine_estimates.estimates(db, Controls("up", measures=MEASURES),
+                                                   draw.sample_id, baseline=baseline)
+            assert table["ci_low"].ge(low).all() and table["ci_high"].le(1.0).all()
+            assert (table["ci_low"] <= table["mean"]).all()
+            assert (table["mean"] <= table["ci_high"]).all()
+            outside += int(table["ci_high"].eq(1.0).sum() + table["ci_low"].eq(low).sum())
+    assert outside > 0  # the case arose: some bound was clipped
+
+
+def test_every_interval_names_its_level_and_what_it_covers(db):
+    """Issue 30 (2, 3): the machine-only interval is not presented as the others' equal."""
+    draw = audit_sample.draw_audit(db, JUDGE, 20, runs=["up"], relevance=1)
+    _people_judge_the_audit(db, draw.sample_id)
+    table, _ = machine_estimates.estimates(db, Controls("up", measures=MEASURES),
+                                           draw.sample_id)
+    meaning = table.set_index(["measure", "estimate"])["interval"]
+    assert meaning[("P@5", "prediction-powered")] == (
+        "95% interval for the mean over all queries like these, correcting for the judge's "
+        "error")
+    assert meaning[("P@5", "machine only")] == (
+        "95% interval — sampling of queries only, ignores the judge's error")
+    wide = machine_estimates.side_by_side(table)
+    assert "machine only" not in wide.columns
+    assert str(wide[machine_estimates.WORTH].dtype) == "Int64"
+    apart = machine_estimates.machine_only(table)
+    assert list(apart["measure"]) == list(MEASURES)
+    assert apart["machine only"].str.match(r"^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$").all()
+    assert any("ignores the judge's error" in line for line in machine_estimates.notes())

@@ -208,7 +208,13 @@ def run_estimate(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(table.to_json(orient="records", indent=2))
     else:
-        print(machine_estimates.side_by_side(table).to_string(index=False))
+        print(machine_estimates.side_by_side(table).to_string(index=False, na_rep="n/a"))
+        print("\nMachine only, not comparable with the above (its interval ignores the judge's "
+              "error):")
+        print(machine_estimates.machine_only(table).to_string(index=False))
+        print()
+        for line in machine_estimates.notes():
+            print(line)
     if state.provisional:
         print(f"scorecard: provisional: {state.waiting} audited pair(s) still wait for a "
               "person", file=sys.stderr)

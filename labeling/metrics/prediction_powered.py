@@ -66,6 +66,17 @@ class MeanInterval:
     def half_width(self) -> float | np.ndarray:
         return (self.high - self.low) / 2
 
+    def clipped(self, low: float, high: float) -> MeanInterval:
+        """The interval with its mean and bounds clipped to the measure's range [low, high]
+        (a mean score lies there, so clipping never moves a bound away from the truth);
+        ``se`` and ``df`` are kept (they describe the unclipped interval)."""
+        def clip(value):
+            clipped = np.clip(value, low, high)
+            return float(clipped) if np.ndim(clipped) == 0 else clipped
+
+        return MeanInterval(clip(self.mean), clip(self.low), clip(self.high), self.se, self.df,
+                            self.n)
+
 
 # ---------------------------------------------------------------------------------------------
 # The design

@@ -90,8 +90,14 @@ def test_label_audit_judge_blind_and_see_three_estimates(open_app, server, downl
     at.multiselect(key="mj_est_measures").set_value(["nDCG@10", "P@10"]).run()
     assert not at.exception
     table = _frame(at, "prediction-powered")
-    assert list(table.columns[:5]) == ["segment", "measure", "people only", "machine only",
-                                       "prediction-powered"]
+    assert list(table.columns[:4]) == ["segment", "measure", "prediction-powered",
+                                       "people only"]
+    apart = _frame(at, "machine only")  # a table of its own, below a warning
+    assert set(apart["measure"]) == {"nDCG@10", "P@10"}
+    captions = _captions(at)
+    assert "95% interval for the mean over all queries like these, correcting for the " \
+        "judge's error" in captions
+    assert "95% interval — sampling of queries only, ignores the judge's error" in captions
     assert set(table["measure"]) == {"nDCG@10", "P@10"}
     assert table["prediction-powered"].str.match(r"^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$").all()
     assert not any("Provisional" in m for m in _messages(at))
