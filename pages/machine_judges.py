@@ -190,10 +190,12 @@ def agreement_tab(db, runs: list[str], judges: list[str]) -> None:
     columns[2].metric(f"{weights.capitalize()}-weighted kappa", f"{found.weighted.kappa:.2f}",
                       help=f"95% bootstrap interval {found.weighted.low:.2f} to "
                       f"{found.weighted.high:.2f}")
-    st.caption(f"Kappa {found.kappa.kappa:.2f} [{found.kappa.low:.2f}, {found.kappa.high:.2f}], "
-               f"{weights}-weighted {found.weighted.kappa:.2f} [{found.weighted.low:.2f}, "
-               f"{found.weighted.high:.2f}] (95% bootstrap over pairs). Confusion: rows people, "
-               "columns the machine.")
+    over = "queries" if found.sample_id is not None else "pairs"
+    st.caption(escape_inline(
+        f"Kappa {found.kappa.kappa:.2f} [{found.kappa.low:.2f}, {found.kappa.high:.2f}], "
+        f"{weights}-weighted {found.weighted.kappa:.2f} [{found.weighted.low:.2f}, "
+        f"{found.weighted.high:.2f}] (95% bootstrap over {over}): {found.scope}. Confusion: "
+        "counts of the pairs both graded, rows people, columns the machine."))
     st.dataframe(found.confusion, key="mj_confusion")
     st.dataframe(found.by_grade, hide_index=True, key="mj_by_grade")
     if not found.by_segment.empty:
@@ -221,11 +223,16 @@ def ranking_section(db, runs: list[str], judge: str) -> None:
     measure = row[1].selectbox("Ranked by", ESTIMATE_MEASURES, key="mj_rank_measure")
     if len(chosen) < 2:
         return
-    ranking = machine_agreement.ranking_agreement(db, Controls(chosen[0], measures=(measure,)),
-                                                  judge, chosen)
+    try:
+        ranking = machine_agreement.ranking_agreement(
+            db, Controls(chosen[0], measures=(measure,)), judge, chosen)
+    except ScorecardError as error:
+        st.info(escape_markdown(str(error)))
+        return
     st.write(escape_inline(
-        f"Kendall's tau between the run rankings on people's and on {judge}'s labels "
-        f"({measure}): {ranking.tau:.2f}."))
+        f"Kendall's tau between the run rankings by the prediction-powered estimates (audit "
+        f"sample {ranking.sample_id}: the mean people would give) and by {judge}'s labels "
+        f"alone ({measure}): {ranking.tau:.2f}."))
     st.dataframe(ranking.table, hide_index=True, key="mj_rank_table")
     if ranking.swaps:
         swaps = pd.DataFrame(ranking.swaps, columns=["above for people", "above for the machine",

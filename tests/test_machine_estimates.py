@@ -181,6 +181,7 @@ def test_agreement_with_people_equals_scikit_learn_on_the_pairs_both_graded(db):
     assert found.weighted.kappa == pytest.approx(
         cohen_kappa_score(people, machine, labels=[0, 1, 2, 3], weights="quadratic"))
     assert int(found.confusion.to_numpy().sum()) == QUERIES
+    assert found.sample_id is None and found.scope.startswith("audit-sample figure, unweighted")
     assert set(found.by_segment["segment"]) == {"even", "odd"}
     assert found.by_grade["pairs"].sum() == QUERIES
 
@@ -193,6 +194,7 @@ def _people_grade_everything(db) -> None:
 
 
 def test_ranking_agreement_is_kendalls_tau_of_the_run_means(db):
+    audit_sample.draw_audit(db, OTHER, 1000, runs=["up"], relevance=1)  # every pair
     _people_grade_everything(db)
     runs = ["up", "mid", "down"]
     result = machine_agreement.ranking_agreement(db, Controls("up", measures=("nDCG@5",)),
@@ -261,3 +263,49 @@ def test_every_interval_names_its_level_and_what_it_covers(db):
     assert list(apart["measure"]) == list(MEASURES)
     assert apart["machine only"].str.match(r"^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$").all()
     assert any("ignores the judge's error" in line for line in machine_estimates.notes())
+
+
+def test_the_people_ranking_behind_tau_is_the_corrected_estimate(db):
+    """Issue 30 (4): the people's side of the ranking is each run's prediction-powered
+    estimate, not the audited pairs scored with every other pair counted as not relevant."""
+    draw = audit_sample.draw_audit(db, JUDGE, 15, runs=["up"], relevance=1, seed=2)
+    _people_judge_the_audit(db, draw.sample_id)
+    runs, measure = ["up", "mid", "down"], ("nDCG@5",)
+    result = machine_agreement.ranking_agreement(db, Controls("up", measures=measure), JUDGE,
+                                                 runs)
+    assert result.sample_id == draw.sample_id
+    got = result.table.set_index("run")
+    for run in runs:
+        table, _ = machine_estimates.estimates(db, Controls(run, measures=measure),
+                                               draw.sample_id)
+        means = table.set_index("estimate")["mean"]
+        assert got.loc[run, "people"] == pytest.approx(means["prediction-powered"])
+        assert got.loc[run, "machine"] == pytest.approx(means["machine only"])
+    assert result.tau == pytest.approx(stats.kendalltau(got["people"], got["machine"]).statistic)
+    truth = _score(TRUTH)["nDCG@5"].mean()
+    audited_only = scoring.per_query(db, Controls("up", measures=measure))["nDCG@5"].mean()
+    assert abs(got.loc["up", "people"] - truth) < abs(audited_only - truth)
+
+
+def test_kappa_is_design_weighted_by_the_audit(db):
+    """Issue 30 (5): with an audit sample, each pair people graded counts 1 / inclusion:
+    scikit-learn's kappa with those sample weights, over the judge's labels in the sample."""
+    draw = audit_sample.draw_audit(db, JUDGE, 15, runs=["up"], relevance=1, seed=3)
+    _people_judge_the_audit(db, draw.sample_id)
+    found = machine_agreement.agreement(db, JUDGE, n_resamples=50)
+    pairs = audit_sample.sample_pairs(db, draw.sample_id)
+    used = pairs.loc[pairs["known"] | pairs["sampled"]]
+    people = [TRUTH[q, c] for q, c in zip(used["query_id"], used["chunk_id"], strict=True)]
+    machine, weight = used["machine_grade"].astype(int), 1.0 / used["inclusion"]
+    assert weight.nunique() > 1
+    assert found.kappa.kappa == pytest.approx(cohen_kappa_score(
+        people, machine, labels=[0, 1, 2, 3], sample_weight=weight))
+    assert found.weighted.kappa == pytest.approx(cohen_kappa_score(
+        people, machine, labels=[0, 1, 2, 3], weights="quadratic", sample_weight=weight))
+    assert found.weighted.low <= found.weighted.kappa <= found.weighted.high
+    assert (found.sample_id, found.population, found.pairs) == (
+        draw.sample_id, QUERIES * POOL, len(used))
+    assert found.scope.startswith(f"design-weighted estimate over all {QUERIES * POOL} of")
+    [line] = machine_agreement.describe_assistance(machine_agreement.assistance(
+        db, Controls("up", label_source="machine", judge=JUDGE)))
+    assert "design-weighted estimate over all" in line

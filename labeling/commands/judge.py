@@ -231,7 +231,8 @@ def run_agreement(args: argparse.Namespace) -> int:
                                         segment=args.segment or NO_SEGMENT)
     print(f"{args.judge} against people on {found.pairs} pairs: kappa {found.kappa.kappa:.3f} "
           f"[{found.kappa.low:.3f}, {found.kappa.high:.3f}], {found.weights}-weighted "
-          f"{found.weighted.kappa:.3f} [{found.weighted.low:.3f}, {found.weighted.high:.3f}]")
+          f"{found.weighted.kappa:.3f} [{found.weighted.low:.3f}, {found.weighted.high:.3f}]: "
+          f"{found.scope}")
     print(found.confusion.to_string())
     if not found.by_segment.empty:
         print(found.by_segment.to_string(index=False))
@@ -240,10 +241,13 @@ def run_agreement(args: argparse.Namespace) -> int:
         ranking = machine_agreement.ranking_agreement(
             db, Controls(runs[0], measures=(args.measure,), rule=args.consensus), args.judge,
             runs)
-        print(f"Kendall tau of the run rankings on {ranking.measure}: {ranking.tau:.3f}")
+        print(f"Kendall tau of the run rankings on {ranking.measure}, by the prediction-"
+              f"powered estimates (audit sample {ranking.sample_id}) and by the judge's labels "
+              f"alone: {ranking.tau:.3f}")
         print(ranking.table.to_string(index=False))
         for above, below, size in ranking.swaps[:10]:
-            print(f"swap: people rank {above} above {below}, the machine the other way "
+            print(f"swap: the corrected estimates rank {above} above {below}, the machine the "
+                  "other way "
                   f"(by {size:.3f})")
     if args.compare:
         diff = machine_agreement.compare_judges(db, args.judge, args.compare,
