@@ -138,8 +138,10 @@ def label_tab(db, runs: list[str]) -> None:
                      disabled=not may or plan.pairs == plan.locked,
                      help=_auth.refusal_help(db, "machine_judge")):
             try:
-                batch_id = machine_judge.start_batch(db, judge, pairs, described,
-                                                     created_by=_common.annotator() or None)
+                batch_id = machine_judge.start_batch(
+                    db, judge, pairs, described, created_by=_common.annotator() or None,
+                    pool_depth=machine_pairs.pool_depth(state.get("mj_pair_set", "pool"),
+                                                        int(state.get("mj_k", 10))))
             except FAILURES as error:
                 _common.report_failure(error, WHERE)
                 st.rerun()

@@ -95,6 +95,23 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     assert assisting["audit"] == {"id": 1, "drawn": 7, "judged": 7}
     assert assisting["pairs_compared"] > 300 and -1 <= assisting["kappa"] <= 1
     assert "--label-source machine --judge tiny@v1" in card_data["gate_example"]
+    # Issue 30 (6): a report on machine labels leads with the corrected estimate.
+    corrected = card_data["corrected"]
+    assert (corrected["audit_sample"], corrected["pairs_audited"]) == (1, 7)
+    assert {r["measure"] for r in corrected["estimates"]} >= {"R@10"}
+    assert all(0 <= r["ci_low"] <= r["mean"] <= r["ci_high"] <= 1
+               for r in corrected["estimates"])
+    card = tmp_path / "machine.md"
+    assert main(["report", str(path), "--run", "bm25", "--out", str(card),
+                 "--label-source", "machine", "--judge", "tiny@v1"]) == 0
+    assert "people audited 7 of the 7 pairs drawn" in capsys.readouterr().out
+    text = shown(card.read_text(encoding="utf-8"))
+    assert text.startswith("Retrieval scorecard: bm25Corrected by the audit of tiny@v1 "
+                           "(audit sample 1: people audited 7 of the 7 pairs drawn): R@10 ")
+    headline = text.index("correcting for the judge's error")
+    assert text.index("95% interval for the mean over all queries like these") < headline
+    assert headline < text.index("ignore the judge's error") < text.index("bm25 on ")
+    assert "no record" not in text  # the batch recorded where its pairs came from
 
 
 def test_errors_are_one_sentence(make_workspace, capsys, monkeypatch):

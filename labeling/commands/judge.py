@@ -151,7 +151,8 @@ def run_judge(args: argparse.Namespace) -> int:
           f"{plan.prompt_tokens + plan.reply_tokens} tokens, cost {plan.cost:.4f}")
     if args.plan:
         return 0
-    batch = machine_judge.start_batch(db, judge, pairs, pair_set)
+    batch = machine_judge.start_batch(db, judge, pairs, pair_set,
+                                      pool_depth=machine_pairs.pool_depth(kind, args.k))
     result = machine_judge.run_batch(db, batch, _client(args, model), max_calls=args.max_calls,
                                      progress=_progress)
     for error in result.errors[:20]:
