@@ -263,7 +263,7 @@ def _draw() -> None:
     segment = state.get("mj_audit_segment")
     try:
         draw = audit_sample.draw_audit(
-            _common.get_db(), judge, float(state.get("mj_budget", 20)), runs=runs,
+            _common.get_db(), judge, int(state.get("mj_budget", 20)), runs=runs,
             relevance=int(state.get("mj_audit_relevance", 1)),
             segment=None if segment in (None, score_controls.NO_SEGMENT) else segment,
             seed=int(state.get("mj_seed", 0)), created_by=_common.annotator() or None)
@@ -278,7 +278,7 @@ def audit_tab(db, runs: list[str], judges: list[str], scale: list[tuple]) -> Non
     row = st.columns([2, 1, 1, 1, 1])
     judge = row[0].selectbox("Judge", judges, key="mj_audit_judge")
     row[1].number_input("Budget (pairs)", 1, 1_000_000, 20, 5, key="mj_budget",
-                        help="The expected number of pairs people verify.")
+                        help="The number of pairs people verify: exactly this many.")
     row[2].selectbox("Relevant from grade", score_controls.relevance_choices(
         g for g, _, _ in scale), key="mj_audit_relevance")
     row[3].selectbox("Stratify by", segmenting.segment_options(db), key="mj_audit_segment")

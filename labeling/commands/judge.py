@@ -60,8 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     audit = actions.add_parser("audit", help="draw an audit sample for people to verify")
     audit.add_argument("--judge", required=True, metavar="MODEL@VERSION")
-    audit.add_argument("--budget", type=float, required=True,
-                       help="expected number of pairs to verify")
+    audit.add_argument("--budget", type=int, required=True,
+                       help="number of pairs to verify (exactly)")
     audit.add_argument("--runs", required=True,
                        help="comma-separated runs whose ranks weigh the pairs")
     audit.add_argument("--relevance", type=int, default=1,
