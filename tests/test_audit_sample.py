@@ -96,8 +96,12 @@ def test_the_budget_is_shared_by_segment(db):
 def test_people_judging_the_audit_never_see_the_machine_grade(db, make_workspace):
     draw = audit.draw_audit(db, JUDGE, 15, runs=["lexical"], relevance=1, seed=0)
     assert draw.drawn == 15  # the budget covers every machine-only pair
+    # Audit pairs are served from the audit queue only, not mixed into the labeling queue.
+    assert queue.next_card(db, "carol") is None
+    assert queue.progress(db, "carol").pooled == 0
+    assert queue.progress(db, "carol", queue.AUDIT).left_for_me == 15
     # The local user of a workspace without accounts sees everything but this.
-    card = queue.next_card(db, "carol")
+    card = queue.next_card(db, "carol", queue_name=queue.AUDIT)
     history = queue.pair_history(db, card.query_id, card.chunk_id)
     assert any(r["origin"] == "machine" for r in history)
     seen = visibility.sight(db, "carol", None, query_id=card.query_id)
@@ -114,6 +118,7 @@ def test_people_judging_the_audit_never_see_the_machine_grade(db, make_workspace
     assert any(r["origin"] == "machine" for r in visibility.visible_judgments(
         queue.pair_history(db, card.query_id, card.chunk_id), seen))
     assert audit.audit_progress(db, draw.sample_id).judged == 1
+    assert queue.progress(db, "carol", queue.AUDIT).mine == 1
 
 
 def test_an_admin_does_not_see_it_either(make_workspace, fast_hashes):

@@ -40,7 +40,7 @@ from labeling.judging import consensus, label_sources, queue
 from labeling.metrics import prediction_powered
 from labeling.workspace import contents, roles, store
 
-AUDIT_REASON = "audit"
+AUDIT_REASON = queue.AUDIT  # its pairs are served from the audit queue only
 RANK_CAP = 100
 NEAR_THRESHOLD_FACTOR = 2.0
 PAIR = ["query_id", "chunk_id"]

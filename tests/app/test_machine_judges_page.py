@@ -76,6 +76,7 @@ def test_label_audit_judge_blind_and_see_three_estimates(open_app, server, downl
     # People judge the audit on the Label page, without seeing the machine's grade.
     at.session_state["annotator"] = "carol"
     at.switch_page("pages/label.py").run()
+    at.radio(key="label_queue").set_value("audit").run()  # the audit's own queue
     judged = 0
     while at.session_state["label_current"] is not None:
         history = _frame(at, "annotator")  # the card's history
