@@ -94,6 +94,8 @@ def test_the_budget_is_shared_by_segment(db):
 
 
 def test_people_judging_the_audit_never_see_the_machine_grade(db, make_workspace):
+    queue.enqueue_pairs(db, [("q-tree", "glob")], reason="pool")  # waiting before the draw
+    assert queue.next_card(db, "carol", lease=False).pair == ("q-tree", "glob")
     draw = audit.draw_audit(db, JUDGE, 15, runs=["lexical"], relevance=1, seed=0)
     assert draw.drawn == 15  # the budget covers every machine-only pair
     # Audit pairs are served from the audit queue only, not mixed into the labeling queue.

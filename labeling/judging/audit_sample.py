@@ -177,6 +177,11 @@ def draw_audit(
               float(r.inclusion), int(r.sampled)) for r in universe.itertuples()],
         )
         queued = queue.enqueue_pairs(db, map(tuple, audited.to_numpy()), reason=AUDIT_REASON)
+        # An audited pair already waiting in the labeling queue moves to the audit queue.
+        conn.executemany(
+            "UPDATE label_queue SET reason = ? WHERE query_id = ? AND chunk_id = ?"
+            " AND reason <> ?",
+            [(AUDIT_REASON, q, c, AUDIT_REASON) for q, c in audited.itertuples(index=False)])
     machine_only = universe.loc[~universe["known"]]
     return AuditDraw(int(sample_id), universe["query_id"].nunique(), len(universe),
                      int(universe["known"].sum()), len(machine_only), int(budget),

@@ -187,8 +187,10 @@ def draw_exact(inclusion: np.ndarray, size: int, rng: np.random.Generator) -> Ex
     conditioned = np.zeros((queries, width + 1))
     total = after[0][size]
     for q in range(queries):
-        rest = np.array([before[: size - x + 1] @ after[q + 1][size - x::-1]
-                         if x <= size else 0.0 for x in range(width + 1)])
+        # rest[x] = P(the other queries audit size - x) = sum_s before[s] after[size - x - s]
+        reverse = np.concatenate([after[q + 1][::-1], np.zeros(width + 1)])
+        windows = np.lib.stride_tricks.sliding_window_view(reverse, size + 1)[: width + 1]
+        rest = windows @ before
         conditioned[q] = laws[q] * rest / total
         before = np.convolve(before, laws[q])[: size + 1]
     sizes = np.zeros(queries, dtype=np.int64)
