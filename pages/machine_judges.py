@@ -360,7 +360,7 @@ def report_section(db, run: str, judge: str) -> None:
     controls = scorecard_report.report_controls(
         run, label_source=source, judge=judge if source != "people" else "")
     card = scorecard_report.build_scorecard(db, controls)
-    for line in card.source_lines():
+    for line in [*card.headline(), *card.source_lines()]:
         st.caption(escape_inline(line))
     data, name, mime = scorecard_report.download(card, fmt)
     st.download_button("Download the scorecard", data, name, mime, key="mj_report")

@@ -104,6 +104,8 @@ def test_label_audit_judge_blind_and_see_three_estimates(open_app, server, downl
     assert not any("Provisional" in m for m in _messages(at))
 
     at.selectbox(key="mj_report_source").set_value("people+machine").run()
+    assert f"Corrected by the audit of {JUDGE} (audit sample 1: people audited {drawn} of " \
+        f"the {drawn} pairs drawn)" in _captions(at)
     at.radio(key="mj_report_format").set_value("markdown").run()
     name, data = downloads[-1]
     assert name.startswith("scorecard-bm25-") and name.endswith(".md")
