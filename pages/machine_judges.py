@@ -213,7 +213,8 @@ def agreement_tab(db, runs: list[str], judges: list[str]) -> None:
             st.write(escape_inline(
                 f"{other} − {judge}: {weights}-weighted kappa {diff.second:.2f} vs "
                 f"{diff.first:.2f}, difference {diff.difference:+.2f} [{diff.low:+.2f}, "
-                f"{diff.high:+.2f}] on {diff.n} pairs; the difference is {verdict}."))
+                f"{diff.high:+.2f}] on the {diff.n} pairs people and both judges graded "
+                f"(unweighted: a figure of these pairs); the difference is {verdict}."))
     disagreements_section(db, judge)
 
 

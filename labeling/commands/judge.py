@@ -254,7 +254,8 @@ def run_agreement(args: argparse.Namespace) -> int:
         diff = machine_agreement.compare_judges(db, args.judge, args.compare,
                                                 rule=args.consensus)
         print(f"{args.compare} - {args.judge}: weighted kappa {diff.difference:+.3f} "
-              f"[{diff.low:+.3f}, {diff.high:+.3f}] on {diff.n} pairs")
+              f"[{diff.low:+.3f}, {diff.high:+.3f}] on the {diff.n} pairs people and both "
+              "judges graded (unweighted: a figure of these pairs)")
     far = machine_agreement.disagreements(db, args.judge, rule=args.consensus)
     print(f"{len(far)} pair(s) two or more grades apart")
     for row in far.head(10).itertuples():

@@ -148,7 +148,9 @@ def agreement(
             rows.append({"segment": name, "pairs": len(part), "kappa": plain.kappa,
                          "weighted_kappa": weighted.kappa, "weighted_low": weighted.low,
                          "weighted_high": weighted.high,
-                         "exact": float((part["people"] == part["machine"]).mean())})
+                         "exact": _share(part["weight"].to_numpy(),
+                                         (part["people"] == part["machine"]).to_numpy(),
+                                         part["weight"].sum())})
     by_segment = pd.DataFrame(rows, columns=["segment", "pairs", "kappa", "weighted_kappa",
                                              "weighted_low", "weighted_high", "exact"])
     return Agreement(judge, len(both), interval(both, None), interval(both, weights), weights,
