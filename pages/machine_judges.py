@@ -271,8 +271,9 @@ def _draw() -> None:
     except FAILURES as error:
         _common.report_failure(error, WHERE)
         return
-    _common.flash("success", f"Drew {draw.summary()}. They wait on the Label page; the "
-                  "machine's grades stay hidden there.", WHERE)
+    _common.flash("success", f"Drew {draw.summary()}. They wait in the audit queue (Label or "
+                  "Judge by query: Audit of machine judges); the machine's grades stay hidden "
+                  "there.", WHERE)
 
 
 def audit_tab(db, runs: list[str], judges: list[str], scale: list[tuple]) -> None:
@@ -298,7 +299,8 @@ def audit_tab(db, runs: list[str], judges: list[str], scale: list[tuple]) -> Non
     st.dataframe(samples, hide_index=True, key="mj_samples")
     waiting = int(samples["waiting"].sum())
     if waiting:
-        st.info(f"{waiting} audited pair(s) wait for people on the Label page.")
+        st.info(f"{waiting} audited pair(s) wait for people in the audit queue (Label or Judge "
+                "by query: Audit of machine judges).")
 
 
 # --- estimates -----------------------------------------------------------------------------
