@@ -66,9 +66,15 @@ if not name:
     st.info("Type your name in the sidebar to start judging. Every judgment records it.")
     st.stop()
 
-queries = pooling.queued_queries(db)
+queue_name = st.radio("Queue", list(queue.QUEUES), key="jbq_queue", horizontal=True,
+                      format_func=lambda q: "Labeling queue" if q == queue.SHARED
+                      else "Audit of machine judges",
+                      help="The audit's pairs are served only from its own queue.")
+queries = pooling.queued_queries(db, queue_name)
 if queries.empty:
-    st.info("The labeling queue is empty: build it on the Label page (Build the queue), or send "
+    st.info("The audit queue is empty: draw an audit sample on the Machine judges page."
+            if queue_name == queue.AUDIT else
+            "The labeling queue is empty: build it on the Label page (Build the queue), or send "
             "unjudged pairs from the Dashboard (Coverage tab).")
     st.stop()
 labels = {
@@ -85,7 +91,7 @@ st.markdown(f"#### {escape_markdown(query_text)}")
 _judging.narrative(query_store.narrative(db, query_id))
 _common.show_flash(WHERE)
 
-pairs = pooling.pairs_of_query(db, query_id, name)
+pairs = pooling.pairs_of_query(db, query_id, name, queue_name)
 chunks = pairs["chunk_id"].astype(str).tolist()
 widgets = [f"jbq_{query_id}_{chunk}" for chunk in chunks]
 current = min(st.session_state.get(row_key(query_id), 0), len(chunks) - 1)

@@ -21,6 +21,7 @@ from pages import _auth, _common, _judging, _keys, _search
 
 WHERE = "label"
 CURRENT, TRAIL, SAVED, NONCE = "label_current", "label_trail", "label_saved", "label_nonce"
+QUEUE = "label_queue"  # which queue the cards come from (queue.QUEUES)
 ALL = "(all)"
 # Panels opened by a key: session flag -> (action of the shortcut registry, widget key).
 PANELS = {"label_show_search": "search", "label_show_context": "context",
@@ -35,11 +36,15 @@ def _state() -> dict:
     return state
 
 
+def _queue_name() -> str:
+    return st.session_state.get(QUEUE) or queue.SHARED
+
+
 def _advance(exclude: tuple[str, str] | None) -> None:
     """Show the next card at once (the rerun after this callback draws it)."""
     state = _state()
     card = queue.next_card(_common.get_db(), _common.annotator(),
-                           exclude=[exclude] if exclude else ())
+                           exclude=[exclude] if exclude else (), queue_name=_queue_name())
     state[CURRENT] = card.pair if card else None
     state[NONCE] += 1  # fresh note and reason fields for the new card
 
@@ -219,17 +224,24 @@ if not name:
     st.stop()
 
 state = _state()
+audit_left = queue.progress(db, name, queue.AUDIT).left_for_me
+st.radio("Queue", list(queue.QUEUES), key=QUEUE, horizontal=True,
+         format_func=lambda q: "Labeling queue" if q == queue.SHARED
+         else f"Audit of machine judges ({audit_left} left for you)",
+         on_change=_advance, args=(None,),
+         help="The audit's pairs are served only from its own queue: a machine judge's grades "
+         "stay hidden while you judge them.")
 if CURRENT not in state:
-    card = queue.next_card(db, name, lease=may_judge)
+    card = queue.next_card(db, name, lease=may_judge, queue_name=_queue_name())
     state[CURRENT] = card.pair if card else None
 
 
 def draw_progress() -> None:
     """Fill the progress bars: drawn last (counting a large queue takes a moment) into a slot
     at the top, so the next card reaches the browser first."""
-    done = queue.progress(db, name)
+    done = queue.progress(db, name, _queue_name())
     if done.pooled == 0:
-        bars.caption("The labeling queue is empty: 0 pairs queued.")
+        bars.caption(f"{queue.QUEUES[_queue_name()].capitalize()} is empty: 0 pairs queued.")
         return
     columns = bars.columns(2)
     columns[0].progress(done.my_share,
@@ -282,7 +294,10 @@ bars = st.container(key="label_progress")
 _common.show_flash(WHERE)
 
 pair = state.get(CURRENT)
-if pair is None:
+if pair is None and _queue_name() == queue.AUDIT:
+    st.success("Nothing left in the audit for you: draw an audit sample on the Machine judges "
+               "page, or switch to the labeling queue.")
+elif pair is None:
     if queue.progress(db, name).pooled == 0:
         st.info("The labeling queue is empty. Fill it: open *Build the queue* above, choose runs "
                 "and press *Add pooled pairs to the queue*; or send unjudged pairs from the "
@@ -292,6 +307,7 @@ if pair is None:
     else:
         st.success("Nothing left in the queue for you: the open pairs wait for other people, "
                    "or are complete. Pool more runs above, or come back later.")
+if pair is None:
     columns = st.columns(6)
     columns[0].button(shortcuts.LABELS["back"], key="label_back", on_click=back,
                       shortcut=shortcuts.key("back"))
@@ -366,13 +382,14 @@ if opened["search"]:
     _search.search_panel(db, card.query_id, card.query_text, scale, prefix="label_find",
                          where="label_find")
 
-plural = "" if len(history) == 1 else "s"
-with st.expander(f"History of this pair ({len(history)} judgment{plural})", expanded=False):
+# Counted after the blind rule: a hidden grade (a machine's, another person's) is not counted.
+shown = visibility.visible_judgments(history, _common.sight(db, card.query_id))
+plural = "" if len(shown) == 1 else "s"
+with st.expander(f"History of this pair ({len(shown)} judgment{plural})", expanded=False):
     sources = corpus_search.pair_sources(db, card.query_id, card.chunk_id)
     if sources:
         st.caption(escape_inline("How this pair reached the judges: " + " · ".join(sources)))
-    shown = visibility.visible_judgments(history, _common.sight(db, card.query_id))
-    if len(shown) < len(history):
+    if any(r.get("origin") != "machine" for r in history if r not in shown):
         st.caption("Other people's grades appear after you judge the pair, so yours stays "
                    "independent.")
     history = shown

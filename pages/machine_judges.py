@@ -136,8 +136,10 @@ def label_tab(db, runs: list[str]) -> None:
                      disabled=not may or plan.pairs == plan.locked,
                      help=_auth.refusal_help(db, "machine_judge")):
             try:
-                batch_id = machine_judge.start_batch(db, judge, pairs, described,
-                                                     created_by=_common.annotator() or None)
+                batch_id = machine_judge.start_batch(
+                    db, judge, pairs, described, created_by=_common.annotator() or None,
+                    pool_depth=machine_pairs.pool_depth(state.get("mj_pair_set", "pool"),
+                                                        int(state.get("mj_k", 10))))
             except FAILURES as error:
                 _common.report_failure(error, WHERE)
                 st.rerun()
@@ -191,10 +193,12 @@ def agreement_tab(db, runs: list[str], judges: list[str]) -> None:
     columns[2].metric(f"{weights.capitalize()}-weighted kappa", f"{found.weighted.kappa:.2f}",
                       help=f"95% bootstrap interval {found.weighted.low:.2f} to "
                       f"{found.weighted.high:.2f}")
-    st.caption(f"Kappa {found.kappa.kappa:.2f} [{found.kappa.low:.2f}, {found.kappa.high:.2f}], "
-               f"{weights}-weighted {found.weighted.kappa:.2f} [{found.weighted.low:.2f}, "
-               f"{found.weighted.high:.2f}] (95% bootstrap over pairs). Confusion: rows people, "
-               "columns the machine.")
+    over = "queries" if found.sample_id is not None else "pairs"
+    st.caption(escape_inline(
+        f"Kappa {found.kappa.kappa:.2f} [{found.kappa.low:.2f}, {found.kappa.high:.2f}], "
+        f"{weights}-weighted {found.weighted.kappa:.2f} [{found.weighted.low:.2f}, "
+        f"{found.weighted.high:.2f}] (95% bootstrap over {over}): {found.scope}. Confusion: "
+        "counts of the pairs both graded, rows people, columns the machine."))
     st.dataframe(found.confusion, key="mj_confusion")
     st.dataframe(found.by_grade, hide_index=True, key="mj_by_grade")
     if not found.by_segment.empty:
@@ -210,7 +214,8 @@ def agreement_tab(db, runs: list[str], judges: list[str]) -> None:
             st.write(escape_inline(
                 f"{other} − {judge}: {weights}-weighted kappa {diff.second:.2f} vs "
                 f"{diff.first:.2f}, difference {diff.difference:+.2f} [{diff.low:+.2f}, "
-                f"{diff.high:+.2f}] on {diff.n} pairs; the difference is {verdict}."))
+                f"{diff.high:+.2f}] on the {diff.n} pairs people and both judges graded "
+                f"(unweighted: a figure of these pairs); the difference is {verdict}."))
     disagreements_section(db, judge)
 
 
@@ -222,11 +227,16 @@ def ranking_section(db, runs: list[str], judge: str) -> None:
     measure = row[1].selectbox("Ranked by", ESTIMATE_MEASURES, key="mj_rank_measure")
     if len(chosen) < 2:
         return
-    ranking = machine_agreement.ranking_agreement(db, Controls(chosen[0], measures=(measure,)),
-                                                  judge, chosen)
+    try:
+        ranking = machine_agreement.ranking_agreement(
+            db, Controls(chosen[0], measures=(measure,)), judge, chosen)
+    except ScorecardError as error:
+        st.info(escape_markdown(str(error)))
+        return
     st.write(escape_inline(
-        f"Kendall's tau between the run rankings on people's and on {judge}'s labels "
-        f"({measure}): {ranking.tau:.2f}."))
+        f"Kendall's tau between the run rankings by the prediction-powered estimates (audit "
+        f"sample {ranking.sample_id}: the mean people would give) and by {judge}'s labels "
+        f"alone ({measure}): {ranking.tau:.2f}."))
     st.dataframe(ranking.table, hide_index=True, key="mj_rank_table")
     if ranking.swaps:
         swaps = pd.DataFrame(ranking.swaps, columns=["above for people", "above for the machine",
@@ -255,22 +265,23 @@ def _draw() -> None:
     segment = state.get("mj_audit_segment")
     try:
         draw = audit_sample.draw_audit(
-            _common.get_db(), judge, float(state.get("mj_budget", 20)), runs=runs,
+            _common.get_db(), judge, int(state.get("mj_budget", 20)), runs=runs,
             relevance=int(state.get("mj_audit_relevance", 1)),
             segment=None if segment in (None, score_controls.NO_SEGMENT) else segment,
             seed=int(state.get("mj_seed", 0)), created_by=_common.annotator() or None)
     except FAILURES as error:
         _common.report_failure(error, WHERE)
         return
-    _common.flash("success", f"Drew {draw.summary()}. They wait on the Label page; the "
-                  "machine's grades stay hidden there.", WHERE)
+    _common.flash("success", f"Drew {draw.summary()}. They wait in the audit queue (Label or "
+                  "Judge by query: Audit of machine judges); the machine's grades stay hidden "
+                  "there.", WHERE)
 
 
 def audit_tab(db, runs: list[str], judges: list[str], scale: list[tuple]) -> None:
     row = st.columns([2, 1, 1, 1, 1])
     judge = row[0].selectbox("Judge", judges, key="mj_audit_judge")
     row[1].number_input("Budget (pairs)", 1, 1_000_000, 20, 5, key="mj_budget",
-                        help="The expected number of pairs people verify.")
+                        help="The number of pairs people verify: exactly this many.")
     row[2].selectbox("Relevant from grade", score_controls.relevance_choices(
         g for g, _, _ in scale), key="mj_audit_relevance")
     row[3].selectbox("Stratify by", segmenting.segment_options(db), key="mj_audit_segment")
@@ -289,7 +300,8 @@ def audit_tab(db, runs: list[str], judges: list[str], scale: list[tuple]) -> Non
     st.dataframe(samples, hide_index=True, key="mj_samples")
     waiting = int(samples["waiting"].sum())
     if waiting:
-        st.info(f"{waiting} audited pair(s) wait for people on the Label page.")
+        st.info(f"{waiting} audited pair(s) wait for people in the audit queue (Label or Judge "
+                "by query: Audit of machine judges).")
 
 
 # --- estimates -----------------------------------------------------------------------------
@@ -322,17 +334,21 @@ def estimates_tab(db, runs: list[str], scale: list[tuple]) -> None:
     if state.provisional:
         st.warning(f"Provisional: {state.waiting} audited pair(s) still wait for a person; each "
                    "query's audit stops at its first waiting pair.")
-    st.dataframe(machine_estimates.side_by_side(table), hide_index=True, key="mj_estimates",
-                 column_config={"worth (human labels)": st.column_config.NumberColumn(
-                     format="%.0f")})
+    st.dataframe(machine_estimates.side_by_side(table), hide_index=True, key="mj_estimates")
     what = f"{run} − {baseline}" if baseline != "(none)" else run
+    meaning = machine_estimates.interval_meaning
     st.caption(escape_inline(
-        f"{what}, mean [95% interval] over {table['queries'].iloc[0]} queries, judge "
+        f"{what}, mean [interval] over {table['queries'].iloc[0]} queries, judge "
         f"{state.sample['judge']}, audit sample {sample_id} ({state.human_labels} people's "
-        "labels used). People only: the people's labels alone, weighted by their sampling "
-        "probabilities. Machine only: the judge's labels alone. Prediction-powered: the "
-        "machine's score corrected by the audit. 'Worth' is how many people's labels the "
-        "people-only estimate would need to be as precise."))
+        "labels used). Prediction-powered: the machine's score corrected by the audit, "
+        f"{meaning('prediction-powered')}. People only: the people's labels alone, weighted by "
+        f"their sampling probabilities, {meaning('people only')}. "
+        f"{machine_estimates.WORTH_MEANING.capitalize()}."))
+    st.markdown("**Machine only — not comparable with the estimates above**")
+    st.caption(escape_inline(f"The judge's labels alone, {meaning('machine only')}: with a "
+                             "biased judge it almost never covers the people's mean."))
+    st.dataframe(machine_estimates.machine_only(table), hide_index=True,
+                 key="mj_machine_only")
     st.download_button("Download CSV", exports.csv_bytes(table), "estimates.csv", "text/csv",
                        key="mj_estimates_csv")
     report_section(db, run, state.sample["judge"])
@@ -348,7 +364,7 @@ def report_section(db, run: str, judge: str) -> None:
     controls = scorecard_report.report_controls(
         run, label_source=source, judge=judge if source != "people" else "")
     card = scorecard_report.build_scorecard(db, controls)
-    for line in card.source_lines():
+    for line in [*card.headline(), *card.source_lines()]:
         st.caption(escape_inline(line))
     data, name, mime = scorecard_report.download(card, fmt)
     st.download_button("Download the scorecard", data, name, mime, key="mj_report")

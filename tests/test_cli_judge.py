@@ -46,8 +46,7 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     # The demo's people have labeled most of these pairs: 25 are the machine's alone.
     assert main([*base, "audit", "--judge", "tiny@v2", "--budget", "10", "--runs",
                  "bm25,fusion", "--segment", "topic"]) == 0
-    assert "pair(s) to verify (expected 10) among 25 machine-only pair(s)" in \
-        capsys.readouterr().out
+    assert "10 pair(s) to verify among 25 machine-only pair(s)" in capsys.readouterr().out
     db = open_workspace(path, create=False)
     pairs = audit_sample.sample_pairs(db, 1)
     for row in pairs.loc[pairs["sampled"] & ~pairs["known"]].itertuples():
@@ -61,7 +60,16 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     assert {r["estimate"] for r in rows} == {"people only", "machine only", "prediction-powered"}
     assert main([*base, "estimate", "--sample", "1", "--run", "fusion", "--baseline", "bm25",
                  "-m", "nDCG@10", "--segment", "topic"]) == 0
-    assert "prediction-powered" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "prediction-powered: 95% interval for the mean over all queries like these, " \
+        "correcting for the judge's error." in out
+    assert "machine only: 95% interval — sampling of queries only, ignores the judge's " \
+        "error." in out
+    assert "worth (human labels): how many audited people's labels" in out
+    header, first = out.splitlines()[:2]
+    worth = first.split()[-1]  # the last column: rounded to a whole number of labels
+    assert header.split()[-3:] == ["worth", "(human", "labels)"]
+    assert worth == "n/a" or worth.isdigit()
 
     assert main([*base, "agreement", "--judge", "tiny@v2", "--runs", "bm25,bm25-title,fusion",
                  "-m", "P@10"]) == 0
@@ -83,9 +91,26 @@ def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_pat
     card_data = json.loads(data.read_text(encoding="utf-8"))
     assert (card_data["label_source"], card_data["judge"]) == ("machine", "tiny@v2")
     [assisting] = card_data["machine_assistance"]
-    assert assisting["audit"] == {"id": 1, "drawn": 7, "judged": 7}
+    assert assisting["audit"] == {"id": 1, "drawn": 10, "judged": 10}  # the size asked
     assert assisting["pairs_compared"] > 300 and -1 <= assisting["kappa"] <= 1
     assert "--label-source machine --judge tiny@v2" in card_data["gate_example"]
+    # Issue 30 (6): a report on machine labels leads with the corrected estimate.
+    corrected = card_data["corrected"]
+    assert (corrected["audit_sample"], corrected["pairs_audited"]) == (1, 10)
+    assert {r["measure"] for r in corrected["estimates"]} >= {"R@10"}
+    assert all(0 <= r["ci_low"] <= r["mean"] <= r["ci_high"] <= 1
+               for r in corrected["estimates"])
+    card = tmp_path / "machine.md"
+    assert main(["report", str(path), "--run", "bm25", "--out", str(card),
+                 "--label-source", "machine", "--judge", "tiny@v2"]) == 0
+    assert "people audited 10 of the 10 pairs drawn" in capsys.readouterr().out
+    text = shown(card.read_text(encoding="utf-8"))
+    assert text.startswith("Retrieval scorecard: bm25Corrected by the audit of tiny@v2 "
+                           "(audit sample 1: people audited 10 of the 10 pairs drawn): R@10 ")
+    headline = text.index("correcting for the judge's error")
+    assert text.index("95% interval for the mean over all queries like these") < headline
+    assert headline < text.index("ignore the judge's error") < text.index("bm25 on ")
+    assert "no record" not in text  # the batch recorded where its pairs came from
 
 
 def test_errors_are_one_sentence(make_workspace, capsys, monkeypatch):

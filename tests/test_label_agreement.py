@@ -89,3 +89,53 @@ def test_kappa_difference_finds_the_better_judge_on_the_same_pairs():
     assert result.share_second_better > 0.99
     same = agree.kappa_difference(people, good, good, [0, 1, 2, 3], n_resamples=200)
     assert same.difference == 0 and same.low == 0 == same.high
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_weighted_kappa_equals_scikit_learn_with_sample_weights(seed: int, weights):
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 4, size=80), rng.integers(0, 4, size=80)
+    weight = 1.0 / rng.uniform(0.05, 1.0, size=80)
+    assert agree.kappa(a, b, [0, 1, 2, 3], weights, weight) == pytest.approx(
+        cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights=weights, sample_weight=weight),
+        abs=1e-12)
+
+
+def _audit_world(rng: np.random.Generator, queries: int = 60, pool: int = 20):
+    """Every (query, rank) pair of a workspace: people's grade (relevant chunks near the top)
+    and a judge often one grade off in the top three ranks (the hard pairs) and rarely
+    deeper down."""
+    rank = np.tile(np.arange(1, pool + 1), (queries, 1))
+    people = np.clip(np.round(3.2 - 0.25 * rank + rng.normal(0, 0.9, rank.shape)), 0, 3)
+    wrong = rng.random(rank.shape) < np.where(rank <= 3, 0.4, 0.05)
+    machine = np.clip(people + wrong * rng.choice([-1, 1], rank.shape), 0, 3)
+    return rank, people.astype(int), machine.astype(int)
+
+
+def test_design_weighted_kappa_estimates_the_kappa_over_all_the_judges_labels():
+    """Issue 30 (5): an audit over-samples the top ranks and the pairs near the threshold, so
+    unweighted its kappa misstates the judge's agreement over all its labels. Weighted by the
+    inverse inclusion probabilities, the mean over 200 seeded audits (15% of the pairs) is the
+    all-labels kappa within its simulation error (3 standard errors, plus 0.005 for a ratio
+    estimator's bias), and the unweighted mean is not."""
+    from labeling.judging.audit_sample import weights as audit_weights
+    from labeling.metrics import prediction_powered as ppi
+
+    rank, people, machine = _audit_world(np.random.default_rng(30))
+    truth = agree.kappa(people.ravel(), machine.ravel(), [0, 1, 2, 3], "quadratic")
+    inclusion = ppi.inclusion_probabilities(
+        audit_weights(rank.ravel().astype(float), machine.ravel(), 2), 0.15 * rank.size
+    ).reshape(rank.shape)
+    order = np.argsort(-inclusion, axis=1, kind="stable")  # each query's audit order
+    inclusion, people, machine = (np.take_along_axis(x, order, axis=1)
+                                  for x in (inclusion, people, machine))
+    weighted, plain = [], []
+    for seed in range(200):
+        sampled = ppi.draw_nested(inclusion, np.random.default_rng(seed).random(len(rank)))
+        a, b, w = people[sampled], machine[sampled], 1.0 / inclusion[sampled]
+        weighted.append(agree.kappa(a, b, [0, 1, 2, 3], "quadratic", w))
+        plain.append(agree.kappa(a, b, [0, 1, 2, 3], "quadratic"))
+    bound = 3 * np.std(weighted) / np.sqrt(len(weighted)) + 0.005
+    assert abs(np.mean(weighted) - truth) < bound
+    assert abs(np.mean(plain) - truth) > 3 * bound

@@ -132,8 +132,8 @@ def test_estimates_are_side_by_side_with_segments_and_the_labels_they_are_worth(
     assert powered["machine_weight"].between(0, 1).all()
     assert (powered["effective_labels"] > 0).all()
     wide = machine_estimates.side_by_side(table)
-    assert list(wide.columns[:5]) == ["segment", "measure", "people only", "machine only",
-                                      "prediction-powered"]
+    assert list(wide.columns[:4]) == ["segment", "measure", "prediction-powered",
+                                      "people only"]
     assert len(wide) == 3 * len(MEASURES)
 
 
@@ -181,6 +181,7 @@ def test_agreement_with_people_equals_scikit_learn_on_the_pairs_both_graded(db):
     assert found.weighted.kappa == pytest.approx(
         cohen_kappa_score(people, machine, labels=[0, 1, 2, 3], weights="quadratic"))
     assert int(found.confusion.to_numpy().sum()) == QUERIES
+    assert found.sample_id is None and found.scope.startswith("audit-sample figure, unweighted")
     assert set(found.by_segment["segment"]) == {"even", "odd"}
     assert found.by_grade["pairs"].sum() == QUERIES
 
@@ -193,6 +194,7 @@ def _people_grade_everything(db) -> None:
 
 
 def test_ranking_agreement_is_kendalls_tau_of_the_run_means(db):
+    audit_sample.draw_audit(db, OTHER, 1000, runs=["up"], relevance=1)  # every pair
     _people_grade_everything(db)
     runs = ["up", "mid", "down"]
     result = machine_agreement.ranking_agreement(db, Controls("up", measures=("nDCG@5",)),
@@ -223,3 +225,87 @@ def test_disagreements_and_a_judge_comparison(db):
         people, [MACHINE[p] for p in sorted(TRUTH)], labels=[0, 1, 2, 3], weights="quadratic"))
     assert result.low <= result.difference <= result.high
 
+
+
+def test_every_interval_stays_inside_the_measures_range(db):
+    """Issue 30 (1): small audits make the people-only terms heavy-tailed; their t interval
+    used to reach past 1 (and below 0)."""
+    outside = 0
+    for seed in range(6):
+        draw = audit_sample.draw_audit(db, JUDGE, 6, runs=["up"], relevance=1, seed=seed)
+        _people_judge_the_audit(db, draw.sample_id)
+        for baseline, low in ((None, 0.0), ("down", -1.0)):
+            table, _ = machine_estimates.estimates(db, Controls("up", measures=MEASURES),
+                                                   draw.sample_id, baseline=baseline)
+            assert table["ci_low"].ge(low).all() and table["ci_high"].le(1.0).all()
+            assert (table["ci_low"] <= table["mean"]).all()
+            assert (table["mean"] <= table["ci_high"]).all()
+            outside += int(table["ci_high"].eq(1.0).sum() + table["ci_low"].eq(low).sum())
+    assert outside > 0  # the case arose: some bound was clipped
+
+
+def test_every_interval_names_its_level_and_what_it_covers(db):
+    """Issue 30 (2, 3): the machine-only interval is not presented as the others' equal."""
+    draw = audit_sample.draw_audit(db, JUDGE, 20, runs=["up"], relevance=1)
+    _people_judge_the_audit(db, draw.sample_id)
+    table, _ = machine_estimates.estimates(db, Controls("up", measures=MEASURES),
+                                           draw.sample_id)
+    meaning = table.set_index(["measure", "estimate"])["interval"]
+    assert meaning[("P@5", "prediction-powered")] == (
+        "95% interval for the mean over all queries like these, correcting for the judge's "
+        "error")
+    assert meaning[("P@5", "machine only")] == (
+        "95% interval — sampling of queries only, ignores the judge's error")
+    wide = machine_estimates.side_by_side(table)
+    assert "machine only" not in wide.columns
+    assert str(wide[machine_estimates.WORTH].dtype) == "Int64"
+    apart = machine_estimates.machine_only(table)
+    assert list(apart["measure"]) == list(MEASURES)
+    assert apart["machine only"].str.match(r"^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$").all()
+    assert any("ignores the judge's error" in line for line in machine_estimates.notes())
+
+
+def test_the_people_ranking_behind_tau_is_the_corrected_estimate(db):
+    """Issue 30 (4): the people's side of the ranking is each run's prediction-powered
+    estimate, not the audited pairs scored with every other pair counted as not relevant."""
+    draw = audit_sample.draw_audit(db, JUDGE, 15, runs=["up"], relevance=1, seed=2)
+    _people_judge_the_audit(db, draw.sample_id)
+    runs, measure = ["up", "mid", "down"], ("nDCG@5",)
+    result = machine_agreement.ranking_agreement(db, Controls("up", measures=measure), JUDGE,
+                                                 runs)
+    assert result.sample_id == draw.sample_id
+    got = result.table.set_index("run")
+    for run in runs:
+        table, _ = machine_estimates.estimates(db, Controls(run, measures=measure),
+                                               draw.sample_id)
+        means = table.set_index("estimate")["mean"]
+        assert got.loc[run, "people"] == pytest.approx(means["prediction-powered"])
+        assert got.loc[run, "machine"] == pytest.approx(means["machine only"])
+    assert result.tau == pytest.approx(stats.kendalltau(got["people"], got["machine"]).statistic)
+    truth = _score(TRUTH)["nDCG@5"].mean()
+    audited_only = scoring.per_query(db, Controls("up", measures=measure))["nDCG@5"].mean()
+    assert abs(got.loc["up", "people"] - truth) < abs(audited_only - truth)
+
+
+def test_kappa_is_design_weighted_by_the_audit(db):
+    """Issue 30 (5): with an audit sample, each pair people graded counts 1 / inclusion:
+    scikit-learn's kappa with those sample weights, over the judge's labels in the sample."""
+    draw = audit_sample.draw_audit(db, JUDGE, 15, runs=["up"], relevance=1, seed=3)
+    _people_judge_the_audit(db, draw.sample_id)
+    found = machine_agreement.agreement(db, JUDGE, n_resamples=50)
+    pairs = audit_sample.sample_pairs(db, draw.sample_id)
+    used = pairs.loc[pairs["known"] | pairs["sampled"]]
+    people = [TRUTH[q, c] for q, c in zip(used["query_id"], used["chunk_id"], strict=True)]
+    machine, weight = used["machine_grade"].astype(int), 1.0 / used["inclusion"]
+    assert weight.nunique() > 1
+    assert found.kappa.kappa == pytest.approx(cohen_kappa_score(
+        people, machine, labels=[0, 1, 2, 3], sample_weight=weight))
+    assert found.weighted.kappa == pytest.approx(cohen_kappa_score(
+        people, machine, labels=[0, 1, 2, 3], weights="quadratic", sample_weight=weight))
+    assert found.weighted.low <= found.weighted.kappa <= found.weighted.high
+    assert (found.sample_id, found.population, found.pairs) == (
+        draw.sample_id, QUERIES * POOL, len(used))
+    assert found.scope.startswith(f"design-weighted estimate over all {QUERIES * POOL} of")
+    [line] = machine_agreement.describe_assistance(machine_agreement.assistance(
+        db, Controls("up", label_source="machine", judge=JUDGE)))
+    assert "design-weighted estimate over all" in line

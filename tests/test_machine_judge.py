@@ -200,9 +200,9 @@ def test_machine_labels_do_not_complete_queued_pairs(db, server):
     queue.enqueue_pairs(db, [("q-tree", "copytree")], reason="audit")
     batch = mj.start_batch(db, judge(), [("q-tree", "copytree")], "one")
     mj.run_batch(db, batch, client(server))
-    card = queue.next_card(db, "bob")
+    card = queue.next_card(db, "bob", queue_name=queue.AUDIT)
     assert card is not None and card.pair == ("q-tree", "copytree")
-    assert queue.progress(db, "bob").complete == 0
+    assert queue.progress(db, "bob", queue.AUDIT).complete == 0
 
 
 def test_a_viewer_cannot_run_a_judge(make_workspace, server, fast_hashes):

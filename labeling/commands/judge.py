@@ -56,8 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     audit = actions.add_parser("audit", help="draw an audit sample for people to verify")
     audit.add_argument("--judge", required=True, metavar="MODEL@VERSION")
-    audit.add_argument("--budget", type=float, required=True,
-                       help="expected number of pairs to verify")
+    audit.add_argument("--budget", type=int, required=True,
+                       help="number of pairs to verify (exactly)")
     audit.add_argument("--runs", required=True,
                        help="comma-separated runs whose ranks weigh the pairs")
     audit.add_argument("--relevance", type=int, default=1,
@@ -186,7 +186,8 @@ def run_judge(args: argparse.Namespace) -> int:
         return 0
     client = _client(args, judge.model, connection)
     machine_judge.check_client(db, client, args.max_calls)  # before a batch is recorded
-    batch = machine_judge.start_batch(db, judge, pairs, pair_set)
+    batch = machine_judge.start_batch(db, judge, pairs, pair_set,
+                                      pool_depth=machine_pairs.pool_depth(kind, args.k))
     return _finish(machine_judge.run_batch(
         db, batch, client, max_calls=args.max_calls, progress=_progress,
         set_aside_after=args.set_aside_after))
@@ -276,7 +277,13 @@ def run_estimate(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(table.to_json(orient="records", indent=2))
     else:
-        print(machine_estimates.side_by_side(table).to_string(index=False))
+        print(machine_estimates.side_by_side(table).to_string(index=False, na_rep="n/a"))
+        print("\nMachine only, not comparable with the above (its interval ignores the judge's "
+              "error):")
+        print(machine_estimates.machine_only(table).to_string(index=False))
+        print()
+        for line in machine_estimates.notes():
+            print(line)
     if state.provisional:
         print(f"scorecard: provisional: {state.waiting} audited pair(s) still wait for a "
               "person", file=sys.stderr)
@@ -293,7 +300,8 @@ def run_agreement(args: argparse.Namespace) -> int:
                                         segment=args.segment or NO_SEGMENT)
     print(f"{args.judge} against people on {found.pairs} pairs: kappa {found.kappa.kappa:.3f} "
           f"[{found.kappa.low:.3f}, {found.kappa.high:.3f}], {found.weights}-weighted "
-          f"{found.weighted.kappa:.3f} [{found.weighted.low:.3f}, {found.weighted.high:.3f}]")
+          f"{found.weighted.kappa:.3f} [{found.weighted.low:.3f}, {found.weighted.high:.3f}]: "
+          f"{found.scope}")
     print(found.confusion.to_string())
     if not found.by_segment.empty:
         print(found.by_segment.to_string(index=False))
@@ -302,16 +310,20 @@ def run_agreement(args: argparse.Namespace) -> int:
         ranking = machine_agreement.ranking_agreement(
             db, Controls(runs[0], measures=(args.measure,), rule=args.consensus), args.judge,
             runs)
-        print(f"Kendall tau of the run rankings on {ranking.measure}: {ranking.tau:.3f}")
+        print(f"Kendall tau of the run rankings on {ranking.measure}, by the prediction-"
+              f"powered estimates (audit sample {ranking.sample_id}) and by the judge's labels "
+              f"alone: {ranking.tau:.3f}")
         print(ranking.table.to_string(index=False))
         for above, below, size in ranking.swaps[:10]:
-            print(f"swap: people rank {above} above {below}, the machine the other way "
+            print(f"swap: the corrected estimates rank {above} above {below}, the machine the "
+                  "other way "
                   f"(by {size:.3f})")
     if args.compare:
         diff = machine_agreement.compare_judges(db, args.judge, args.compare,
                                                 rule=args.consensus)
         print(f"{args.compare} - {args.judge}: weighted kappa {diff.difference:+.3f} "
-              f"[{diff.low:+.3f}, {diff.high:+.3f}] on {diff.n} pairs")
+              f"[{diff.low:+.3f}, {diff.high:+.3f}] on the {diff.n} pairs people and both "
+              "judges graded (unweighted: a figure of these pairs)")
     far = machine_agreement.disagreements(db, args.judge, rule=args.consensus)
     print(f"{len(far)} pair(s) two or more grades apart")
     for row in far.head(10).itertuples():

@@ -73,4 +73,6 @@ def run_report(args: argparse.Namespace) -> int:
     print(f"wrote the {fmt} scorecard of {args.run} to {args.out} "
           f"(label snapshot {card.snapshot}, {card.counts.summary()}; labels: "
           f"{card.label_source})")
+    for line in card.headline():
+        print(line)
     return 0

@@ -5,10 +5,18 @@ another judge on the same pairs, and where it fails (the disagreements, with its
 Conventions
 - People's grade of a pair is the people's consensus under the rule (``label_sources``), the
   machine's is the judge's current grade. Only pairs both graded count.
+- With an audit sample (the judge's latest, or the one named), kappa is *design-weighted*: the
+  sample's pairs people graded (known and audited, ``machine_estimates.audit_state``) each
+  count ``1 / inclusion``, with the machine's grade stored with the sample, so the kappa
+  estimates the judge's agreement over all its labels in the sample's universe, not over the
+  audit, which over-samples top ranks and pairs near the threshold
+  (``label_agreement.design_kappa_interval``; intervals resample queries). Without a sample,
+  kappa is the plain figure of the pairs both graded, and says so (``Agreement.scope``).
 - Kappas are ``labeling.metrics.label_agreement``'s (scikit-learn's formula, the workspace's
-  scale as the label list), with percentile bootstrap intervals over pairs (seeded).
-- Run rankings compare each run's mean under the people-only labels with its mean under the
-  judge's labels alone, with the same controls otherwise.
+  scale as the label list), with percentile bootstrap intervals (seeded).
+- Run rankings compare each run's prediction-powered estimate (``machine_estimates``: the
+  judge's labels corrected by the audit, for the mean people would give) with its mean under
+  the judge's labels alone, on the audit sample's queries, with the same controls otherwise.
 """
 
 from __future__ import annotations
@@ -20,14 +28,15 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.evaluation import machine_estimates
 from labeling.evaluation.score_controls import (
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     NO_SEGMENT,
+    OVERALL,
     SEED,
     Controls,
 )
-from labeling.evaluation.scoring import per_query
 from labeling.evaluation.segmenting import _segments, query_table
 from labeling.judging import audit_sample, label_sources, machine_judge
 from labeling.metrics import label_agreement as agree
@@ -51,8 +60,10 @@ def paired_grades(db: sqlite_utils.Database, judge: str, rule: str = "default") 
 @dataclass(frozen=True)
 class Agreement:
     """A judge against people: kappa and weighted kappa with intervals, the confusion matrix
-    (rows people, columns machine), per segment and per people grade; ``weights`` names the
-    weighted kappa's weights."""
+    (rows people, columns machine; counts of pairs both graded), per segment and per people
+    grade; ``weights`` names the weighted kappa's weights. ``scope`` says what the kappas are
+    figures of; ``sample_id`` the audit sample they are weighted by (None: unweighted) and
+    ``population`` how many of the judge's labels they stand for."""
 
     judge: str
     pairs: int
@@ -62,22 +73,68 @@ class Agreement:
     confusion: pd.DataFrame
     by_segment: pd.DataFrame
     by_grade: pd.DataFrame
+    scope: str = ""
+    sample_id: int | None = None
+    population: int = 0
+
+
+def latest_sample(db: sqlite_utils.Database, judge: str) -> int | None:
+    """The id of ``judge``'s newest audit sample, None when it has none."""
+    samples = audit_sample.samples(db, judge)
+    return None if samples.empty else int(samples.iloc[0]["id"])
+
+
+def _audited_grades(db: sqlite_utils.Database, sample_id: int, rule: str
+                    ) -> tuple[pd.DataFrame, int, bool]:
+    """The sample's pairs both graded (query_id, chunk_id, people, machine, weight), how many
+    of its pairs carry the judge's grade, and whether the audit is provisional."""
+    state = machine_estimates.audit_state(db, sample_id, rule)
+    pairs = state.pairs.loc[state.pairs["machine_grade"].notna()]
+    used = pairs.loc[pairs["observed"] & pairs["human"].notna()]
+    both = pd.DataFrame({"query_id": used["query_id"], "chunk_id": used["chunk_id"],
+                         "people": used["human"].astype("int64"),
+                         "machine": used["machine_grade"].astype("int64"),
+                         "weight": 1.0 / used["inclusion"].to_numpy()})
+    return both.reset_index(drop=True), len(pairs), state.provisional
+
+
+def _scope(judge: str, pairs: int, sample_id: int | None, population: int,
+           provisional: bool) -> str:
+    if sample_id is None:
+        return (f"audit-sample figure, unweighted: the {pairs} pairs people and {judge} both "
+                "graded (no audit sample to weight them by)")
+    return (f"design-weighted estimate over all {population} of {judge}'s labels in audit "
+            f"sample {sample_id}, from the {pairs} pairs people graded, each weighted by the "
+            "inverse of its inclusion probability"
+            + (" (provisional: audited pairs still wait)" if provisional else ""))
 
 
 def agreement(
     db: sqlite_utils.Database, judge: str, *, rule: str = "default",
     segment: str = NO_SEGMENT, weights: str = "quadratic",
-    n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED,
+    n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED, sample_id: int | None = None,
 ) -> Agreement:
-    """The judge's agreement with people on the pairs both graded (see ``Agreement``)."""
+    """The judge's agreement with people (see ``Agreement`` and the module conventions);
+    ``sample_id`` defaults to the judge's latest audit sample."""
     if weights not in ("linear", "quadratic"):
         raise ScorecardError("weighted kappa uses linear or quadratic weights")
     grades = [g for g, _, _ in grading.get_scale(db)]
-    both = paired_grades(db, judge, rule)
+    sample_id = latest_sample(db, judge) if sample_id is None else sample_id
+    population, provisional = 0, False
+    if sample_id is None:
+        both = paired_grades(db, judge, rule).assign(weight=1.0)
+    else:
+        both, population, provisional = _audited_grades(db, sample_id, rule)
 
     def interval(frame: pd.DataFrame, kind: str | None) -> agree.KappaInterval:
-        return agree.kappa_interval(frame["people"], frame["machine"], grades, kind,
-                                    confidence=CONFIDENCE, n_resamples=n_resamples, seed=seed)
+        if sample_id is None:
+            return agree.kappa_interval(frame["people"], frame["machine"], grades, kind,
+                                        confidence=CONFIDENCE, n_resamples=n_resamples,
+                                        seed=seed)
+        return agree.design_kappa_interval(
+            frame["people"], frame["machine"], grades, kind, sample_weight=frame["weight"],
+            clusters=frame["query_id"], confidence=CONFIDENCE, n_resamples=n_resamples,
+            seed=seed)
 
     counts = agree.confusion(both["people"], both["machine"], grades)
     confusion = pd.DataFrame(counts, index=pd.Index(grades, name="people"),
@@ -91,49 +148,71 @@ def agreement(
             rows.append({"segment": name, "pairs": len(part), "kappa": plain.kappa,
                          "weighted_kappa": weighted.kappa, "weighted_low": weighted.low,
                          "weighted_high": weighted.high,
-                         "exact": float((part["people"] == part["machine"]).mean())})
+                         "exact": _share(part["weight"].to_numpy(),
+                                         (part["people"] == part["machine"]).to_numpy(),
+                                         part["weight"].sum())})
     by_segment = pd.DataFrame(rows, columns=["segment", "pairs", "kappa", "weighted_kappa",
                                              "weighted_low", "weighted_high", "exact"])
-    by_grade = pd.DataFrame([
-        {"people": g, "pairs": int((both["people"] == g).sum()),
-         "machine_same": float((both.loc[both["people"] == g, "machine"] == g).mean())
-         if (both["people"] == g).any() else float("nan"),
-         "machine_higher": float((both.loc[both["people"] == g, "machine"] > g).mean())
-         if (both["people"] == g).any() else float("nan"),
-         "machine_mean": float(both.loc[both["people"] == g, "machine"].mean())
-         if (both["people"] == g).any() else float("nan")}
-        for g in grades])
     return Agreement(judge, len(both), interval(both, None), interval(both, weights), weights,
-                     confusion, by_segment, by_grade)
+                     confusion, by_segment, _by_grade(both, grades),
+                     _scope(judge, len(both), sample_id, population, provisional), sample_id,
+                     population)
+
+
+def _by_grade(both: pd.DataFrame, grades: list[int]) -> pd.DataFrame:
+    """Per people grade: pairs, and the shares the machine graded the same or higher and its
+    mean grade (weighted like the kappas)."""
+    rows = []
+    for g in grades:
+        part = both.loc[both["people"] == g]
+        weight, machine = part["weight"].to_numpy(), part["machine"].to_numpy()
+        total = weight.sum()
+        rows.append({"people": g, "pairs": len(part),
+                     "machine_same": _share(weight, machine == g, total),
+                     "machine_higher": _share(weight, machine > g, total),
+                     "machine_mean": _share(weight, machine, total)})
+    return pd.DataFrame(rows)
+
+
+def _share(weight, values, total: float) -> float:
+    return float((weight * values).sum() / total) if total > 0 else float("nan")
 
 
 @dataclass(frozen=True)
 class RankingAgreement:
-    """Runs ranked by their mean under people's labels and under the judge's: ``table`` (run,
-    people, machine, people_rank, machine_rank, shift), Kendall's tau-b and the swapped pairs
-    (above for people, above for the machine, size)."""
+    """Runs ranked by their corrected estimate (``people``: prediction-powered, for the mean
+    people would give) and by the judge's labels alone (``machine``): ``table`` (run, people,
+    machine, people_rank, machine_rank, shift), Kendall's tau-b and the swapped pairs (above
+    for people, above for the machine, size); ``sample_id`` the audit sample used."""
 
     measure: str
     tau: float
     table: pd.DataFrame
     swaps: list[tuple[str, str, float]]
+    sample_id: int = 0
 
 
 def ranking_agreement(
     db: sqlite_utils.Database, controls: Controls, judge: str, runs: Sequence[str],
+    sample_id: int | None = None,
 ) -> RankingAgreement:
-    """Kendall's tau between the run rankings people's labels and ``judge``'s labels give, on
+    """Kendall's tau between the run rankings by the prediction-powered estimates (audit
+    sample ``sample_id``, by default ``judge``'s latest) and by ``judge``'s labels alone, on
     ``controls.measures[0]`` (the rest of the controls as given)."""
     if len(runs) < 2:
         raise ScorecardError("ranking agreement needs at least two runs")
+    sample_id = latest_sample(db, judge) if sample_id is None else sample_id
+    if sample_id is None:
+        raise ScorecardError(f"rank the runs after an audit sample of {judge}: the people's "
+                             "ranking uses the audit-corrected estimates")
     measure = controls.measures[0]
-    people = replace(controls, label_source="people", judge="").with_measures([measure])
-    machine = replace(controls, label_source="machine", judge=judge).with_measures([measure])
+    scoped = replace(controls, label_source="people", judge="").with_measures([measure])
     rows = []
     for run in runs:
-        rows.append({"run": run,
-                     "people": float(per_query(db, people.for_run(run))[measure].mean()),
-                     "machine": float(per_query(db, machine.for_run(run))[measure].mean())})
+        table, _ = machine_estimates.estimates(db, scoped.for_run(run), sample_id)
+        mean = table.loc[table["segment"] == OVERALL].set_index("estimate")["mean"]
+        rows.append({"run": run, "people": float(mean["prediction-powered"]),
+                     "machine": float(mean["machine only"])})
     table = pd.DataFrame(rows)
     table["people_rank"] = table["people"].rank(ascending=False, method="min").astype(int)
     table["machine_rank"] = table["machine"].rank(ascending=False, method="min").astype(int)
@@ -141,7 +220,7 @@ def ranking_agreement(
     tau = agree.kendall_tau(table["people"], table["machine"])
     swaps = agree.rank_swaps(table["run"].tolist(), table["people"], table["machine"])
     return RankingAgreement(measure, tau, table.sort_values("people_rank", ignore_index=True),
-                            swaps)
+                            swaps, sample_id)
 
 
 def compare_judges(
@@ -181,32 +260,28 @@ def disagreements(
 def assistance(db: sqlite_utils.Database, controls: Controls) -> list[dict]:
     """For a machine-assisted ``controls.label_source``: per judge whose labels the scores use,
     its labels, its latest audit sample (pairs drawn and judged by people so far) and its
-    agreement with people (kappa, quadratic-weighted kappa, pairs compared). Empty for people
-    only."""
+    agreement with people (kappa, quadratic-weighted kappa, pairs compared, what the kappas
+    are: ``scope``). Empty for people only."""
     if not controls.machine_assisted:
         return []
     names = [controls.judge] if controls.judge else machine_judge.judges(db)
     out = []
     for name in names:
         labels = len(machine_judge.machine_labels(db, name))
-        both = paired_grades(db, name, controls.rule)
-        grades = [g for g, _, _ in grading.get_scale(db)]
-        plain = agree.kappa(both["people"], both["machine"], grades) if len(both) else None
-        weighted = (agree.kappa(both["people"], both["machine"], grades, "quadratic")
-                    if len(both) else None)
-        samples = audit_sample.samples(db, name)
+        found = agreement(db, name, rule=controls.rule, n_resamples=1)
         sample = None
-        if not samples.empty:
-            sample_id = int(samples.iloc[0]["id"])
-            progress = audit_sample.audit_progress(db, sample_id)
-            sample = {"id": sample_id, "drawn": progress.drawn, "judged": progress.judged}
-        out.append({"judge": name, "labels": labels, "audit": sample, "pairs_compared": len(both),
-                    "kappa": plain, "weighted_kappa": weighted})
+        if found.sample_id is not None:
+            progress = audit_sample.audit_progress(db, found.sample_id)
+            sample = {"id": found.sample_id, "drawn": progress.drawn, "judged": progress.judged}
+        out.append({"judge": name, "labels": labels, "audit": sample, "pairs_compared":
+                    found.pairs, "kappa": found.kappa.kappa if found.pairs else None,
+                    "weighted_kappa": found.weighted.kappa if found.pairs else None,
+                    "kappa_scope": found.scope})
     return out
 
 
 def describe_assistance(items: list[dict]) -> list[str]:
-    """One sentence per judge of ``assistance``: audit size and kappa."""
+    """One sentence per judge of ``assistance``: audit size and kappa, and what it is of."""
     lines = []
     for item in items:
         audit = item["audit"]
@@ -215,10 +290,10 @@ def describe_assistance(items: list[dict]) -> list[str]:
                    "verified by people")
         kappa = ("no pair graded by both yet" if item["kappa"] is None else
                  f"kappa {_number(item['kappa'])} (quadratic-weighted "
-                 f"{_number(item['weighted_kappa'])}) on {item['pairs_compared']} pairs "
-                 "graded by both")
+                 f"{_number(item['weighted_kappa'])}) against people, "
+                 f"{item['kappa_scope']}")
         lines.append(f"Machine judge {item['judge']}: {item['labels']} labels; {audited}; "
-                     f"{kappa} against people.")
+                     f"{kappa}.")
     return lines
 
 

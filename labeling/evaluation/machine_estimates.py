@@ -39,8 +39,19 @@ from labeling.metrics.engine import evaluate
 from labeling.workspace import grading
 
 ESTIMATES = ("people only", "machine only", "prediction-powered")
-COLUMNS = ["segment", "measure", "estimate", "mean", "ci_low", "ci_high", "queries",
+COLUMNS = ["segment", "measure", "estimate", "mean", "ci_low", "ci_high", "interval", "queries",
            "human_labels", "effective_labels", "machine_weight"]
+# What each estimate's interval covers (after its level, "95% interval"). The machine-only
+# interval only reflects which queries were sampled: with a biased judge it covers nothing.
+COVERS = {
+    "prediction-powered": "for the mean over all queries like these, correcting for the "
+                          "judge's error",
+    "people only": "for the mean over all queries like these, from people's labels alone",
+    "machine only": "— sampling of queries only, ignores the judge's error",
+}
+WORTH = "worth (human labels)"
+WORTH_MEANING = ("worth (human labels): how many audited people's labels the people-only "
+                 "estimate would need to be as precise as the prediction-powered one")
 _SEP = "\x1f"
 
 
@@ -216,6 +227,8 @@ def estimates(
     parts = [(OVERALL, np.ones(len(terms.queries), dtype=bool))]
     if segment != NO_SEGMENT:
         parts += [(str(name), (groups == name).to_numpy()) for name in sorted(groups.unique())]
+    # A mean score lies in [0, 1]; a difference of two runs' in [-1, 1].
+    span = (0.0, 1.0) if baseline is None else (-1.0, 1.0)
     human = state.pairs.loc[state.pairs["observed"] & state.pairs["query_id"].isin(terms.queries)]
     human_by_query = human.groupby("query_id").size().reindex(terms.queries).fillna(0)
     rows = []
@@ -231,6 +244,7 @@ def estimates(
             powered = ppi.t_interval(tuned[inside], confidence)
             alone = ppi.t_interval(terms.machine_only[measure].to_numpy()[inside], confidence)
             effective = ppi.effective_labels(labels, people_ci.half_width, powered.half_width)
+            people_ci, powered, alone = (i.clipped(*span) for i in (people_ci, powered, alone))
             for label, interval, extra in (
                 ("people only", people_ci, {}),
                 ("machine only", alone, {"human_labels": 0}),
@@ -239,23 +253,57 @@ def estimates(
             ):
                 rows.append({"segment": name, "measure": measure, "estimate": label,
                              "mean": interval.mean, "ci_low": interval.low,
-                             "ci_high": interval.high, "queries": int(inside.sum()),
+                             "ci_high": interval.high,
+                             "interval": interval_meaning(label, confidence),
+                             "queries": int(inside.sum()),
                              "human_labels": labels, "effective_labels": np.nan,
                              "machine_weight": np.nan, **extra})
     return pd.DataFrame(rows, columns=COLUMNS), state
 
 
+def interval_meaning(estimate: str, confidence: float = CONFIDENCE) -> str:
+    """What ``estimate``'s interval is, level first: e.g. "95% interval for the mean over all
+    queries like these, correcting for the judge's error"."""
+    return f"{confidence:.0%} interval {COVERS[estimate]}"
+
+
+def _cell(item) -> str:
+    return f"{item.mean:.3f} [{item.ci_low:.3f}, {item.ci_high:.3f}]"
+
+
 def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
-    """``estimates`` as one row per segment and measure with the three estimates in columns
-    (``mean [low, high]``), for a page or a report."""
+    """``estimates`` as one row per segment and measure: the prediction-powered and the
+    people-only estimates (``mean [low, high]``), the queries, the human labels used and what
+    they are worth (rounded). The machine-only estimate is not among them: its interval does
+    not cover the judge's error (``machine_only``)."""
     rows = []
     for (segment, measure), group in table.groupby(["segment", "measure"], sort=False):
         row = {"segment": segment, "measure": measure}
-        for item in group.itertuples():
-            row[item.estimate] = f"{item.mean:.3f} [{item.ci_low:.3f}, {item.ci_high:.3f}]"
+        by_estimate = {item.estimate: item for item in group.itertuples()}
+        for name in ("prediction-powered", "people only"):
+            row[name] = _cell(by_estimate[name])
         powered = group.loc[group["estimate"] == "prediction-powered"].iloc[0]
         row["queries"] = int(powered["queries"])
         row["human labels"] = int(powered["human_labels"])
-        row["worth (human labels)"] = powered["effective_labels"]
+        worth = powered["effective_labels"]
+        row[WORTH] = pd.NA if pd.isna(worth) else round(float(worth))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).astype({WORTH: "Int64"})
+
+
+def machine_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The machine-only estimates (one row per segment and measure, ``mean [low, high]``),
+    shown apart from the others: the interval reflects the sampling of queries only."""
+    alone = table.loc[table["estimate"] == "machine only"]
+    return pd.DataFrame({"segment": alone["segment"].to_numpy(),
+                         "measure": alone["measure"].to_numpy(),
+                         "machine only": [_cell(r) for r in alone.itertuples()],
+                         "queries": alone["queries"].to_numpy()})
+
+
+def notes(confidence: float = CONFIDENCE) -> list[str]:
+    """One sentence per kind of figure of ``side_by_side`` and ``machine_only``: what the
+    intervals cover and what the worth means."""
+    return [f"{name}: {interval_meaning(name, confidence)}."
+            for name in ("prediction-powered", "people only", "machine only")] + [
+        WORTH_MEANING + "."]

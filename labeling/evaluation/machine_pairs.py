@@ -65,6 +65,12 @@ def pair_set(
     return pairs, f"unjudged {described}"
 
 
+def pool_depth(kind: str, k: int) -> int | None:
+    """The pool depth a batch of pair set ``kind`` records as its pairs' source: ``k`` for the
+    sets made of runs' top ``k``, None for the queue (its pairs' sources are recorded)."""
+    return None if kind == "queue" else int(k)
+
+
 def segment_values(db: sqlite_utils.Database, attribute: str) -> list[str]:
     """The values a query attribute takes (for a segment filter), sorted."""
     return sorted({str(v) for v in contents.query_segments(db, attribute).values()

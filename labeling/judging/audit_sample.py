@@ -9,12 +9,15 @@ Conventions
   pair's best rank among the chosen runs (rank capped at ``RANK_CAP``; a pair no run ranks takes
   the cap), doubled when the machine's grade is the relevance threshold or one below it (where
   a one-grade error flips relevant and not relevant). A wrong label moves a score most there.
-- Inclusion probabilities are ``min(1, c * weight)``, summing to the budget (the *expected*
-  number of audited pairs), with one ``c`` per segment value when a segment attribute is given
-  (each segment gets the share of the budget its pairs make up). Each query draws one uniform
-  number; the audit takes the pairs whose probability is at least that number: a prefix of the
-  order (``labeling.metrics.prediction_powered.draw_nested``), so pair ``j`` is audited with
-  exactly its stored probability and a query's first pairs most often.
+- The budget is the exact number of pairs audited. First probabilities are ``min(1, c *
+  weight)``, summing to the budget, with the budget shared by segment value when a segment
+  attribute is given (each segment gets the share its open pairs make up, in whole pairs).
+  The audit of each query is a prefix of its order, of a random length whose law those
+  probabilities give (``P(length >= j) = p_j``); the lengths are drawn jointly, conditioned
+  on summing to the budget (``labeling.metrics.prediction_powered.draw_exact``, exact
+  conditional Poisson-style sampling), and the stored probabilities are the conditional
+  ones, so pair ``j`` is audited with exactly its stored probability and a query's first
+  pairs most often.
 - The audited pairs go to the labeling queue (reason ``audit``). Judging them is blind: the
   queue shows no run, rank or score, and a machine's grade of a pair waiting in the queue is
   hidden from everyone (``labeling.judging.visibility``).
@@ -37,7 +40,7 @@ from labeling.judging import consensus, label_sources, queue
 from labeling.metrics import prediction_powered
 from labeling.workspace import contents, roles, store
 
-AUDIT_REASON = "audit"
+AUDIT_REASON = queue.AUDIT  # its pairs are served from the audit queue only
 RANK_CAP = 100
 NEAR_THRESHOLD_FACTOR = 2.0
 PAIR = ["query_id", "chunk_id"]
@@ -46,22 +49,26 @@ PAIR = ["query_id", "chunk_id"]
 @dataclass(frozen=True)
 class AuditDraw:
     """A drawn sample: its id, the queries and labeled pairs it covers, how many of those
-    people had already graded (``known``), the machine-only pairs, the expected and the drawn
-    number of audited pairs, and how many of them were new to the queue."""
+    people had already graded (``known``), the machine-only pairs, the size asked for and the
+    number of audited pairs drawn, and how many of them were new to the queue."""
 
     sample_id: int
     queries: int
     pairs: int
     known: int
     machine_only: int
-    expected: float
+    asked: int
     drawn: int
     queued: int
 
     def summary(self) -> str:
-        return (f"audit sample {self.sample_id}: {self.drawn} pair(s) to verify (expected "
-                f"{self.expected:g}) among {self.machine_only} machine-only pair(s) of "
-                f"{self.queries} queries; {self.known} pair(s) already had people's labels")
+        short = ("" if self.drawn == self.asked else
+                 f" ({self.asked} asked: " + ("every machine-only pair" if self.drawn ==
+                                              self.machine_only else
+                                              "no draw of exactly that size exists") + ")")
+        return (f"audit sample {self.sample_id}: {self.drawn} pair(s) to verify{short} among "
+                f"{self.machine_only} machine-only pair(s) of {self.queries} queries; "
+                f"{self.known} pair(s) already had people's labels")
 
 
 def _machine_grades(db: sqlite_utils.Database, judge: str) -> pd.DataFrame:
@@ -133,7 +140,7 @@ def plan_universe(
 def draw_audit(
     db: sqlite_utils.Database,
     judge: str,
-    budget: float,
+    budget: int,
     *,
     runs: Sequence[str],
     relevance: int,
@@ -142,10 +149,11 @@ def draw_audit(
     created_by: str | None = None,
 ) -> AuditDraw:
     """Draw an audit sample of ``judge``'s pairs (see the module conventions), store it with
-    its probabilities and queue the audited pairs. ``budget``: the expected number of pairs."""
+    its probabilities and queue the audited pairs. ``budget``: the number of pairs to audit
+    (exactly, or every machine-only pair when there are fewer)."""
     roles.check_current(db, "audit")  # before the work of the design, not only at the write
-    if not budget > 0:
-        raise InputError(f"the audit budget is a number of pairs above 0, not {budget}",
+    if not (budget > 0 and float(budget).is_integer()):
+        raise InputError(f"the audit budget is a whole number of pairs above 0, not {budget}",
                          source="audit")
     universe = plan_universe(db, judge, runs=runs, relevance=relevance)
     if universe["known"].all():
@@ -158,7 +166,7 @@ def draw_audit(
         sample_id = conn.execute(
             "INSERT INTO audit_samples (judge, budget, relevance, runs, segment, seed, pairs,"
             " created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [judge, float(budget), int(relevance), json.dumps(list(runs)), segment, int(seed),
+            [judge, int(budget), int(relevance), json.dumps(list(runs)), segment, int(seed),
              len(audited), created_by, store.utc_now()],
         ).fetchone()[0]
         conn.executemany(
@@ -169,32 +177,70 @@ def draw_audit(
               float(r.inclusion), int(r.sampled)) for r in universe.itertuples()],
         )
         queued = queue.enqueue_pairs(db, map(tuple, audited.to_numpy()), reason=AUDIT_REASON)
+        # An audited pair already waiting in the labeling queue moves to the audit queue.
+        conn.executemany(
+            "UPDATE label_queue SET reason = ? WHERE query_id = ? AND chunk_id = ?"
+            " AND reason <> ?",
+            [(AUDIT_REASON, q, c, AUDIT_REASON) for q, c in audited.itertuples(index=False)])
     machine_only = universe.loc[~universe["known"]]
     return AuditDraw(int(sample_id), universe["query_id"].nunique(), len(universe),
-                     int(universe["known"].sum()), len(machine_only),
-                     float(machine_only["inclusion"].sum()), len(audited), int(queued))
+                     int(universe["known"].sum()), len(machine_only), int(budget),
+                     len(audited), int(queued))
 
 
 def design(
-    universe: pd.DataFrame, budget: float, seed: int, segments: dict[str, str] | None = None
+    universe: pd.DataFrame, budget: int, seed: int, segments: dict[str, str] | None = None
 ) -> pd.DataFrame:
-    """``universe`` (``plan_universe``) with ``inclusion`` and ``sampled`` columns: the
-    probabilities meet ``budget`` (per segment value of ``segments`` when given) and each query
-    draws one uniform number from ``seed``."""
+    """``universe`` (``plan_universe``) with ``inclusion`` and ``sampled`` columns: exactly
+    ``budget`` open pairs are audited (every open pair when there are fewer), shared by the
+    segment values of ``segments`` when given in proportion to their open pairs (largest
+    remainders); the stored inclusion probabilities are those of the exact-size design
+    (``prediction_powered.draw_exact``), drawn with ``numpy.random.default_rng(seed)``."""
     universe = universe.copy()
     open_ = ~universe["known"].to_numpy()
-    strata = None
+    strata = np.full(len(universe), "")
     if segments is not None:
-        strata = universe.loc[open_, "query_id"].map(segments).fillna("(missing)").to_numpy()
+        strata = universe["query_id"].map(segments).fillna("(missing)").to_numpy(dtype=str)
+    names, counts = np.unique(strata[open_], return_counts=True)
+    shares = _allocate(min(int(budget), int(open_.sum())), counts)
+    rng = np.random.default_rng(seed)
     inclusion = np.ones(len(universe))
-    inclusion[open_] = prediction_powered.inclusion_probabilities(
-        universe.loc[open_, "weight"].to_numpy(), min(float(budget), float(open_.sum())), strata)
+    sampled = universe["known"].to_numpy().copy()
+    for name, share in zip(names, shares, strict=True):
+        rows = np.flatnonzero(open_ & (strata == name))
+        first = prediction_powered.inclusion_probabilities(
+            universe["weight"].to_numpy()[rows], float(share))
+        taken, exact = _exact_in_queries(universe["query_id"].to_numpy()[rows], first,
+                                         int(share), rng)
+        inclusion[rows], sampled[rows] = exact, taken
     universe["inclusion"] = inclusion
-    queries = universe["query_id"].drop_duplicates().sort_values().to_numpy()
-    draws = pd.Series(np.random.default_rng(seed).random(len(queries)), index=queries)
-    universe["sampled"] = universe["inclusion"].to_numpy() >= draws.reindex(
-        universe["query_id"]).to_numpy()
+    universe["sampled"] = sampled
     return universe
+
+
+def _allocate(size: int, counts: np.ndarray) -> np.ndarray:
+    """``size`` split in proportion to ``counts``, whole numbers by largest remainders."""
+    if not len(counts):
+        return np.zeros(0, dtype=np.int64)
+    exact = size * counts / counts.sum()
+    shares = np.floor(exact).astype(np.int64)
+    order = np.argsort(-(exact - shares), kind="stable")
+    shares[order[: size - int(shares.sum())]] += 1
+    return shares
+
+
+def _exact_in_queries(query_ids: np.ndarray, inclusion: np.ndarray, size: int,
+                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Of open pairs in audit order (grouped by query), which are audited in an exact-size
+    nested draw and their inclusion probabilities under it."""
+    starts = np.flatnonzero(np.r_[True, query_ids[1:] != query_ids[:-1]])
+    lengths = np.diff(np.r_[starts, len(query_ids)])
+    column = np.arange(len(query_ids)) - np.repeat(starts, lengths)
+    row = np.repeat(np.arange(len(starts)), lengths)
+    grid = np.zeros((len(starts), int(lengths.max()) if len(lengths) else 0))
+    grid[row, column] = inclusion
+    drawn = prediction_powered.draw_exact(grid, size, rng)
+    return column < drawn.sizes[row], drawn.inclusion[row, column]
 
 
 # ---------------------------------------------------------------------------------------------

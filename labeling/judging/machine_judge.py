@@ -56,7 +56,7 @@ from labeling import product_files
 from labeling.errors import InputError, ScorecardError
 from labeling.model_calls import chat, strict_json
 from labeling.model_calls.tokens import estimate_tokens
-from labeling.workspace import connections, grading, judgments, roles, store
+from labeling.workspace import connections, grading, judgments, provenance, roles, store
 
 PROMPTS_DIR = product_files.prompts_folder()
 PROMPT_PREFIX = "relevance_judge_"
@@ -313,10 +313,13 @@ def plan(
 
 def start_batch(
     db: sqlite_utils.Database, judge: Judge, pairs: Sequence[Pair], pair_set: str, *,
-    created_by: str | None = None,
+    created_by: str | None = None, pool_depth: int | None = None,
 ) -> int:
     """Record a batch of ``pairs`` (in order, repeats dropped) for ``judge``; pairs of a locked
-    split are recorded as skipped. Returns the batch id; ``run_batch`` labels it."""
+    split are recorded as skipped. ``pool_depth``: the pairs are a pool of runs that deep,
+    recorded as each pair's source (``pair_sources``, detail "machine judge batch N: <pair
+    set>"), so the report can say where the machine's relevant labels come from. Returns the
+    batch id; ``run_batch`` labels it."""
     pairs = list(dict.fromkeys((str(q), str(c)) for q, c in pairs))
     if not pairs:
         raise InputError("the pair set is empty: nothing to judge", source="machine judge")
@@ -343,6 +346,9 @@ def start_batch(
               "its query is in a locked split" if (q, c) in locked else None)
              for i, (q, c) in enumerate(pairs, start=1)],
         )
+        if pool_depth is not None:
+            provenance.add_pair_sources(conn, pairs, "pool", pool_depth=int(pool_depth),
+                                        detail=f"machine judge batch {batch_id}: {pair_set}")
     return int(batch_id)
 
 

@@ -100,19 +100,21 @@ def pool_detail(runs: Sequence[str], k: int) -> str:
     return f"top {int(k)} of {', '.join(runs)}"
 
 
-def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> pd.DataFrame:
-    """The queued pairs of one query for the "judge by query" view, in the chunk-id order
-    (not a run's order: judging stays blind): chunk_id, title, text, my_grade (Int64, NA when
-    not judged by ``annotator``), judged, needed."""
+def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str,
+                   queue_name: str = queue.SHARED) -> pd.DataFrame:
+    """The pairs of one query queued in ``queue_name`` for the "judge by query" view, in the
+    chunk-id order (not a run's order: judging stays blind): chunk_id, title, text, my_grade
+    (Int64, NA when not judged by ``annotator``), judged, needed."""
+    where, _ = queue.queue_condition(queue_name)
     frame = pd.read_sql_query(
-        """
+        f"""
         SELECT q.chunk_id, coalesce(c.title, '') AS title, c.text,
                (SELECT j.grade FROM judgments j WHERE j.query_id = q.query_id
                  AND j.chunk_id = q.chunk_id AND j.annotator = ?
                 ORDER BY j.id DESC LIMIT 1) AS my_grade,
                q.judged, q.needed
         FROM label_queue q JOIN chunks c ON c.id = q.chunk_id
-        WHERE q.query_id = ?
+        WHERE q.query_id = ? {where}
         ORDER BY q.chunk_id
         """,
         db.conn,
@@ -123,14 +125,17 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str) -> 
     return frame.astype({"chunk_id": "string", "my_grade": "Int64"})
 
 
-def queued_queries(db: sqlite_utils.Database) -> pd.DataFrame:
-    """Queries with queued pairs: query_id, text, pairs, complete (sorted by query id)."""
+def queued_queries(db: sqlite_utils.Database, queue_name: str = queue.SHARED) -> pd.DataFrame:
+    """Queries with pairs queued in ``queue_name``: query_id, text, pairs, complete (sorted
+    by query id)."""
+    where, _ = queue.queue_condition(queue_name)
     frame = pd.read_sql_query(
-        """
-        SELECT l.query_id, coalesce(q.text, '') AS text, count(*) AS pairs,
-               sum(l.judged >= l.needed) AS complete
-        FROM label_queue l JOIN queries q ON q.id = l.query_id
-        GROUP BY l.query_id ORDER BY l.query_id
+        f"""
+        SELECT q.query_id, coalesce(qq.text, '') AS text, count(*) AS pairs,
+               sum(q.judged >= q.needed) AS complete
+        FROM label_queue q JOIN queries qq ON qq.id = q.query_id
+        WHERE 1 {where}
+        GROUP BY q.query_id ORDER BY q.query_id
         """,
         db.conn,
     )

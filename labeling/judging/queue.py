@@ -14,6 +14,10 @@ Conventions
   pairs they skipped; skipped pairs come back last.
 - Writes are appends: a correction is a new judgment, undo appends the grade that was current
   before (or a withdrawn, NULL-grade judgment) and puts the pair back in the queue.
+- Two queues share the table: the pairs of a machine judge's audit sample (reason ``audit``)
+  are served only from the audit queue (``AUDIT``), every other pair from the labeling queue
+  (``SHARED``), so people finish an audit without wading through the shared queue, and the
+  audit's size is the work it takes.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ OVERLAP_BUCKETS = 10_000  # overlap pairs: shuffle_key % OVERLAP_BUCKETS < share
 LEASE_MINUTES = 10
 GENERATOR = "generator"
 UNDO_NOTE = "undo"
+SHARED, AUDIT = "shared", "audit"  # the queues; AUDIT is also the audit pairs' reason
+QUEUES = {SHARED: "the labeling queue", AUDIT: "the audit of machine judges"}
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,7 @@ def enqueue_pairs(
 
 _OPEN_SQL = """
 SELECT q.query_id, q.chunk_id
-FROM label_queue q INDEXED BY label_queue_open
+FROM label_queue q INDEXED BY {index}
 WHERE q.judged < q.needed
   AND NOT EXISTS (SELECT 1 FROM queue_done d
                   WHERE d.query_id = q.query_id AND d.chunk_id = q.chunk_id AND d.annotator = :a)
@@ -222,17 +228,19 @@ def next_card(
     exclude: Sequence[tuple[str, str]] = (),
     query_id: str | None = None,
     lease: bool = True,
+    queue_name: str = SHARED,
 ) -> Card | None:
     """The next pair for ``annotator`` (None when nothing is left for them).
 
     ``exclude``: pairs not to serve now (e.g. the card on screen). ``query_id``: only that
     query's pairs. ``lease``: hold the pair for this annotator for ``LEASE_MINUTES`` so that a
     colleague working at the same time gets another one (skipped silently for a role that may
-    not judge).
+    not judge). ``queue_name``: ``SHARED`` or ``AUDIT`` (see the module conventions).
     """
     name = _clean_annotator(annotator)
     now = _now()
-    extra, params = "", {"a": name, "now": now.isoformat()}
+    extra, index = queue_condition(queue_name)
+    params = {"a": name, "now": now.isoformat()}
     if query_id is not None:
         extra += " AND q.query_id = :qid"
         params["qid"] = query_id
@@ -243,7 +251,7 @@ def next_card(
         for i, (q, c) in enumerate(exclude):
             params[f"xq{i}"], params[f"xc{i}"] = q, c
     conn = db.conn
-    row = conn.execute(_OPEN_SQL.format(extra=extra), params).fetchone()
+    row = conn.execute(_OPEN_SQL.format(extra=extra, index=index), params).fetchone()
     skipped = False
     if row is None:
         params.pop("now")
@@ -255,6 +263,16 @@ def next_card(
         _take_lease(db, name, row[0], row[1], now)
     card = card_for(db, row[0], row[1])
     return _with(card, skipped=skipped)
+
+
+def queue_condition(queue_name: str) -> tuple[str, str]:
+    """The SQL condition on ``q`` (label_queue) of a queue, and the index to walk: the audit's
+    few pairs by reason, the shared queue's open pairs in shuffled order."""
+    if queue_name not in QUEUES:
+        raise ScorecardError(f"no queue {queue_name!r} (use {' or '.join(QUEUES)})")
+    if queue_name == AUDIT:
+        return f" AND q.reason = '{AUDIT}'", "label_queue_reason"
+    return f" AND q.reason <> '{AUDIT}'", "label_queue_open"
 
 
 def _with(card: Card, **changes: object) -> Card:
@@ -402,10 +420,33 @@ def judgment_pair(db: sqlite_utils.Database, judgment_id: int) -> tuple[str, str
 # Progress and history
 
 
-def progress(db: sqlite_utils.Database, annotator: str) -> Progress:
-    """Queue progress of the team and of ``annotator`` (see ``Progress``)."""
+def progress(db: sqlite_utils.Database, annotator: str, queue_name: str = SHARED) -> Progress:
+    """Progress of the team and of ``annotator`` on a queue (see ``Progress``)."""
     name = (annotator or "").strip()
-    conn = db.conn
+    queue_condition(queue_name)  # a known queue
+    audit = _audit_progress(db.conn, name)
+    if queue_name == AUDIT:
+        return audit
+    every = _all_progress(db.conn, name)
+    return Progress(every.pooled - audit.pooled, every.complete - audit.complete,
+                    every.mine - audit.mine, every.left_for_me - audit.left_for_me)
+
+
+def _audit_progress(conn: sqlite3.Connection, name: str) -> Progress:
+    """``Progress`` of the audit queue (few pairs: read through the reason index)."""
+    pooled, complete, mine, left = conn.execute(
+        "SELECT count(*), coalesce(sum(q.judged >= q.needed), 0),"
+        " coalesce(sum(d.annotator IS NOT NULL), 0),"
+        " coalesce(sum(q.judged < q.needed AND d.annotator IS NULL), 0)"
+        " FROM label_queue q INDEXED BY label_queue_reason"
+        " LEFT JOIN queue_done d ON d.query_id = q.query_id AND d.chunk_id = q.chunk_id"
+        "  AND d.annotator = ? AND d.queued"
+        f" WHERE q.reason = '{AUDIT}'", [name]).fetchone()
+    return Progress(int(pooled), int(complete), int(mine), int(left))
+
+
+def _all_progress(conn: sqlite3.Connection, name: str) -> Progress:
+    """``Progress`` of every queued pair, both queues."""
     # Counted on the partial indexes (open pairs; an annotator's queued pairs), not the tables.
     pooled = conn.execute("SELECT count(*) FROM label_queue").fetchone()[0]
     open_ = conn.execute(

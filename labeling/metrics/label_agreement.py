@@ -11,6 +11,12 @@ Conventions
   of two judges resamples the pairs all three (people and both judges) graded, so the two kappas
   move together (a paired bootstrap of their difference).
 - Kendall's tau is tau-b (ties corrected), as ``scipy.stats.kendalltau`` computes it.
+- Design-weighted kappa (``design_kappa_interval``): when the pairs both graded are a sample
+  drawn with known inclusion probabilities (an audit), each pair counts ``1 / inclusion``
+  (``sample_weight``, as ``cohen_kappa_score(..., sample_weight=...)`` counts it), so the
+  weighted confusion matrix estimates the one over every pair the sample stands for and the
+  kappa estimates the kappa over all of them (a ratio estimator: consistent, not unbiased).
+  Its interval resamples the sample's clusters (the queries, each drawn as a unit).
 - Every random procedure takes a ``seed`` (``numpy.random.default_rng``).
 """
 
@@ -25,8 +31,9 @@ import numpy as np
 from labeling.errors import InputError
 
 __all__ = [
-    "KappaDifference", "KappaInterval", "WEIGHTS", "confusion", "kappa", "kappa_difference",
-    "kappa_from_confusion", "kappa_interval", "kendall_tau", "rank_swaps",
+    "KappaDifference", "KappaInterval", "WEIGHTS", "confusion", "design_kappa_interval",
+    "kappa", "kappa_difference", "kappa_from_confusion", "kappa_interval", "kendall_tau",
+    "rank_swaps",
 ]
 
 WEIGHTS = (None, "linear", "quadratic")
@@ -76,17 +83,27 @@ def _labels(a, b, labels) -> np.ndarray:
 
 def confusion(
     a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
-    labels: Sequence[int] | None = None,
+    labels: Sequence[int] | None = None, sample_weight: Sequence[float] | None = None,
 ) -> np.ndarray:
     """Counts of (a grade, b grade) pairs: rows ``a``, columns ``b``, in ``labels`` order
-    (sorted; by default the grades seen)."""
+    (sorted; by default the grades seen). With ``sample_weight`` each pair counts its weight
+    (float sums)."""
     if len(a) != len(b):
         raise InputError("the two label sequences differ in length", source="agreement")
     grades = _labels(a, b, labels)
     n = len(grades)
-    counts = np.zeros((n, n), dtype=np.int64)
+    if sample_weight is None:
+        counts = np.zeros((n, n), dtype=np.int64)
+        each = 1
+    else:
+        each = np.asarray(sample_weight, dtype=np.float64)
+        if each.shape != (len(a),) or (len(each) and not (np.isfinite(each).all()
+                                                         and each.min() >= 0)):
+            raise InputError("sample weights are one non-negative number per pair",
+                             source="agreement")
+        counts = np.zeros((n, n), dtype=np.float64)
     if len(a):
-        np.add.at(counts, (_codes(a, grades), _codes(b, grades)), 1)
+        np.add.at(counts, (_codes(a, grades), _codes(b, grades)), each)
     return counts
 
 
@@ -118,9 +135,11 @@ def kappa_from_confusion(counts: np.ndarray, weights: str | None = None) -> np.n
 def kappa(
     a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
     labels: Sequence[int] | None = None, weights: str | None = None,
+    sample_weight: Sequence[float] | None = None,
 ) -> float:
-    """Cohen's kappa of two aligned grade sequences (``sklearn.metrics.cohen_kappa_score``)."""
-    return float(kappa_from_confusion(confusion(a, b, labels), weights))
+    """Cohen's kappa of two aligned grade sequences (``sklearn.metrics.cohen_kappa_score``,
+    ``sample_weight`` included)."""
+    return float(kappa_from_confusion(confusion(a, b, labels, sample_weight), weights))
 
 
 def _percentiles(draws: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -148,6 +167,35 @@ def kappa_interval(
     draws = kappa_from_confusion(drawn.reshape(n_resamples, *counts.shape), weights)
     low, high = _percentiles(np.atleast_1d(draws), confidence)
     return KappaInterval(value, low, high, total)
+
+
+def design_kappa_interval(
+    a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray,
+    labels: Sequence[int] | None = None, weights: str | None = None, *,
+    sample_weight: Sequence[float], clusters: Sequence[object],
+    confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0,
+) -> KappaInterval:
+    """Design-weighted kappa (see the module conventions) with a percentile bootstrap interval
+    over ``clusters`` (one label per pair: the unit the sample was drawn by). ``n`` is the
+    number of pairs."""
+    grades = _labels(a, b, labels)
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    value = kappa(a, b, grades, weights, sample_weight)
+    if len(a) == 0:
+        return KappaInterval(math.nan, math.nan, math.nan, 0)
+    names, cluster = np.unique(np.asarray(clusters, dtype=object).astype(str),
+                               return_inverse=True)
+    if len(cluster) != len(a):
+        raise InputError("clusters are one label per pair", source="agreement")
+    n = len(grades)
+    cells = np.zeros((len(names), n * n))
+    np.add.at(cells, (cluster, _codes(a, grades) * n + _codes(b, grades)), sample_weight)
+    rng = np.random.default_rng(seed)
+    picks = rng.multinomial(len(names), np.full(len(names), 1.0 / len(names)),
+                            size=n_resamples)
+    draws = kappa_from_confusion((picks @ cells).reshape(n_resamples, n, n), weights)
+    low, high = _percentiles(np.atleast_1d(draws), confidence)
+    return KappaInterval(value, low, high, len(a))
 
 
 def kappa_difference(

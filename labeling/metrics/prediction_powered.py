@@ -44,7 +44,8 @@ from scipy import stats
 from labeling.errors import InputError
 
 __all__ = [
-    "MeanInterval", "draw_nested", "effective_labels", "inclusion_probabilities",
+    "ExactDraw", "MeanInterval", "draw_exact", "draw_nested", "effective_labels",
+    "inclusion_probabilities",
     "query_terms", "t_interval", "tuned_terms",
 ]
 
@@ -65,6 +66,17 @@ class MeanInterval:
     @property
     def half_width(self) -> float | np.ndarray:
         return (self.high - self.low) / 2
+
+    def clipped(self, low: float, high: float) -> MeanInterval:
+        """The interval with its mean and bounds clipped to the measure's range [low, high]
+        (a mean score lies there, so clipping never moves a bound away from the truth);
+        ``se`` and ``df`` are kept (they describe the unclipped interval)."""
+        def clip(value):
+            clipped = np.clip(value, low, high)
+            return float(clipped) if np.ndim(clipped) == 0 else clipped
+
+        return MeanInterval(clip(self.mean), clip(self.low), clip(self.high), self.se, self.df,
+                            self.n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,6 +141,76 @@ def draw_nested(inclusion: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         raise InputError("inclusion probabilities must not increase along a query's order",
                          source="audit design")
     return inclusion >= np.asarray(uniforms, dtype=np.float64)[..., None]
+
+
+@dataclass(frozen=True)
+class ExactDraw:
+    """A nested audit of exactly ``size`` pairs: ``sizes[q]``, how many of query ``q``'s pairs
+    (a prefix of its order) are audited, and ``inclusion[q, j]``, the probability that pair
+    ``j`` is audited under the exact-size design. ``asked`` is the size requested; ``size``
+    differs from it only when no draw of that exact size exists."""
+
+    sizes: np.ndarray
+    inclusion: np.ndarray
+    size: int
+    asked: int
+
+
+def draw_exact(inclusion: np.ndarray, size: int, rng: np.random.Generator) -> ExactDraw:
+    """The nested draw (``draw_nested``) conditioned on auditing exactly ``size`` pairs.
+
+    ``inclusion`` (queries, width; non-increasing along each row, 0 past a query's pairs)
+    gives each query's number of audited pairs ``X_q`` the law ``P(X_q >= j) = inclusion[q,
+    j - 1]``, independently. Conditioning on ``sum X_q = size`` keeps each query's audit a
+    prefix; the conditional law is computed exactly (convolutions of the queries' laws, as in
+    conditional Poisson sampling) and sampled query by query, and the returned inclusion
+    probabilities are the conditional ones, ``P(X_q >= j | sum = size)``: they sum to ``size``
+    and make ``query_terms`` unbiased as before. When no draw has exactly ``size`` pairs (e.g.
+    every query's probabilities are equal and the queries are of one length), the largest
+    feasible size below it is used.
+    """
+    inclusion = np.asarray(inclusion, dtype=np.float64)
+    if inclusion.ndim != 2:
+        raise InputError("inclusion is one row per query", source="audit design")
+    draw_nested(inclusion, np.zeros(len(inclusion)))  # checks the order
+    asked = int(size)
+    queries, width = inclusion.shape
+    padded = np.concatenate([np.ones((queries, 1)), inclusion, np.zeros((queries, 1))], axis=1)
+    laws = np.clip(padded[:, :-1] - padded[:, 1:], 0.0, None)  # laws[q, x] = P(X_q = x)
+    after = _tail_laws(laws, asked)  # after[q]: law of the sum over queries q.., up to asked
+    feasible = np.flatnonzero(after[0] > 0)
+    if not len(feasible):
+        raise InputError("no audit of that size can be drawn", source="audit design")
+    size = int(feasible[-1])
+    before = np.zeros(size + 1)
+    before[0] = 1.0
+    conditioned = np.zeros((queries, width + 1))
+    total = after[0][size]
+    for q in range(queries):
+        # rest[x] = P(the other queries audit size - x) = sum_s before[s] after[size - x - s]
+        reverse = np.concatenate([after[q + 1][::-1], np.zeros(width + 1)])
+        windows = np.lib.stride_tricks.sliding_window_view(reverse, size + 1)[: width + 1]
+        rest = windows @ before
+        conditioned[q] = laws[q] * rest / total
+        before = np.convolve(before, laws[q])[: size + 1]
+    sizes = np.zeros(queries, dtype=np.int64)
+    left = size
+    for q in range(queries):
+        chances = laws[q][: left + 1] * after[q + 1][left::-1][: width + 1]
+        sizes[q] = rng.choice(len(chances), p=chances / chances.sum())
+        left -= int(sizes[q])
+    audited = np.cumsum(conditioned[:, ::-1], axis=1)[:, ::-1][:, 1:]  # P(X_q >= j)
+    return ExactDraw(sizes, np.clip(audited, 0.0, 1.0), size, asked)
+
+
+def _tail_laws(laws: np.ndarray, limit: int) -> list[np.ndarray]:
+    """For each q, the law of ``X_q + ... + X_last`` on 0..limit (index q = len: the sum of
+    nothing, 0 for sure)."""
+    out = [np.zeros(limit + 1) for _ in range(len(laws) + 1)]
+    out[-1][0] = 1.0
+    for q in range(len(laws) - 1, -1, -1):
+        out[q] = np.convolve(laws[q], out[q + 1])[: limit + 1]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -182,6 +182,9 @@ def to_html(card: Scorecard) -> str:
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
     ]
+    for index, line in enumerate(card.headline()):
+        parts.append(f"<p class='verdict' id='corrected'>{_e(line)}</p>" if index == 0
+                     else f"<p class='warn'>{_e(line)}</p>")
     if card.verdict is not None:
         parts.append(f"<p class='verdict' id='verdict'>{_e(card.verdict.sentence())}</p>")
     parts += [f"<p class='warn'>{_e(w)}</p>" for w in card.warnings]

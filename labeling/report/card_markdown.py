@@ -52,6 +52,8 @@ def to_markdown(card: Scorecard) -> str:
         + (f" vs {_md(card.baseline['name'])}" if card.baseline else ""),
         "",
     ]
+    lines += [f"**{_md(line)}**" if i == 0 else _md(line)
+              for i, line in enumerate(card.headline())] + ([""] if card.headline() else [])
     if card.verdict is not None:
         lines += [f"**{_md(card.verdict.sentence())}**", ""]
     lines += [f"> ⚠ {_md(w)}" for w in card.warnings] + ([""] if card.warnings else [])

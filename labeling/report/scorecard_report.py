@@ -36,6 +36,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
+    corrected_scores,
     drilldown,
     label_depth,
     label_sets,
@@ -108,6 +109,13 @@ class Scorecard:
     warnings: list[str] = field(default_factory=list)  # stale runs, recall vs pool depth
     # Per machine judge the scores use: labels, audit sample size, kappa against people.
     assistance: list[dict[str, Any]] = field(default_factory=list)
+    # On machine labels: the audit-corrected estimates, the report's headline (None: people).
+    corrected: corrected_scores.CorrectedScores | None = None
+
+    def headline(self) -> list[str]:
+        """What a report on machine labels says before anything else: the corrected estimates
+        with their interval and the pairs people audited (empty for people's labels)."""
+        return [] if self.corrected is None else self.corrected.sentences()
 
     @property
     def label_source(self) -> str:
@@ -136,6 +144,10 @@ class Scorecard:
             "consensus_rule": self.controls.rule, "unit": self.controls.unit,
             "label_source": self.controls.label_source, "judge": self.controls.judge or None,
             "label_source_text": self.label_source,
+            "corrected": None if self.corrected is None else {
+                k: ([{a: plain_value(b) for a, b in r.items()} for r in v]
+                    if k == "estimates" else v)
+                for k, v in self.corrected.to_dict().items()},
             "machine_assistance": [{k: plain_value(v) if not isinstance(v, dict) else v
                                     for k, v in item.items()} for item in self.assistance],
             "split": self.controls.split, "relevance": self.controls.relevance,
@@ -277,6 +289,7 @@ def build_scorecard(
         threshold=threshold, label_depth=depth,
         warnings=_warnings(db, controls, baseline, counts, depth),
         assistance=machine_agreement.assistance(db, controls),
+        corrected=corrected_scores.corrected_scores(db, controls),
     )
 
 

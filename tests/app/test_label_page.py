@@ -150,3 +150,61 @@ def test_judge_by_query_grades_in_place(open_app, workspace):
     control.set_value(3).run()
     assert not jbq.exception
     assert queue.current_grade(db, query_id, chunk, "carol") == 3
+
+
+def _audit_of_four(workspace) -> set[tuple[str, str]]:
+    """A machine judge grades four pool pairs people have not judged; the audit takes all."""
+    from labeling.judging import audit_sample, label_sources
+
+    db = store.open_workspace(workspace)
+    people, _ = label_sources.current_by_origin(db)
+    known = set(zip(people["query_id"], people["chunk_id"], strict=True))
+    pool_frame = pooling.pool_pairs(db, ["bm25"], 10)
+    pairs = [p for p in zip(pool_frame["query_id"], pool_frame["chunk_id"], strict=True)
+             if p not in known][:4]
+    judge = "tiny@v1"
+    add_rows(db, judgments=[(q, c, 2, judge, {"origin": "machine", "origin_source": judge})
+                            for q, c in pairs])
+    draw = audit_sample.draw_audit(db, judge, 4, runs=["bm25"], relevance=1)
+    assert draw.drawn == 4
+    db.close()
+    return {(str(q), str(c)) for q, c in pairs}
+
+
+def test_the_audit_has_its_own_queue_and_its_cards_reveal_no_machine_grade(open_app,
+                                                                          workspace):
+    """Issue 30 (9): audit pairs are not mixed into the labeling queue; they are judged from
+    the audit queue, and the card's history counts no machine judgment."""
+    audit = _audit_of_four(workspace)
+    at = pool(start(open_app))
+    for _ in range(15):  # the labeling queue serves no audit pair
+        assert current(at) not in audit
+        at.button(key="label_skip").click().run()
+    at.radio(key="label_queue").set_value(queue.AUDIT).run()
+    assert not at.exception
+    seen = set()
+    while at.session_state["label_current"] is not None:
+        pair = current(at)
+        assert pair in audit and pair not in seen
+        assert "History of this pair (0 judgments)" in [e.label for e in at.expander]
+        assert "tiny@v1" not in " ".join(str(d.value) for d in at.dataframe)
+        at.button(key="label_grade_1").click().run()
+        assert not at.exception
+        seen.add(pair)
+    assert seen == audit
+    assert any("Nothing left in the audit for you" in s.value for s in at.success)
+
+
+def test_judge_by_query_can_pick_the_audit(open_app, workspace):
+    audit = _audit_of_four(workspace)
+    at = start(open_app, page="judge_by_query")
+    at.radio(key="jbq_queue").set_value(queue.AUDIT).run()
+    assert not at.exception
+    queries = {q for q, _ in audit}
+    assert {o.split(" · ")[0] for o in at.selectbox(key="jbq_query").options} == queries
+    db = store.open_workspace(workspace)
+    for query_id in queries:
+        rows = pooling.pairs_of_query(db, query_id, "carol", queue.AUDIT)
+        assert {(query_id, str(c)) for c in rows["chunk_id"]} <= audit
+        shared = pooling.pairs_of_query(db, query_id, "carol")
+        assert not {(query_id, str(c)) for c in shared["chunk_id"]} & audit

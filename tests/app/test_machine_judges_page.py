@@ -79,13 +79,14 @@ def test_label_audit_judge_blind_and_see_three_estimates(open_app, server, downl
     at.number_input(key="mj_budget").set_value(10).run()
     at.button(key="mj_draw").click().run()
     assert not at.exception
-    assert any("audit sample 1:" in m and "(expected 10)" in m for m in _messages(at))
+    assert any("audit sample 1: 10 pair(s) to verify" in m for m in _messages(at))
     drawn = int(_frame(at, "budget").loc[0, "pairs"])
     assert drawn > 0
 
     # People judge the audit on the Label page, without seeing the machine's grade.
     at.session_state["annotator"] = "carol"
     at.switch_page("pages/label.py").run()
+    at.radio(key="label_queue").set_value("audit").run()  # the audit's own queue
     judged = 0
     while at.session_state["label_current"] is not None:
         history = _frame(at, "annotator")  # the card's history
@@ -100,13 +101,21 @@ def test_label_audit_judge_blind_and_see_three_estimates(open_app, server, downl
     at.multiselect(key="mj_est_measures").set_value(["nDCG@10", "P@10"]).run()
     assert not at.exception
     table = _frame(at, "prediction-powered")
-    assert list(table.columns[:5]) == ["segment", "measure", "people only", "machine only",
-                                       "prediction-powered"]
+    assert list(table.columns[:4]) == ["segment", "measure", "prediction-powered",
+                                       "people only"]
+    apart = _frame(at, "machine only")  # a table of its own, below a warning
+    assert set(apart["measure"]) == {"nDCG@10", "P@10"}
+    captions = _captions(at)
+    assert "95% interval for the mean over all queries like these, correcting for the " \
+        "judge's error" in captions
+    assert "95% interval — sampling of queries only, ignores the judge's error" in captions
     assert set(table["measure"]) == {"nDCG@10", "P@10"}
     assert table["prediction-powered"].str.match(r"^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$").all()
     assert not any("Provisional" in m for m in _messages(at))
 
     at.selectbox(key="mj_report_source").set_value("people+machine").run()
+    assert f"Corrected by the audit of {JUDGE} (audit sample 1: people audited {drawn} of " \
+        f"the {drawn} pairs drawn)" in _captions(at)
     at.radio(key="mj_report_format").set_value("markdown").run()
     name, data = downloads[-1]
     assert name.startswith("scorecard-bm25-") and name.endswith(".md")
