@@ -16,7 +16,7 @@ from labeling.commands.cli import main
 from labeling.evaluation import regression_gate
 from labeling.judging import consensus
 from labeling.metrics.engine import ranked_list
-from labeling.metrics.unjudged_bounds import Bounded, Slots
+from labeling.metrics.unjudged_fillings import GateValues, Slots
 from labeling.workspace import store
 from tests import hostile
 from tests.workspaces import add_rows
@@ -118,12 +118,17 @@ def test_a_missing_option_is_bad_input_too():
 
 
 def _add_broken(db) -> None:
-    """A run ``broken``: bm25's top ten of every query in reverse order (the same chunks, so
-    the same slots judged, ranked worst first)."""
+    """Runs ``broken``: bm25's top ten of every query in reverse order (the same chunks, so
+    the same slots judged, ranked worst first); and ``deeper``: bm25's ranks 11 to 20 in
+    order (results the demo's pool of depth 10 left mostly unjudged)."""
     frame = consensus.run_frame(db, "bm25")
     top = frame.loc[frame["rank"] <= 10]
-    add_rows(db, runs={"broken": [(q, c, float(rank)) for q, c, rank in
-                                  zip(top["query_id"], top["doc_id"], top["rank"], strict=True)]})
+    deeper = frame.loc[frame["rank"].between(11, 20)]
+    add_rows(db, runs={
+        "broken": [(q, c, float(rank)) for q, c, rank in
+                   zip(top["query_id"], top["doc_id"], top["rank"], strict=True)],
+        "deeper": [(q, c, -float(rank)) for q, c, rank in
+                   zip(deeper["query_id"], deeper["doc_id"], deeper["rank"], strict=True)]})
 
 
 def _label_every_unjudged_top_ten(db, runs=("bm25", "fusion")) -> int:
@@ -170,7 +175,9 @@ def _gate_stored(path: Path, run: str, *extra: str) -> list[str]:
 @pytest.mark.parametrize(("run", "extra", "status"), [
     ("broken", (), WORSE),
     ("broken", ("--min-judged", "0.95"), WORSE),  # worse whatever the coverage
-    ("fusion", (), NOT_ENOUGH),  # its verdict depends on the unjudged results
+    ("fusion", (), PASS),
+    ("fusion", ("--min-judged", "0.95"), NOT_ENOUGH),  # 94% of its filled slots judged
+    ("deeper", (), NOT_ENOUGH),  # its verdict depends on the unjudged results
     ("nope", (), BAD_INPUT),
 ])
 def test_four_outcomes_on_a_stored_run(stored, capsys, run, extra, status):
@@ -196,7 +203,7 @@ def test_a_reversed_top_ten_is_worse_whatever_the_coverage(stored, capsys):
     assert check["change_worst"] <= check["change"] <= check["change_best"] < -0.01
     assert check["high"] < -0.01 and check["p_holm"] < 0.05
     assert "even if every unjudged result of the run were relevant" in payload["verdict"]
-    assert "unjudged results bounded" in payload["filling"]
+    assert "every unjudged result of the run relevant" in payload["filling"]
 
 
 def test_empty_slots_are_not_unjudged(labeled, capsys):
@@ -304,40 +311,42 @@ def test_hostile_names_stay_valid_xml_and_plain_text(files, tmp_path, capsys):
     assert "\x01" not in shown and "\x1b" not in shown
 
 
-def _bounded(frame: pd.DataFrame, judged: int = 10, filled: int = 10,
-             low: pd.DataFrame | None = None, high: pd.DataFrame | None = None) -> Bounded:
-    slots = Slots(10, pd.Series(filled, index=frame.index), pd.Series(judged, index=frame.index))
-    return Bounded(frame, frame if low is None else low, frame if high is None else high,
-                   {10: slots})
+def _values(run: pd.DataFrame, baseline: pd.DataFrame, judged: int = 10, filled: int = 10,
+            worst: float = 0.0, best: float = 0.0) -> GateValues:
+    """Values whose worst and best case move the change by ``worst`` and ``best``."""
+    slots = Slots(10, pd.Series(filled, index=run.index), pd.Series(judged, index=run.index))
+    change = run - baseline
+    return GateValues(run, baseline, change + best, change + worst, {10: slots})
 
 
 def test_verdicts_say_what_decides():
     settings = regression_gate.GateSettings(("nDCG@10",), 0.01, min_judged=0.5)
     index = pd.Index([f"q{i}" for i in range(30)], dtype="string")
-    base = _bounded(pd.DataFrame({"nDCG@10": np.linspace(0.2, 0.9, 30)}, index=index))
-    values = base.scored - 0.2
-    result = regression_gate.decide("new", "old", _bounded(values), base, settings)
+    base = pd.DataFrame({"nDCG@10": np.linspace(0.2, 0.9, 30)}, index=index)
+    worse = base - 0.2
+    result = regression_gate.decide("new", "old", _values(worse, base), settings)
     assert result.outcome == "worse" and result.exit_code == 1
     assert "lost 0.2000 nDCG@10" in result.verdict and "30 queries" in result.verdict
     assert "100% of 300 filled slots (0 unjudged; 0 of 300 slots empty)" in result.verdict
-    thin = regression_gate.decide("new", "old", _bounded(values, judged=4), base, settings)
+    thin = regression_gate.decide("new", "old", _values(worse, base, judged=4), settings)
     assert thin.outcome == "worse"  # worse whatever the coverage
-    same = base.scored
-    result = regression_gate.decide("new", "old", _bounded(same, judged=4, filled=8), base,
+    result = regression_gate.decide("new", "old", _values(base, base, judged=4, filled=8),
                                     settings)
     assert result.outcome == "pass"  # at the floor, empty slots not counted against it
     assert "Judged@10 of new 50% of 240 filled slots (120 unjudged; 60 of 300 slots empty)" \
         in result.verdict
-    result = regression_gate.decide("new", "old", _bounded(same, judged=3, filled=8), base,
+    result = regression_gate.decide("new", "old", _values(base, base, judged=3, filled=8),
                                     settings)
     assert result.outcome == "not enough labels" and result.exit_code == 3
     assert "38% of 240 filled slots" in result.verdict and "floor of 50%" in result.verdict
-    result = regression_gate.decide("new", "old", _bounded(same), base, settings)
+    result = regression_gate.decide("new", "old", _values(base, base), settings)
     assert result.outcome == "pass" and result.exit_code == 0
     assert "30 queries" in result.verdict and "interval" in result.verdict
-    depends = _bounded(same, judged=8, low=same - 0.3, high=same + 0.1)
-    result = regression_gate.decide("new", "old", depends, base, settings)
+    noisy = base.add(np.tile([0.05, -0.05], 15), axis=0)
+    depends = _values(noisy, base, judged=8, worst=-0.3, best=0.1)
+    result = regression_gate.decide("new", "old", depends, settings)
     assert result.outcome == "not enough labels"
     assert "depends on the unjudged results" in result.verdict
-    one = regression_gate.decide("new", "old", _bounded(values.iloc[:1]), base, settings)
+    one = regression_gate.decide("new", "old", _values(worse.iloc[:1], base.iloc[:1]),
+                                 settings)
     assert one.outcome == "not enough labels" and "1 evaluated query" in one.verdict

@@ -18,7 +18,7 @@ import pytest
 from labeling.evaluation import judging_budget, regression_gate
 from labeling.evaluation.run_comparison import paired_scores
 from labeling.evaluation.score_controls import Controls
-from labeling.metrics.unjudged_bounds import Bounded
+from labeling.metrics.unjudged_fillings import GateValues
 from labeling.workspace import store
 
 ALPHA = 0.05
@@ -46,8 +46,9 @@ def _gate(baseline: np.ndarray, run: np.ndarray, settings, segments=None):
     base_values = pd.DataFrame(baseline, index=index, columns=list(settings.measures))
     if segments is not None:
         segments = pd.Series(segments, index=index)
-    return regression_gate.decide("new", "old", Bounded.fully_judged(run_values, 10),
-                                  Bounded.fully_judged(base_values, 10), settings, segments)
+    return regression_gate.decide("new", "old",
+                                  GateValues.fully_judged(run_values, base_values, 10), settings,
+                                  segments)
 
 
 def test_no_true_difference_fails_at_most_alpha(demo):

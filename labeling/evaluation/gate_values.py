@@ -1,5 +1,5 @@
-"""The per-query values the regression gate decides on, with their bounds over the unjudged
-results (``labeling.metrics.unjudged_bounds``), from stored runs or from files.
+"""The per-query values the regression gate decides on, with the run's best and worst case over
+its unjudged results (``labeling.metrics.unjudged_fillings``), from stored runs or from files.
 
 Conventions
 - Stored runs are scored on the consensus labels under the rule, each run on its chunk set's
@@ -23,46 +23,30 @@ from labeling.evaluation.outside_values import outside_values
 from labeling.evaluation.ranked_runs import stored_run
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
-from labeling.metrics.unjudged_bounds import Bounded, bounded_values
+from labeling.metrics.unjudged_fillings import GateValues, filled_changes
 from labeling.workspace import grading
 
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
 
 
-def _pair(qrels: tuple[pd.DataFrame, pd.DataFrame], runs: tuple[pd.DataFrame, pd.DataFrame],
-          measures: Sequence[str], ks: Sequence[int], top_grade: int) -> tuple[Bounded,
-                                                                             Bounded]:
-    new = bounded_values(qrels[0], runs[0], runs[1], measures, top_grade,
-                         other_qrels=qrels[1], slot_ks=ks)
-    old = bounded_values(qrels[1], runs[1], runs[0], measures, top_grade,
-                         other_qrels=qrels[0], slot_ks=ks)
-    return new, old
-
-
 def file_pair(qrels: pd.DataFrame, run: pd.DataFrame, baseline: pd.DataFrame,
-              measures: Sequence[str], ks: Sequence[int]) -> tuple[Bounded, Bounded]:
-    """(run, baseline) values from frames as ``labeling.files.formats`` reads them."""
+              measures: Sequence[str], ks: Sequence[int]) -> GateValues:
+    """The gate's values from frames as ``labeling.files.formats`` reads them."""
     top = max(1, int(qrels["relevance"].max())) if len(qrels) else 1
-    return _pair((qrels, qrels), (run, baseline), measures, ks, top)
-
-
-def _in_split(db: sqlite_utils.Database, values: Bounded, split: str) -> Bounded:
-    kept = in_split(db, values.scored, split).index
-    return values.restricted(kept)
+    return filled_changes(qrels, run, qrels, baseline, measures, top, slot_ks=ks)
 
 
 def stored_pair(db: sqlite_utils.Database, run: str, baseline: str, measures: Sequence[str],
-                ks: Sequence[int], *, rule: str, split: str) -> tuple[Bounded, Bounded]:
-    """(run, baseline) values of two stored runs (see the module docstring)."""
+                ks: Sequence[int], *, rule: str, split: str) -> GateValues:
+    """The gate's values of two stored runs (see the module docstring)."""
     for name in (run, baseline):
         if outside_values(db, name) is not None:
             raise ScorecardError(f"run {name!r} was scored outside the workspace: the gate "
-                                 "needs its results to bound the unjudged ones; gate its run "
+                                 "needs its results to fill its unjudged ones; gate its run "
                                  "file with --qrels instead")
     labels = labels_for(db, Controls(baseline, rule=rule)).qrels
-    qrels = tuple(labels_for_chunk_set(db, run_chunk_set(db, name), labels)
-                  for name in (run, baseline))
-    frames = tuple(stored_run(db, name).frame[RUN_COLUMNS] for name in (run, baseline))
+    qrels = [labels_for_chunk_set(db, run_chunk_set(db, name), labels) for name in (run, baseline)]
+    frames = [stored_run(db, name).frame[RUN_COLUMNS] for name in (run, baseline)]
     top = max(grade for grade, _, _ in grading.get_scale(db))
-    new, old = _pair(qrels, frames, measures, ks, top)
-    return _in_split(db, new, split), _in_split(db, old, split)
+    values = filled_changes(qrels[0], frames[0], qrels[1], frames[1], measures, top, slot_ks=ks)
+    return values.restricted(in_split(db, values.run, split).index)

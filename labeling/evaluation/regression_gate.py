@@ -6,13 +6,12 @@ Conventions
   test of ``labeling.metrics.drop_test`` (change = run - baseline, allowed drop
   ``max_drop``) and reports the two-sided (1 - 2 alpha) interval of the change, whose upper end
   is the one-sided bound the test decides with.
-- Unjudged results are bounded, not guessed (``labeling.metrics.unjudged_bounds``): per query
-  the change lies between its *worst case* for the run (the lowest value any filling of the
-  unjudged results gives the run, minus the highest it gives the baseline) and its *best case*
-  (the run's highest minus the baseline's lowest): the best case is "every unjudged result of
-  the run relevant, none of the baseline's", made exact for nDCG, AP and recall, whose
-  denominators grow with the labels too. The gate tests both. Empty slots (a run returned
-  fewer than k results) are not unjudged: nothing is there to judge.
+- Unjudged results are not guessed (``labeling.metrics.unjudged_fillings``): per query the
+  change has a *best case* for the run (the best of the fillings "the run's first j unjudged
+  results relevant at the top grade, every other unjudged pair not relevant", j = 0 as scored
+  up to every unjudged result of the run relevant and none of the baseline's) and a *worst
+  case* (the mirror: the baseline's first j unjudged results relevant). The gate tests both.
+  Empty slots (a run returned fewer than k results) are not unjudged: nothing is there.
 - Holm's step-down correction runs across every testable check (measures x groups), once for
   the best cases and once for the worst cases, so the chance that a gate with no real
   regression fails stays at most ``alpha`` however many measures and segments it watches.
@@ -24,8 +23,8 @@ Conventions
   worst case is significantly worse, its best case is not), or a group has fewer than two
   evaluated queries, or (when asked, ``min_judged`` > 0) Judged@k of the run over its filled
   slots is below the floor (k: the measure's cutoff, ``DEFAULT_K`` for a measure without one).
-  ``pass`` (exit 0): otherwise; the run was not shown to lose more than ``max_drop`` under any
-  filling of its unjudged results.
+  ``pass`` (exit 0): otherwise; the run was not shown to lose more than ``max_drop``, even in
+  its worst case over its unjudged results.
   ``bad input`` (exit 2) is the command line's: a refusal before any check runs.
 """
 
@@ -46,15 +45,17 @@ from labeling.evaluation.segmenting import _segments, query_table
 from labeling.metrics import statistics
 from labeling.metrics.drop_test import DropTest, drop_test
 from labeling.metrics.measures import parse_measure
-from labeling.metrics.unjudged_bounds import Bounded
+from labeling.metrics.unjudged_fillings import GateValues
 
 PASS, WORSE, NOT_ENOUGH_LABELS, BAD_INPUT = "pass", "worse", "not enough labels", "bad input"
 EXIT_CODES = {PASS: 0, WORSE: 1, BAD_INPUT: 2, NOT_ENOUGH_LABELS: 3}
 DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_JUDGED = 0.0  # no floor: the bounds decide whether the labels are enough
-FILLING_RULE = ("unjudged results bounded: best case every unjudged result of the run "
-                "relevant and none of the baseline's, worst case the reverse (exact bounds "
-                "for nDCG, AP and recall); empty slots are not unjudged")
+FILLING_RULE = ("unjudged results filled: the run's best case is the best per query of "
+                "'its first j unjudged results relevant at the top grade, every other "
+                "unjudged pair not relevant' (j from 0, as scored, to all: every unjudged "
+                "result of the run relevant, none of the baseline's); its worst case the "
+                "mirror; empty slots are not unjudged")
 
 
 @dataclass(frozen=True)
@@ -191,21 +192,21 @@ def _test(baseline: np.ndarray, run: np.ndarray, settings: GateSettings) -> Drop
     return drop_test(baseline, run, max_drop=settings.max_drop, alpha=settings.alpha)
 
 
-def _check_row(measure: str, queries: pd.Index, new: Bounded, old: Bounded,
+def _check_row(measure: str, queries: pd.Index, values: GateValues,
                settings: GateSettings) -> dict:
     """One check's numbers before Holm's correction: as scored, best and worst case."""
-    before = old.scored.loc[queries, measure].to_numpy()
-    after = new.scored.loc[queries, measure].to_numpy()
+    before = values.baseline.loc[queries, measure].to_numpy()
+    after = values.run.loc[queries, measure].to_numpy()
     means = ((float(before.mean()), float(after.mean()), float((after - before).mean()))
              if len(queries) else (math.nan, math.nan, math.nan))
-    best_change = (new.high.loc[queries, measure] - old.low.loc[queries, measure]).to_numpy()
-    worst_change = (new.low.loc[queries, measure] - old.high.loc[queries, measure]).to_numpy()
+    best_change = values.best.loc[queries, measure].to_numpy()
+    worst_change = values.worst.loc[queries, measure].to_numpy()
     zeros = np.zeros(len(queries))
     best = _test(zeros, best_change, settings)
     worst = best if np.array_equal(best_change, worst_change) else _test(zeros, worst_change,
                                                                          settings)
     k = settings.cutoff(measure)
-    slots, filled, judged = new.slots[k].totals(queries)
+    slots, filled, judged = values.slots[k].totals(queries)
     return {"measure": measure, "n": len(queries), "baseline_mean": means[0],
             "run_mean": means[1], "change": means[2],
             "change_best": best.change, "change_worst": worst.change, "low": best.low,
@@ -230,20 +231,19 @@ def _holm(raw: list[dict], column: str) -> int:
 def decide(
     run: str,
     baseline: str,
-    new: Bounded,
-    old: Bounded,
+    values: GateValues,
     settings: GateSettings,
     segments: pd.Series | None = None,
 ) -> GateResult:
-    """The gate on per-query values (``labeling.metrics.unjudged_bounds.Bounded``, index
-    query_id, one column per measure of ``settings``; ``new`` with slot counts at each
+    """The gate on per-query values (``labeling.metrics.unjudged_fillings.GateValues``, index
+    query_id, one column per measure of ``settings``, the run's slots at each
     ``settings.cutoffs``); ``segments`` maps query ids to segment values. Queries are those
-    both score."""
-    index = new.scored.index.intersection(old.scored.index)
+    both runs score."""
+    index = values.run.index.intersection(values.baseline.index)
     raw: list[dict] = []
     for measure in settings.measures:
         for group, queries in _groups(segments, index, settings.segment):
-            raw.append({"group": group, **_check_row(measure, queries, new, old, settings)})
+            raw.append({"group": group, **_check_row(measure, queries, values, settings)})
     tests = _holm(raw, "p")
     _holm(raw, "p_worst")
     checks = tuple(GateCheck(**row, status=_status(row, settings),
@@ -303,14 +303,19 @@ def verdict(run: str, baseline: str, settings: GateSettings, checks: Sequence[Ga
                 f"{c.low:+.4f} to {c.high:+.4f}; p = {c.p_holm:.3g}{holm}).")
     if outcome == NOT_ENOUGH_LABELS:
         return _not_enough(run, settings, checks)
-    c = min(checks, key=lambda c: (c.p_holm, c.measure))
-    margin = ("" if -c.low <= settings.max_drop else
-              f"; the interval still allows a loss of up to {-c.low:.4f}")
+    c = min(checks, key=lambda c: (c.p_worst_holm, c.p_holm, c.measure))
+    if c.change_best == c.change_worst:  # nothing unjudged moves it
+        tested = (f"{confidence:.0%} interval {c.low:+.4f} to {c.high:+.4f} (p = "
+                  f"{c.p_holm:.3g}{holm})")
+        if -c.low > settings.max_drop:
+            tested += f"; the interval still allows a loss of up to {-c.low:.4f}"
+    else:
+        tested = (f"{c.change_worst:+.4f} in its worst case (p = {c.p_worst_holm:.3g}{holm}), "
+                  f"{c.change_best:+.4f} in its best")
     return (f"Pass: {run} is not shown to lose more than {settings.max_drop:g} against "
-            f"{baseline} under any labels of its unjudged results; closest check {c.measure} "
-            f"on {_where(c)}: change {c.change:+.4f} on {c.n} queries "
-            f"({slots_phrase(c, run)}), {confidence:.0%} interval {c.low:+.4f} to "
-            f"{c.high:+.4f} (p = {c.p_holm:.3g}{holm}){margin}.")
+            f"{baseline}, even in its worst case over its unjudged results; closest check "
+            f"{c.measure} on {_where(c)}: change {c.change:+.4f} as scored on {c.n} queries "
+            f"({slots_phrase(c, run)}), {tested}.")
 
 
 def _not_enough(run: str, settings: GateSettings, checks: Sequence[GateCheck]) -> str:
@@ -350,15 +355,15 @@ def gate_stored_runs(
     split: str = "all",
 ) -> GateResult:
     """The gate on two stored runs, on the workspace's consensus labels under ``rule``
-    (unjudged results bounded, see the module docstring; chunk unit)."""
+    (unjudged results filled as the module docstring says; chunk unit)."""
     if run == baseline:
         raise ScorecardError("the run and its baseline are the same run")
-    new, old = gate_values.stored_pair(db, run, baseline, settings.measures,
-                                       settings.cutoffs, rule=rule, split=split)
+    values = gate_values.stored_pair(db, run, baseline, settings.measures, settings.cutoffs,
+                                     rule=rule, split=split)
     segments = None
     if settings.segment != NO_SEGMENT:
-        segments = _segments(query_table(db), settings.segment, new.scored.index)
-    return decide(run, baseline, new, old, settings, segments)
+        segments = _segments(query_table(db), settings.segment, values.run.index)
+    return decide(run, baseline, values, settings, segments)
 
 
 def gate_files(
@@ -374,7 +379,7 @@ def gate_files(
     returned nothing for score 0, as ``scorecard evaluate`` counts them; unjudged results are
     filled up to the highest grade in ``qrels``. ``queries`` (records with an ``id`` column)
     gives the segment attribute."""
-    new, old = gate_values.file_pair(qrels, run, baseline, settings.measures, settings.cutoffs)
+    values = gate_values.file_pair(qrels, run, baseline, settings.measures, settings.cutoffs)
     segments = None
     if settings.segment != NO_SEGMENT:
         if queries is None:
@@ -384,4 +389,4 @@ def gate_files(
                              source="queries file")
         table = queries.set_index(queries["id"].astype("string"))
         segments = table[settings.segment].astype("string")
-    return decide(names[0], names[1], new, old, settings, segments)
+    return decide(names[0], names[1], values, settings, segments)
