@@ -146,7 +146,8 @@ def to_junit(result: GateResult, *, timestamp: datetime | None = None) -> str:
                         ("run", result.run), ("baseline", result.baseline),
                         ("measures", " ".join(s.measures)), ("max_drop", s.max_drop),
                         ("alpha", s.alpha), ("min_judged", s.min_judged),
-                        ("segment", s.segment), ("tests", result.tests)):
+                        ("segment", s.segment), ("tests", result.tests),
+                        ("filling", FILLING_RULE)):
         ElementTree.SubElement(properties, "property", {"name": name, "value": _xml(value)})
     for check in result.checks:
         where = "all queries" if check.group == OVERALL else check.group
