@@ -40,6 +40,8 @@ from labeling.metrics.ranking import RankedRows, rank_rows
 
 __all__ = ["GateValues", "Slots", "filled_changes", "slot_counts"]
 
+BLOCK_ROWS = 4_000_000  # ranked rows evaluated at once: the fillings come a block at a time
+
 
 @dataclass(frozen=True)
 class Slots:
@@ -190,25 +192,28 @@ def _line(run: _Ranked, pairs: np.ndarray, position: np.ndarray, docs: int) -> _
                  int(position.max()) + 2 if len(position) else 1)
 
 
-def _values_under(run: _Ranked, line: _Line, measures: Sequence[str],
-                  top_grade: int) -> np.ndarray:
-    """Values (copies x queries x measures) of the run under each filling of ``line``, in one
-    evaluation: copy j of every query is a query of its own."""
-    rows, n, copies = run.rows, run.rows.n_queries, line.copies
-    shift = np.arange(copies)[:, None]
+def _values_under(run: _Ranked, line: _Line, measures: Sequence[str], top_grade: int,
+                  fillings: range | None = None) -> np.ndarray:
+    """Values (fillings x queries x measures) of the run under the fillings ``fillings`` of
+    ``line`` (all by default), in one evaluation: copy j of every query is a query of its
+    own."""
+    fillings = fillings if fillings is not None else range(line.copies)
+    rows, n, copies = run.rows, run.rows.n_queries, len(fillings)
+    shift = np.arange(fillings.start, fillings.stop)[:, None]
     grade = np.where(line.row_position[None, :] < shift, float(top_grade),
                      rows.grade[None, :])
     added = line.extra_position[None, :] < shift
     extra_query = np.broadcast_to(line.extra_query, added.shape)[added]
-    extra_copy = np.broadcast_to(shift, added.shape)[added]
-    qrels_query = np.concatenate([(rows.qrels_query[None, :] + shift * n).ravel(),
+    extra_copy = np.broadcast_to(shift - fillings.start, added.shape)[added]
+    copy = shift - fillings.start
+    qrels_query = np.concatenate([(rows.qrels_query[None, :] + copy * n).ravel(),
                                   extra_query + extra_copy * n])
     qrels_grade = np.concatenate([np.tile(rows.qrels_grade, copies),
                                   np.full(len(extra_query), top_grade,
                                           dtype=rows.qrels_grade.dtype)])
     virtual = RankedRows(
         query_ids=np.arange(copies * n).astype(object),
-        query=(rows.query[None, :] + shift * n).ravel(), rank=np.tile(rows.rank, copies),
+        query=(rows.query[None, :] + copy * n).ravel(), rank=np.tile(rows.rank, copies),
         grade=grade.ravel(), doc_row=np.tile(rows.doc_row, copies), qrels_query=qrels_query,
         qrels_grade=qrels_grade, retrieved=np.tile(rows.retrieved, copies))
     values = evaluate_ranked(virtual, measures).per_query.to_numpy()
@@ -221,12 +226,21 @@ def _extreme_change(run: _Ranked, base: _Ranked, source: _Ranked, depth: int | N
     """Per query of ``index``, the largest (``pick='max'``) or smallest change over the line
     of fillings of ``source``'s unjudged results in its top ``depth``."""
     pairs, position = source.unjudged_order(depth)
-    new = _values_under(run, _line(run, pairs, position, docs), measures, top_grade)
-    old = _values_under(base, _line(base, pairs, position, docs), measures, top_grade)
+    lines = _line(run, pairs, position, docs), _line(base, pairs, position, docs)
     at_new = pd.Index(run.query_ids).get_indexer(index)
     at_old = pd.Index(base.query_ids).get_indexer(index)
-    change = new[:, at_new, :] - old[:, at_old, :]
-    extreme = change.max(axis=0) if pick == "max" else change.min(axis=0)
+    # Fillings a block at a time, so that a long line on a large run stays in memory.
+    rows = max(len(run.rows.query), len(base.rows.query), 1)
+    step = max(1, BLOCK_ROWS // rows)
+    extreme = None
+    for start in range(0, lines[0].copies, step):
+        block = range(start, min(start + step, lines[0].copies))
+        new = _values_under(run, lines[0], measures, top_grade, block)
+        old = _values_under(base, lines[1], measures, top_grade, block)
+        change = new[:, at_new, :] - old[:, at_old, :]
+        part = change.max(axis=0) if pick == "max" else change.min(axis=0)
+        extreme = part if extreme is None else (np.maximum(extreme, part) if pick == "max"
+                                                else np.minimum(extreme, part))
     return pd.DataFrame(extreme, index=index, columns=list(measures))
 
 
