@@ -18,7 +18,9 @@ Conventions
   Intervals are not adjusted; the decision is by Holm's p.
 - Outcomes, in order of precedence:
   ``worse`` (exit 1): some check is significantly worse than allowed even in its best case,
-  whatever the coverage: no label the unjudged results could get would save it.
+  whatever the coverage: not even "every unjudged result of the run relevant, none of the
+  baseline's", nor any cut of it, would save it. (The line is not every labelling: a filling
+  off it could in principle do better for nDCG or AP; the rule is stated in the report.)
   ``not enough labels`` (exit 3): some check's verdict depends on the unjudged results (its
   worst case is significantly worse, its best case is not), or a group has fewer than two
   evaluated queries, or (when asked, ``min_judged`` > 0) Judged@k of the run over its filled
