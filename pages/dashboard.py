@@ -579,9 +579,12 @@ def show_plan(plan: judging_budget.JudgingPlan) -> None:
         st.caption(escape_inline(sentence))
     st.dataframe(plan.tradeoff, hide_index=True, key="dash_plan_tradeoff",
                  column_config={"judged": st.column_config.NumberColumn(format="percent"),
+                                "empty": st.column_config.NumberColumn(format="percent"),
                                 **number_columns(("sd", "pool_per_query", "hours"), "%.2f")})
     st.caption("The same question at each pool depth: the measure cut there, its spread on "
-               "your labels (Judged@depth says how complete they are), the queries it needs "
+               "your labels (judged: the share of the baseline's filled top-depth slots "
+               "with a label; empty: the share of slots it left empty, never unjudged), "
+               "the queries it needs "
                "and the judgments at that depth. Many queries judged shallowly usually beat "
                "few judged deeply (Webber, Moffat & Zobel 2008).")
     curve = px.line(plan.curve, x="queries", y="detectable", log_x=True,

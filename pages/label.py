@@ -141,8 +141,7 @@ def build_pool(runs_key: str) -> None:
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, "label_pool")
         return
-    _common.flash("success", f"Pooled {result.pooled} pairs; {result.new} new in the queue.",
-                  "label_pool")
+    _common.flash("success", result.sentence(), "label_pool")
     if state.get(CURRENT) is None:
         _advance(None)
 

@@ -15,6 +15,8 @@ from lxml import etree
 from labeling.commands.cli import main
 from labeling.evaluation import regression_gate
 from labeling.judging import consensus
+from labeling.metrics.engine import ranked_list
+from labeling.metrics.unjudged_fillings import GateValues, Slots
 from labeling.workspace import store
 from tests import hostile
 from tests.workspaces import add_rows
@@ -115,29 +117,71 @@ def test_a_missing_option_is_bad_input_too():
     assert exit_info.value.code == BAD_INPUT
 
 
-@pytest.fixture
-def stored(make_workspace) -> Path:
-    """The demo with a run ``broken``: bm25's top ten of every query in reverse order (the
-    same chunks, so the same Judged@10, ranked worst first)."""
-    path = make_workspace.path("demo")
-    db = store.open_workspace(path, create=False)
+def _add_broken(db) -> None:
+    """Runs ``broken``: bm25's top ten of every query in reverse order (the same chunks, so
+    the same slots judged, ranked worst first); and ``deeper``: bm25's ranks 11 to 20 in
+    order (results the demo's pool of depth 10 left mostly unjudged)."""
     frame = consensus.run_frame(db, "bm25")
     top = frame.loc[frame["rank"] <= 10]
-    add_rows(db, runs={"broken": [(q, c, float(rank)) for q, c, rank in
-                                  zip(top["query_id"], top["doc_id"], top["rank"], strict=True)]})
+    deeper = frame.loc[frame["rank"].between(11, 20)]
+    add_rows(db, runs={
+        "broken": [(q, c, float(rank)) for q, c, rank in
+                   zip(top["query_id"], top["doc_id"], top["rank"], strict=True)],
+        "deeper": [(q, c, -float(rank)) for q, c, rank in
+                   zip(deeper["query_id"], deeper["doc_id"], deeper["rank"], strict=True)]})
+
+
+def _label_every_unjudged_top_ten(db, runs=("bm25", "fusion")) -> int:
+    """Import a label (by ``carol``, grades 0 to 2 in turn) for every unjudged pair of the
+    runs' top ten, as the issue did; returns how many."""
+    qrels = consensus.consensus_qrels(db, "default")
+    pairs = set()
+    for run in runs:
+        ranked = ranked_list(qrels, consensus.run_frame(db, run)[["query_id", "doc_id", "score"]])
+        top = ranked.loc[(ranked["rank"] <= 10) & ranked["grade"].isna()]
+        pairs |= set(zip(top["query_id"], top["doc_id"], strict=True))
+    pairs = sorted(pairs)
+    add_rows(db, judgments=[(q, c, i % 3, "carol") for i, (q, c) in enumerate(pairs)])
+    return len(pairs)
+
+
+@pytest.fixture
+def stored(make_workspace) -> Path:
+    """The demo with the run ``broken`` (``_add_broken``)."""
+    path = make_workspace.path("demo")
+    db = store.open_workspace(path, create=False)
+    _add_broken(db)
     db.close()
     return path
 
 
+@pytest.fixture(scope="module")
+def labeled(build_workspace) -> Path:
+    """The demo with ``broken`` and a label for every unjudged top-ten pair of bm25 and
+    fusion: only empty slots are left without a label."""
+    path = build_workspace.path("demo")
+    db = store.open_workspace(path, create=False)
+    _add_broken(db)
+    assert _label_every_unjudged_top_ten(db) > 0
+    db.close()
+    return path
+
+
+def _gate_stored(path: Path, run: str, *extra: str) -> list[str]:
+    return ["gate", str(path), "--run", run, "--baseline", "bm25", "-m", "nDCG@10",
+            "--max-drop", "0.01", *extra]
+
+
 @pytest.mark.parametrize(("run", "extra", "status"), [
-    ("fusion", ("--min-judged", "0.7"), PASS),
-    ("broken", ("--min-judged", "0.7"), WORSE),
-    ("fusion", ("--min-judged", "0.95"), NOT_ENOUGH),
+    ("broken", (), WORSE),
+    ("broken", ("--min-judged", "0.95"), WORSE),  # worse whatever the coverage
+    ("fusion", (), PASS),
+    ("fusion", ("--min-judged", "0.95"), NOT_ENOUGH),  # 94% of its filled slots judged
+    ("deeper", (), NOT_ENOUGH),  # its verdict depends on the unjudged results
     ("nope", (), BAD_INPUT),
 ])
 def test_four_outcomes_on_a_stored_run(stored, capsys, run, extra, status):
-    assert main(["gate", str(stored), "--run", run, "--baseline", "bm25", "-m", "nDCG@10",
-                 "--max-drop", "0.01", *extra]) == status
+    assert main(_gate_stored(stored, run, *extra)) == status
     captured = capsys.readouterr()
     if status == BAD_INPUT:
         assert "no run named 'nope'" in captured.err
@@ -145,6 +189,40 @@ def test_four_outcomes_on_a_stored_run(stored, capsys, run, extra, status):
         assert captured.out.startswith(("PASS", "WORSE", "NOT ENOUGH LABELS")[[0, 1, 3].index(
             status)])
         assert "46 queries" in captured.out
+
+
+def test_a_reversed_top_ten_is_worse_whatever_the_coverage(stored, capsys):
+    """Issue 26, case 2: bm25's top ten reversed on the demo, where 22 of bm25's filled
+    top-ten slots are unjudged, exited 3 "not enough labels" (Judged@10 below the 90% floor),
+    and the README's CI example merged it. It is worse even if every unjudged result of the
+    reversed run were relevant and none of bm25's: exit 1."""
+    assert main(_gate_stored(stored, "broken", "--format", "json")) == WORSE
+    payload = json.loads(capsys.readouterr().out)
+    check = payload["checks"][0]
+    assert check["unjudged"] > 0 and check["status"] == "worse"
+    assert check["change_worst"] <= check["change"] <= check["change_best"] < -0.01
+    assert check["high"] < -0.01 and check["p_holm"] < 0.05
+    assert "even if every unjudged result of the run were relevant" in payload["verdict"]
+    assert "every unjudged result of the run relevant" in payload["filling"]
+
+
+def test_empty_slots_are_not_unjudged(labeled, capsys):
+    """Issue 26, case 1: with a label for every unjudged top-ten pair of fusion and bm25, the
+    gate exited 3 at 85% Judged@10, 14.8% of fusion's slots being empty (it returned fewer
+    than ten results), so no floor of 90% could be met. Empty slots are counted apart: every
+    filled slot is judged, and the same floor passes."""
+    assert main(_gate_stored(labeled, "fusion", "--min-judged", "0.9", "--format",
+                             "json")) == PASS
+    check = json.loads(capsys.readouterr().out)["checks"][0]
+    assert check["judged"] == check["filled"] and check["judged_share"] == 1.0
+    assert check["unjudged"] == 0
+    assert check["slots"] == 460 and check["empty"] == 68  # 14.8% of the slots
+    assert check["change_best"] == check["change"] == check["change_worst"]
+    assert main(_gate_stored(labeled, "fusion")) == PASS
+    text = capsys.readouterr().out
+    assert "Judged@10 of fusion 100% of 392 filled slots (0 unjudged; 68 of 460 slots empty)" \
+        in text
+    assert main(_gate_stored(labeled, "broken")) == WORSE
 
 
 def _junit(files, tmp_path, run: str, *extra: str) -> tuple[int, Path]:
@@ -233,21 +311,42 @@ def test_hostile_names_stay_valid_xml_and_plain_text(files, tmp_path, capsys):
     assert "\x01" not in shown and "\x1b" not in shown
 
 
+def _values(run: pd.DataFrame, baseline: pd.DataFrame, judged: int = 10, filled: int = 10,
+            worst: float = 0.0, best: float = 0.0) -> GateValues:
+    """Values whose worst and best case move the change by ``worst`` and ``best``."""
+    slots = Slots(10, pd.Series(filled, index=run.index), pd.Series(judged, index=run.index))
+    change = run - baseline
+    return GateValues(run, baseline, change + best, change + worst, {10: slots})
+
+
 def test_verdicts_say_what_decides():
     settings = regression_gate.GateSettings(("nDCG@10",), 0.01, min_judged=0.5)
     index = pd.Index([f"q{i}" for i in range(30)], dtype="string")
     base = pd.DataFrame({"nDCG@10": np.linspace(0.2, 0.9, 30)}, index=index)
-    worse = pd.DataFrame({"nDCG@10": base["nDCG@10"] - 0.2, "Judged@10": 1.0}, index=index)
-    result = regression_gate.decide("new", "old", worse, base, settings)
+    worse = base - 0.2
+    result = regression_gate.decide("new", "old", _values(worse, base), settings)
     assert result.outcome == "worse" and result.exit_code == 1
     assert "lost 0.2000 nDCG@10" in result.verdict and "30 queries" in result.verdict
-    thin = worse.assign(**{"Judged@10": 0.4})
-    result = regression_gate.decide("new", "old", thin, base, settings)
+    assert "100% of 300 filled slots (0 unjudged; 0 of 300 slots empty)" in result.verdict
+    thin = regression_gate.decide("new", "old", _values(worse, base, judged=4), settings)
+    assert thin.outcome == "worse"  # worse whatever the coverage
+    result = regression_gate.decide("new", "old", _values(base, base, judged=4, filled=8),
+                                    settings)
+    assert result.outcome == "pass"  # at the floor, empty slots not counted against it
+    assert "Judged@10 of new 50% of 240 filled slots (120 unjudged; 60 of 300 slots empty)" \
+        in result.verdict
+    result = regression_gate.decide("new", "old", _values(base, base, judged=3, filled=8),
+                                    settings)
     assert result.outcome == "not enough labels" and result.exit_code == 3
-    assert "Judged@10 of new is 40%" in result.verdict
-    same = worse.assign(**{"nDCG@10": base["nDCG@10"]})
-    result = regression_gate.decide("new", "old", same, base, settings)
+    assert "38% of 240 filled slots" in result.verdict and "floor of 50%" in result.verdict
+    result = regression_gate.decide("new", "old", _values(base, base), settings)
     assert result.outcome == "pass" and result.exit_code == 0
     assert "30 queries" in result.verdict and "interval" in result.verdict
-    one = regression_gate.decide("new", "old", worse.iloc[:1], base.iloc[:1], settings)
+    noisy = base.add(np.tile([0.05, -0.05], 15), axis=0)
+    depends = _values(noisy, base, judged=8, worst=-0.3, best=0.1)
+    result = regression_gate.decide("new", "old", depends, settings)
+    assert result.outcome == "not enough labels"
+    assert "depends on the unjudged results" in result.verdict
+    one = regression_gate.decide("new", "old", _values(worse.iloc[:1], base.iloc[:1]),
+                                 settings)
     assert one.outcome == "not enough labels" and "1 evaluated query" in one.verdict

@@ -18,6 +18,7 @@ import pytest
 from labeling.evaluation import judging_budget, regression_gate
 from labeling.evaluation.run_comparison import paired_scores
 from labeling.evaluation.score_controls import Controls
+from labeling.metrics.unjudged_fillings import GateValues
 from labeling.workspace import store
 
 ALPHA = 0.05
@@ -42,12 +43,12 @@ def _pairs(db, measure: str, baseline: str = "bm25", candidate: str = "fusion") 
 def _gate(baseline: np.ndarray, run: np.ndarray, settings, segments=None):
     index = pd.Index([f"q{i}" for i in range(len(run))], dtype="string")
     run_values = pd.DataFrame(run, index=index, columns=list(settings.measures))
-    for measure in settings.measures:
-        run_values[settings.judged_measure(measure)] = 1.0  # every result judged
     base_values = pd.DataFrame(baseline, index=index, columns=list(settings.measures))
     if segments is not None:
         segments = pd.Series(segments, index=index)
-    return regression_gate.decide("new", "old", run_values, base_values, settings, segments)
+    return regression_gate.decide("new", "old",
+                                  GateValues.fully_judged(run_values, base_values, 10), settings,
+                                  segments)
 
 
 def test_no_true_difference_fails_at_most_alpha(demo):

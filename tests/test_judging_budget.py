@@ -19,6 +19,7 @@ from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.segmenting import query_table
 from labeling.judging import consensus, pace, pooling
 from labeling.metrics import power
+from labeling.metrics.engine import ranked_list
 from labeling.model_calls.tokens import estimate_tokens
 
 pytestmark = pytest.mark.usefixtures("fresh_result_cache")
@@ -75,6 +76,23 @@ def test_fewer_queries_needed_than_there_are_takes_a_share_of_the_pools(demo):
     assert plan.more_queries == 0
 
 
+def _check_slots(demo, table) -> None:
+    """Issue 26, case 1: at depth 20 the planner said bm25 was "judged 39.78%", which was
+    36.7% empty slots (bm25 returns fewer than 20 results for some queries) plus 23.5%
+    unjudged. Judged counts over filled slots; empty slots are a column of their own."""
+    qrels = consensus.consensus_qrels(demo, "default")
+    ranked = ranked_list(qrels, consensus.run_frame(demo, "bm25")[["query_id", "doc_id",
+                                                                   "score"]])
+    queries = qrels["query_id"].nunique()
+    for row in table.itertuples():
+        top = ranked.loc[ranked["rank"] <= row.depth]
+        assert row.empty == pytest.approx(1 - len(top) / (queries * row.depth))
+        assert row.judged == pytest.approx(top["grade"].notna().mean())
+    deep = table.set_index("depth").loc[20]
+    assert deep["empty"] == pytest.approx(0.367, abs=0.001)
+    assert deep["judged"] == pytest.approx(0.3978 / (1 - 0.367), abs=0.001)  # not 39.78%
+
+
 def test_tradeoff_table_and_curve(demo):
     plan = judging_budget.plan(demo, Controls("bm25"), "nDCG@10", 0.05, candidate="fusion")
     table = plan.tradeoff
@@ -91,6 +109,7 @@ def test_tradeoff_table_and_curve(demo):
         assert row.judgments == math.ceil(row.queries_needed * row.pool_per_query)
         assert 0 <= row.judged <= 1
     assert table["pool_per_query"].is_monotonic_increasing
+    _check_slots(demo, table)
     curve = plan.curve
     assert curve["queries"].iloc[0] == 2 and curve["queries"].is_monotonic_increasing
     assert curve["detectable"].is_monotonic_decreasing

@@ -71,3 +71,26 @@ def test_bad_input(db):
         pooling.pool_pairs(db, ["a"], k=0)
     with pytest.raises(InputError):
         pooling.pool_pairs(db, [])
+
+
+def test_pool_counts_are_consistent_on_the_demo(make_workspace):
+    """Issue 26, case 7: the Label page said "Pooled 668 pairs; 1281 new in the queue": the
+    count of new pairs took every row the queue's triggers wrote. New pairs are the pool's
+    pairs that were not queued before, at most the pairs pooled; pooling again adds none."""
+    db = make_workspace("demo")
+
+    def queued() -> int:
+        return db.conn.execute("SELECT count(*) FROM label_queue").fetchone()[0]
+
+    before = queued()
+    result = pooling.build_pool(db, ["bm25", "fusion"], k=20)
+    assert result.pooled == len(pooling.pool_pairs(db, ["bm25", "fusion"], k=20))
+    assert 0 < result.new == queued() - before <= result.pooled
+    assert result.already == result.pooled - result.new
+    sentence = result.sentence()
+    assert sentence.startswith(f"Pooled {result.pooled} (query, chunk) pairs from the top 20 "
+                               "of bm25, fusion")
+    assert (f"{result.new} of them were not in the labeling queue and are added; "
+            f"{result.already} were queued already") in sentence
+    again = pooling.build_pool(db, ["bm25"], k=10)
+    assert again.new == 0 and again.already == again.pooled

@@ -1,7 +1,7 @@
 """``scorecard gate``: fail a CI job only when a run is significantly worse than its baseline.
 
-Exit status: 0 pass, 1 worse, 2 bad input (the command line's refusals), 3 not enough labels
-(``labeling.evaluation.regression_gate.EXIT_CODES``).
+Exit status: 0 pass, 1 worse, 2 bad input (the command line's refusals), 3 not enough labels:
+the verdict depends on the unjudged results (``labeling.evaluation.regression_gate``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Compare a run with its baseline query by query and fail only when it is worse by "
             "more than the allowed drop: a one-sided paired test (Student's t and the "
             "bootstrap-t must agree), the upper end of the paired interval below -MAX_DROP, "
-            "Holm's correction across measures and segments. Exit "
-            "status 0 pass, 1 worse, 2 bad input, 3 not enough labels (Judged@k of the run "
-            "below --min-judged). On a workspace: DB with stored run names. On files: --qrels "
+            "Holm's correction across measures and segments. Unjudged results are bounded: "
+            "worse (exit 1) means worse even if every unjudged result of the run were "
+            "relevant and none of the baseline's, whatever the coverage; not enough labels "
+            "(exit 3) means the verdict depends on the unjudged results. Empty slots (fewer "
+            "than k results) are not unjudged. Exit status 0 pass, 1 worse, 2 bad input, 3 "
+            "not enough labels. On a workspace: DB with stored run names. On files: --qrels "
             "with run files for --run and --baseline."
         ),
         handler=run_gate, db=False,
@@ -47,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the drop allowed before the gate fails, e.g. 0.01")
     parser.add_argument("--alpha", type=float, default=0.05,
                         help="level of the one-sided test, Holm-corrected (default 0.05)")
-    parser.add_argument("--min-judged", type=float, default=0.9, metavar="SHARE",
-                        help="Judged@k floor of the run in every group (default 0.9)")
+    parser.add_argument("--min-judged", type=float, default=0.0, metavar="SHARE",
+                        help="also require this share of the run's filled top-k slots judged "
+                             "before a pass (default 0: none; the bounds decide)")
     parser.add_argument("--segment", metavar="ATTRIBUTE",
                         help="also gate each value of this query attribute")
     add_consensus_option(parser)

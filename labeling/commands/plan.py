@@ -65,7 +65,7 @@ def write_text(plan, out) -> None:
     for sentence in plan.sentences():
         out.write(sentence + "\n")
     out.write("\nQueries against pool depth (the measure cut at each depth):\n")
-    out.write("\n".join(_table(plan.tradeoff, {"judged": ".0%", "sd": ".3f",
+    out.write("\n".join(_table(plan.tradeoff, {"judged": ".0%", "empty": ".0%", "sd": ".3f",
                                                "pool_per_query": ".1f", "hours": ".1f"})) + "\n")
     if not plan.segments.empty:
         out.write(f"\nPer segment, each at level {plan.segments['alpha_each'].iloc[0]:.4g} "

@@ -27,9 +27,11 @@ Conventions
   plus ``PROMPT_OVERHEAD_TOKENS``).
 - The trade-off table asks the same question of the measure cut at each depth D (``nDCG@D`` for
   ``nDCG@10``): its sd on the workspace's labels, the queries it needs, and the judgments at
-  pool depth D. Judged@D says how complete the labels behind each sd are. Webber, Moffat &
-  Zobel ("Statistical power in retrieval experimentation", CIKM 2008) found more queries judged
-  shallowly give more power for the same judging effort than fewer judged deeply.
+  pool depth D. Judged@D over the baseline's filled slots says how complete the labels behind
+  each sd are; empty slots (the run returned fewer than D results) are reported apart and
+  never counted as unjudged. Webber, Moffat & Zobel ("Statistical power in retrieval
+  experimentation", CIKM 2008) found more queries judged shallowly give more power for the
+  same judging effort than fewer judged deeply.
 - Per segment (``segment``): each segment's own sd and the queries it needs at level
   alpha / m for m segments (Bonferroni, the first step of Holm: enough for Holm's correction).
 """
@@ -45,6 +47,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.evaluation import judged_coverage
 from labeling.evaluation.label_sets import label_snapshot
 from labeling.evaluation.ranked_runs import load_run
 from labeling.evaluation.run_comparison import paired_scores
@@ -349,12 +352,14 @@ def tradeoff(
     sides: int = 2,
 ) -> pd.DataFrame:
     """Queries and judgments against pool depth: depth, measure (cut at the depth), judged
-    (Judged@depth of the baseline), sd, queries_needed, pool_per_query, judgments (the whole
-    plan), to_judge (not judged yet), hours (of to_judge). One row per depth of
+    (the share of the baseline's filled top-depth slots that are judged), empty (the share of
+    its top-depth slots left empty: it returned fewer results; never counted as unjudged),
+    sd, queries_needed, pool_per_query, judgments (the whole plan), to_judge (not judged yet),
+    hours (of to_judge). One row per depth of
     ``TRADEOFF_DEPTHS`` up to the deepest rank the runs return; none for a measure without a
     cutoff. ``depths`` and ``judged`` as ``pair_depths`` and its judged mask give them."""
-    columns = ["depth", "measure", "judged", "sd", "queries_needed", "pool_per_query",
-               "judgments", "to_judge", "hours"]
+    columns = ["depth", "measure", "judged", "empty", "sd", "queries_needed",
+               "pool_per_query", "judgments", "to_judge", "hours"]
     deepest = int(depths["rank"].max()) if len(depths) else 0
     rows = []
     for depth in sorted({d for d in TRADEOFF_DEPTHS if d <= deepest}):
@@ -365,16 +370,28 @@ def tradeoff(
         sd = _sd(diffs)
         if math.isnan(sd):
             continue
-        coverage = replace(controls, measures=(f"Judged@{depth}",), policy="nonrelevant")
+        judged_share, empty_share = _slot_shares(db, controls, depth)
         needed = power_calc.queries_for_power(difference, sd, power=power, alpha=alpha,
                                               sides=sides)
         work = _work(depths, judged, set(diffs.index), needed, depth)
-        rows.append({"depth": depth, "measure": name,
-                     "judged": float(per_query(db, coverage).iloc[:, 0].mean()), "sd": sd,
+        rows.append({"depth": depth, "measure": name, "judged": judged_share,
+                     "empty": empty_share,
+                     "sd": sd,
                      "queries_needed": needed, "pool_per_query": work.per_query,
                      "judgments": work.judgments, "to_judge": work.to_judge,
                      "hours": pace.hours_for(work.to_judge, speed.seconds_per_card)})
     return pd.DataFrame(rows, columns=columns)
+
+
+def _slot_shares(db: sqlite_utils.Database, controls: Controls, depth: int) -> tuple[float,
+                                                                                     float]:
+    """(judged share of the filled slots, empty share of all slots) of the baseline's top
+    ``depth`` over the evaluated queries (``judged_coverage.coverage``)."""
+    row = judged_coverage.coverage(db, replace(controls, k=depth), [controls.run],
+                                   query_table(db)).iloc[0]
+    judged_slots = row["judged"] * row["slots"]
+    share = judged_slots / row["slots_filled"] if row["slots_filled"] else math.nan
+    return float(share), float(row["short"])
 
 
 def detectable_curve(

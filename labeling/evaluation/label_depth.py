@@ -4,7 +4,10 @@ label's pair to the judges, and the warning recall needs when k reaches that dep
 Conventions
 - A pair's source comes from ``pair_sources`` (``labeling.workspace.provenance``): when some
   pool brought it, its depth is the deepest such pool (``pool_depth``); otherwise the first of
-  search, synthetic, transfer, queue and import that did; otherwise ``no record``.
+  search, synthetic, transfer, queue and import that did; otherwise ``no record``. Depth counts
+  what was judged, not what was queued: a pool brought a pair only if it was recorded before
+  the pair's first judgment (or at the same moment). A deeper pool queued over labels already
+  made changes nothing until the pairs it adds are judged.
 - Counted over the relevant labels (consensus grade at or above ``controls.relevance``) of the
   evaluated queries of ``controls.split``: recall's denominator.
 - When most of them (more than half) come from pools of depth <= k, R@k is measured against
@@ -143,6 +146,12 @@ def _relevant_origins(
     )
 
 
+# A pool's depth, when the pool was recorded no later than the pair's first judgment: a pool
+# queued over a label already made did not bring that pair to the judges.
+_JUDGED_POOL_DEPTH = (
+    "CASE WHEN source = 'pool' AND NOT EXISTS (SELECT 1 FROM judgments j"
+    " WHERE j.query_id = pair_sources.query_id AND j.chunk_id = pair_sources.chunk_id"
+    " AND j.created_at < pair_sources.created_at) THEN pool_depth END")
 # Each other source's rank in ``OTHER_SOURCES``: the first a pair reached names it.
 _OTHER_RANK = "CASE source " + " ".join(
     f"WHEN '{name}' THEN {rank}" for rank, name in enumerate(OTHER_SOURCES)) + " END"
@@ -150,16 +159,17 @@ _OTHER_RANK = "CASE source " + " ".join(
 
 def pair_origins(db: sqlite_utils.Database, query_ids: list[str] | None = None) -> pa.Table:
     """Per recorded pair (of ``query_ids``; of every query when None): query_id, chunk_id,
-    depth (the deepest pool that brought it, null when none did) and other (the rank in
-    ``OTHER_SOURCES`` of the first other source that did, null when none did). Every pair
-    source is read as columns and grouped in Arrow; a few queries' through the pair index."""
-    columns = {"depth": "pool_depth", "other": _OTHER_RANK}
+    depth (the deepest pool that brought it before its first judgment, null when none did)
+    and other (the rank in ``OTHER_SOURCES`` of the first other source that did, null when
+    none did). Every pair source is read as columns and grouped in Arrow; a few queries'
+    through the pair index."""
+    columns = {"depth": _JUDGED_POOL_DEPTH, "other": _OTHER_RANK}
     if query_ids is None:
         rows = read_columns(db.conn, "pair_sources", text=["query_id", "chunk_id"],
                             integer=columns)
     else:
         found = db.conn.execute(
-            f"SELECT query_id, chunk_id, pool_depth, {_OTHER_RANK} FROM pair_sources"
+            f"SELECT query_id, chunk_id, {_JUDGED_POOL_DEPTH}, {_OTHER_RANK} FROM pair_sources"
             " WHERE query_id IN (SELECT value FROM json_each(?))", [json.dumps(query_ids)],
         ).fetchall()
         rows = table_of_rows(found, {"query_id": pa.string(), "chunk_id": pa.string(),

@@ -15,6 +15,7 @@ import sqlite_utils
 
 from labeling import product_files
 from labeling.files import importers as imports
+from labeling.files.formats import read_qrels
 from labeling.workspace import grading, provenance, store
 
 DEMO_DATA = product_files.demo_data()
@@ -41,12 +42,17 @@ CHUNK_SET = {"name": "sections", "splitter": "one chunk per markdown ## section"
 POOL_DEPTH = 10
 
 
-def _record_pool(db: sqlite_utils.Database) -> None:
-    """Record that every judged pair of the demo reached the annotators through the pool of
-    the runs' top ``POOL_DEPTH`` (how its labels were made)."""
+def _record_pool(db: sqlite_utils.Database, data_dir: Path) -> None:
+    """Record that every pair the demo's annotators judged reached them through the pool of
+    the runs' top ``POOL_DEPTH`` (how its labels were made), before the labels are imported:
+    a pool counts for the pairs judged after it (``labeling.evaluation.label_depth``)."""
+    pairs = set()
+    for annotator in ANNOTATORS:
+        qrels = read_qrels(data_dir / "labels" / f"{annotator}.qrels")
+        pairs |= set(zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str),
+                         strict=True))
     with store.write_transaction(db, action="import") as conn:
-        pairs = conn.execute("SELECT DISTINCT query_id, chunk_id FROM judgments").fetchall()
-        provenance.add_pair_sources(conn, pairs, "pool", pool_depth=POOL_DEPTH,
+        provenance.add_pair_sources(conn, sorted(pairs), "pool", pool_depth=POOL_DEPTH,
                                     detail=f"top {POOL_DEPTH} of {', '.join(RUNS)}")
 
 
@@ -74,12 +80,12 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
                     {**meta, "query_set_version": QUERY_SET_VERSION,
                      "chunk_set": CHUNK_SET["name"]}, strict=True,
                 )
+            _record_pool(db, data_dir)
             for annotator in ANNOTATORS:
                 imports.import_qrels(
                     db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
                     origin="person", strict=True,
                 )
-            _record_pool(db)
         finally:
             db.conn.close()  # the last connection checkpoints and removes the WAL file
         try:

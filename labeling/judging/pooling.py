@@ -23,10 +23,24 @@ POOL_REASON = "pool"
 
 @dataclass(frozen=True)
 class PoolResult:
-    """``pooled``: pairs in the pool; ``new``: of those, how many were not queued before."""
+    """``pooled``: distinct (query, chunk) pairs in the pool (the union of the runs' top
+    ``k``); ``new``: of those, how many were not in the labeling queue before and were added
+    (``already`` the rest). Both count pairs, not queue slots or judgments."""
 
     pooled: int
     new: int
+    runs: tuple[str, ...] = ()
+    k: int = DEFAULT_K
+
+    @property
+    def already(self) -> int:
+        return self.pooled - self.new
+
+    def sentence(self) -> str:
+        """What the pool did, saying what each number counts."""
+        return (f"Pooled {self.pooled} (query, chunk) pairs from the top {self.k} of "
+                f"{', '.join(self.runs)}: {self.new} of them were not in the labeling queue and "
+                f"are added; {self.already} were queued already.")
 
 
 def pool_pairs(
@@ -92,7 +106,7 @@ def build_pool(
         new = queue.enqueue_pairs(db, listed, reason=POOL_REASON)
         provenance.add_pair_sources(conn, listed, "pool", pool_depth=int(k),
                                     detail=pool_detail(runs, k))
-    return PoolResult(pooled=len(pairs), new=new)
+    return PoolResult(pooled=len(pairs), new=new, runs=tuple(runs), k=int(k))
 
 
 def pool_detail(runs: Sequence[str], k: int) -> str:

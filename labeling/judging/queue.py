@@ -170,9 +170,8 @@ def enqueue_pairs(
         needed = 2 if key % OVERLAP_BUCKETS < threshold else 1
         rows.append((query_id, chunk_id, reason, needed, key, added_at))
     with store.write_transaction(db, action="enqueue") as conn:
-        before = conn.total_changes
         try:
-            conn.executemany(
+            cursor = conn.executemany(
                 "INSERT OR IGNORE INTO label_queue"
                 " (query_id, chunk_id, reason, needed, judged, shuffle_key, added_at)"
                 " VALUES (?1, ?2, ?3, ?4, (SELECT count(*) FROM queue_done d"
@@ -183,7 +182,9 @@ def enqueue_pairs(
             raise InputError(
                 f"cannot queue pairs: an unknown query or chunk id ({error})", source="queue"
             ) from error
-        return conn.total_changes - before
+        # The rows this statement inserted: total_changes would also count the rows the
+        # queue's triggers write (queue_done and the counts), more than the pairs queued.
+        return cursor.rowcount
 
 
 # ---------------------------------------------------------------------------------------------

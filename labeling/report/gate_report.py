@@ -1,7 +1,9 @@
 """The regression gate's result as text, JSON or JUnit XML, for people and for CI systems.
 
 - Text: the verdict first (one sentence, with the outcome and exit status), then one line per
-  check, then the settings the verdict depends on.
+  check (the change as scored, in the run's best and worst case over its unjudged results, the
+  best case's interval and Holm p, the worst case's Holm p, and the slots of the run's top k:
+  judged of filled, empty apart), then the settings the verdict depends on.
 - JSON: ``outcome``, ``exit_code``, ``verdict``, ``settings`` and ``checks`` (numbers plain, NaN
   as null).
 - JUnit XML: the structure of the common schema CI systems read (Jenkins' ``junit-10.xsd``):
@@ -21,10 +23,12 @@ import xml.etree.ElementTree as ElementTree
 from datetime import UTC, datetime
 
 from labeling.evaluation.regression_gate import (
+    FILLING_RULE,
     NOT_ENOUGH_LABELS,
     WORSE,
     GateCheck,
     GateResult,
+    slots_phrase,
 )
 from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL
 from labeling.files.formats.values import plain_value
@@ -49,17 +53,20 @@ def _number(value: float, fmt: str) -> str:
 
 
 def check_summary(check: GateCheck, result: GateResult) -> str:
-    """One check in a sentence: change, interval, n, p and Judged@k."""
+    """One check in a sentence: the change as scored, its best case (interval, p, Holm p) and
+    worst case (Holm p) over the unjudged results, n and the slots of the run's top k."""
     where = "all queries" if check.group == OVERALL else check.group
     if check.n < 2:
         tested = f"{check.n} evaluated queries: too few to test"
     else:
-        tested = (f"change {check.change:+.4f} ({check.baseline_mean:.4f} to "
-                  f"{check.run_mean:.4f}) on {check.n} queries, {result.confidence:.0%} "
-                  f"interval {check.low:+.4f} to {check.high:+.4f}, p = {check.p:.3g}, "
-                  f"Holm p = {check.p_holm:.3g}")
-    return (f"{check.measure} on {where}: {tested}; {check.judged_measure} of "
-            f"{result.run} {check.judged:.0%}; {check.status}.")
+        tested = (f"change {check.change:+.4f} as scored ({check.baseline_mean:.4f} to "
+                  f"{check.run_mean:.4f}) on {check.n} queries; best case "
+                  f"{check.change_best:+.4f}, {result.confidence:.0%} interval "
+                  f"{check.low:+.4f} to {check.high:+.4f}, p = {check.p:.3g}, Holm p = "
+                  f"{check.p_holm:.3g}; worst case {check.change_worst:+.4f}, Holm p = "
+                  f"{check.p_worst_holm:.3g}")
+    return (f"{check.measure} on {where}: {tested}; {slots_phrase(check, result.run)}; "
+            f"{check.status}.")
 
 
 def settings_sentence(result: GateResult) -> str:
@@ -67,9 +74,10 @@ def settings_sentence(result: GateResult) -> str:
     segment = "" if s.segment == NO_SEGMENT else f"; segments by {s.segment}"
     holm = (f"Holm's correction over {result.tests} tests" if result.tests > 1 else
             "one test, no correction")
+    floor = (f"Judged@k floor {s.min_judged:.0%} of {result.run}'s filled slots"
+             if s.min_judged > 0 else "no Judged@k floor")
     return (f"Allowed drop {s.max_drop:g}, level {s.alpha:g} (one-sided paired test: Student's "
-            f"t and the bootstrap-t must agree; {holm}), Judged@k floor {s.min_judged:.0%} for "
-            f"{result.run}{segment}.")
+            f"t and the bootstrap-t must agree; {holm}), {floor}{segment}; {FILLING_RULE}.")
 
 
 def headline(result: GateResult) -> str:
@@ -79,15 +87,19 @@ def headline(result: GateResult) -> str:
 
 def to_text(result: GateResult) -> str:
     lines = [headline(result), ""]
-    header = ("measure", "group", "n", "baseline", "run", "change",
-              f"{result.confidence:.0%} interval", "p_holm", "judged", "status")
+    header = ("measure", "group", "n", "baseline", "run", "change", "best", "worst",
+              f"best {result.confidence:.0%} interval", "p_holm best", "p_holm worst",
+              "judged of filled", "empty", "status")
     rows = [header]
     for c in result.checks:
         rows.append((c.measure, "all" if c.group == OVERALL else c.group, str(c.n),
                      _number(c.baseline_mean, ".4f"), _number(c.run_mean, ".4f"),
-                     _number(c.change, "+.4f"),
+                     _number(c.change, "+.4f"), _number(c.change_best, "+.4f"),
+                     _number(c.change_worst, "+.4f"),
                      f"{_number(c.low, '+.4f')} to {_number(c.high, '+.4f')}",
-                     _number(c.p_holm, ".3g"), f"{c.judged:.0%} {c.judged_measure}", c.status))
+                     _number(c.p_holm, ".3g"), _number(c.p_worst_holm, ".3g"),
+                     f"{c.judged_share:.0%} {c.judged_measure} ({c.judged}/{c.filled})",
+                     f"{c.empty}/{c.slots}", c.status))
     widths = [max(len(_plain(r[i])) for r in rows) for i in range(len(header))]
     for row in rows:
         lines.append("  ".join(_plain(v).ljust(w) for v, w in zip(row, widths, strict=True))
@@ -110,7 +122,9 @@ def to_json(result: GateResult) -> str:
                      "test": "one-sided paired t statistic, Student's t and bootstrap-t agreeing",
                      "correction": "Holm",
                      "tests": result.tests, "interval_confidence": result.confidence},
-        "checks": [{key: plain_value(value) for key, value in c.__dict__.items()}
+        "filling": FILLING_RULE,
+        "checks": [{**{key: plain_value(value) for key, value in c.__dict__.items()},
+                    "judged_share": c.judged_share, "empty": c.empty, "unjudged": c.unjudged}
                    for c in result.checks],
     }
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
@@ -132,7 +146,8 @@ def to_junit(result: GateResult, *, timestamp: datetime | None = None) -> str:
                         ("run", result.run), ("baseline", result.baseline),
                         ("measures", " ".join(s.measures)), ("max_drop", s.max_drop),
                         ("alpha", s.alpha), ("min_judged", s.min_judged),
-                        ("segment", s.segment), ("tests", result.tests)):
+                        ("segment", s.segment), ("tests", result.tests),
+                        ("filling", FILLING_RULE)):
         ElementTree.SubElement(properties, "property", {"name": name, "value": _xml(value)})
     for check in result.checks:
         where = "all queries" if check.group == OVERALL else check.group

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from labeling.judging import pooling, queue, shortcuts
 from labeling.workspace import store
 from tests.queue_rows import queued_pairs
@@ -34,7 +36,11 @@ def test_queue_built_from_two_runs(open_app, workspace):
     db = store.open_workspace(workspace)
     expected = pooling.pool_pairs(db, ["bm25", "fusion"], 10)
     assert len(queued_pairs(db)) == len(expected)
-    assert any(f"Pooled {len(expected)} pairs" in s.value for s in at.success)
+    shown = " ".join(s.value for s in at.success).replace("\\", "")  # markdown escapes
+    assert (f"Pooled {len(expected)} (query, chunk) pairs from the top 10 of bm25, fusion: "
+            in shown), shown
+    new = int(re.search(r": (\d+) of them were not in the labeling queue", shown).group(1))
+    assert new <= len(expected) and f"{len(expected) - new} were queued already" in shown
     card_text = " ".join(m.value for m in at.markdown)
     for run in ("bm25", "fusion"):  # blind: no run names on the card
         assert run not in card_text
