@@ -7,11 +7,12 @@
   ``STAGED_PREFIX`` + a random token, which no run name can be (it holds a control character).
 - ``change_counters`` row ``data``: counts every insert, update and delete of a table that a
   score depends on besides the judgments (chunks and their documents, runs, chunk sets and
-  spans, the scale, the labeling settings, split locks, machine labels, transfers; a staged
+  spans, the scale, the labeling settings, split locks; a staged
   run counts when it is published, not while it imports or when a failed import drops it). The
   result caches key on it with the queries counter (``labeling.evaluation.result_cache``), so
   a write from anywhere (a page, the command line, another process) invalidates what it
-  changes. Judgments are append-only with increasing ids: their version is the newest id.
+  changes. Judgments are append-only with increasing ids: their version is the newest id
+  (machine and transferred labels reach the scores as judgments too).
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from labeling.workspace.sqlscript import execute_script
 STAGED_PREFIX = "\x00staged "
 SCORED_TABLES = (
     "scale", "chunks", "documents", "run_values", "chunk_sets", "chunk_spans",
-    "chunk_set_members", "labeling_settings", "split_locks", "machine_labels",
-    "transfer_labels",
+    "chunk_set_members", "labeling_settings", "split_locks",
 )
 SCRIPT = """
 ALTER TABLE runs ADD COLUMN importing INTEGER NOT NULL DEFAULT 0;
