@@ -848,3 +848,20 @@ def test_cli_backup(make_workspace, tmp_path, _cli):
     assert _cli("backup", str(path), str(path), "--overwrite").returncode == 2
     assert not list(tmp_path.glob(".copy.db.partial*"))
 
+
+
+def test_only_an_admin_saves_under_another_persons_name(db):
+    q, c = pair(db)
+    before = fingerprint(db)
+    with roles.acting_as("bob"):
+        with pytest.raises(roles.AccessDenied, match="bob cannot save a judgment under the name"):
+            judgments.add_judgment(db, q, c, 3, "ada")
+        with pytest.raises(roles.AccessDenied, match="only an admin"):  # not as a "machine"
+            judgments.add_judgment(db, q, c, 3, "ada", origin="machine")
+        assert fingerprint(db) == before
+        judgments.add_judgment(db, q, c, 1, "bob")
+        judgments.add_judgment(db, q, c, 1, "model-x", origin="machine")  # not a person
+    with roles.acting_as("ada"):
+        judgments.add_judgment(db, q, c, 2, "bob")  # an admin may (adjudication, imports)
+    saved = [(r["annotator"], r["grade"]) for r in judgments.judgment_history(db, q, c)[-3:]]
+    assert saved == [("bob", 1), ("model-x", 1), ("bob", 2)]

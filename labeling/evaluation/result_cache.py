@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from labeling.workspace import contents, file_identity
+from labeling.workspace import contents, file_identity, private_files
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
@@ -122,8 +122,9 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write ``path`` atomically: another session never reads half a file."""
     partial = path.with_name(path.name + ".partial")
     try:
-        path.parent.mkdir(exist_ok=True)
+        private_files.private_folder(path.parent)
         frame.to_parquet(partial, index=False)
+        private_files.keep_private(partial)
         partial.replace(path)
     except OSError:  # a read-only folder: work without the disk cache
         partial.unlink(missing_ok=True)

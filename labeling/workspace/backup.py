@@ -43,7 +43,7 @@ from urllib.parse import quote
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.workspace import contents, store
+from labeling.workspace import contents, private_files, store
 
 try:
     import fcntl
@@ -157,6 +157,7 @@ def backup(source: str | Path, out: str | Path, *, overwrite: bool = False) -> B
     db = store.open_workspace(source, create=False)
     partial = _temporary(out, PARTIAL_MARK)
     try:
+        private_files.create_private(partial)  # holds password hashes: the owner's only
         target = sqlite3.connect(str(partial), isolation_level=None)
         try:
             db.conn.backup(target)  # pages=-1: one step, one consistent snapshot

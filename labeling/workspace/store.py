@@ -30,7 +30,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError, sqlite_code, storage_problem
 from labeling.workspace import file_identity as workspace_file
-from labeling.workspace import roles, staged_runs, write_turns
+from labeling.workspace import private_files, roles, staged_runs, write_turns
 from labeling.workspace.migrations import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
@@ -249,6 +249,8 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
         raise ScorecardError(f"{path}: cannot open the workspace: {error.strerror}") from None
     conn = None
     try:
+        if create:
+            private_files.create_private(path)  # its -wal and -shm get the same mode
         conn = sqlite3.connect(
             str(path),
             check_same_thread=False,
