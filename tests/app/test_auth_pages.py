@@ -432,3 +432,24 @@ def test_a_workspace_with_accounts_may_be_served_on_the_network(accounts, open_a
                                                                 server_address):
     server_address("0.0.0.0")
     assert signed_in(open_app, "ada", "data").title[0].value == "Data"
+
+
+def test_a_server_bound_to_every_interface_is_refused_whatever_the_setting(
+    workspace, open_app, tmp_path, monkeypatch
+):
+    """As ``uvicorn app:app --host 0.0.0.0`` serves it: server.address still says loopback,
+    the process's listening socket does not (a copy of /proc in the kernel's format, since
+    test servers listen on loopback only)."""
+    from labeling.workspace import reachable
+    from tests.test_reachable import fake_proc, row
+
+    assert lockout.is_loopback(streamlit_config.get_option("server.address"))
+    proc = fake_proc(tmp_path, [row(0, "00000000:2135", "0A", 41)], [], [41])
+    monkeypatch.setattr(reachable, "PROC", proc)
+    at = open_app("label")
+    assert [t.value for t in at.title] == ["Not served on the network"]
+    assert "0.0.0.0 port 8501" in messages(at)
+    assert not at.button and not at.text_input
+    loopback = fake_proc(tmp_path / "lo", [row(0, "0100007F:2135", "0A", 42)], [], [42])
+    monkeypatch.setattr(reachable, "PROC", loopback)
+    assert open_app("label").title[0].value != "Not served on the network"
