@@ -293,6 +293,20 @@ def test_a_ticket_is_traded_once_for_a_token_that_resumes_the_session(db):
     assert sessions.resume_session(store.open_workspace(path), token, now=T0 + 3) == resumed
 
 
+def test_a_wrong_ticket_never_takes_the_write_lock(db):
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    for attempt in range(20):
+        assert sessions.redeem_ticket(db, f"bogus-{attempt}", now=T0) is None
+    assert sessions.redeem_ticket(db, "", now=T0) is None
+    assert [s for s in statements if s.startswith("BEGIN")] == []
+    _, ticket = sessions.start_session(db, "bob", None, now=T0)
+    statements.clear()
+    assert sessions.redeem_ticket(db, ticket, now=T0 + 1) is not None  # a real one still works
+    assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
+    db.conn.set_trace_callback(None)
+
+
 def test_tokens_are_stored_only_as_hashes(db):
     _, token = open_session(db)
     dump = "\n".join(db.conn.iterdump())

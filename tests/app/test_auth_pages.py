@@ -453,3 +453,22 @@ def test_a_server_bound_to_every_interface_is_refused_whatever_the_setting(
     loopback = fake_proc(tmp_path / "lo", [row(0, "0100007F:2135", "0A", 42)], [], [42])
     monkeypatch.setattr(reachable, "PROC", loopback)
     assert open_app("label").title[0].value != "Not served on the network"
+
+
+def test_bogus_tickets_at_the_session_route_do_not_wait_for_the_write_lock(workspace):
+    """While another connection holds the write lock, wrong tickets are refused at once: the
+    route reads before it writes (waiting would end in a busy error after 30 s)."""
+    from starlette.requests import Request
+
+    holder = store.open_workspace(workspace)
+    holder.conn.execute("BEGIN IMMEDIATE")
+    try:
+        for attempt in range(20):
+            request = Request({
+                "type": "http", "method": "POST", "scheme": "http", "path": _auth.SESSION_ROUTE,
+                "server": ("127.0.0.1", 8501), "query_string": b"", "headers": [
+                    (_auth.TICKET_HEADER.lower().encode(), f"bogus-{attempt}".encode())]})
+            assert _auth._session_endpoint(request).status_code == 403
+    finally:
+        holder.conn.execute("ROLLBACK")
+        holder.close()
