@@ -33,6 +33,7 @@ import sqlite_utils
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from labeling.errors import describe_failure
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import lockout, roles, sessions, store
 from labeling.workspace import reachable as reachable_from
@@ -226,10 +227,13 @@ def _check() -> None:
     address = _client_address()
     try:
         lockout.sign_in(db, name, password, address)
-    except lockout.SignInRefused as refused:
-        state[MESSAGE_KEY] = str(refused)
+        session, ticket = sessions.start_session(db, name, address)
+    except Exception as error:  # a refusal, or a workspace that fails: one sentence either way
+        sentence, reference = describe_failure(error)
+        if reference is not None:
+            log.error("sign-in failed (reference %s)", reference, exc_info=error)
+        state[MESSAGE_KEY] = sentence
         return
-    session, ticket = sessions.start_session(db, name, address)
     state[USER_KEY] = name
     state[SESSION_KEY] = session.id
     state[TICKET_KEY] = ticket

@@ -472,3 +472,18 @@ def test_bogus_tickets_at_the_session_route_do_not_wait_for_the_write_lock(works
     finally:
         holder.conn.execute("ROLLBACK")
         holder.close()
+
+
+def test_sign_in_after_the_wal_was_deleted_says_so(accounts, open_app):
+    """The -wal removed under the running app: the sign-in form shows one sentence."""
+    import os
+
+    at = open_app()
+    os.unlink(f"{accounts}-wal")
+    at.text_input(key=_auth.NAME_KEY).input("ada")
+    at.text_input(key=_auth.PASSWORD_KEY).input("ada-password")
+    at.button(key="sign_in_submit").click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Sign in"]
+    shown_errors = " ".join(shown(e.value) for e in at.error)
+    assert f"the workspace file {accounts}-wal was deleted or replaced" in shown_errors
