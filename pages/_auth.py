@@ -18,8 +18,9 @@ websocket request (``st.context.cookies``), and ``sign_in`` resumes the session 
 sign-out (or a dead cookie), the page asks the same route with DELETE to drop the cookie; the
 route drops only a cookie whose session has ended.
 
-Without accounts the app serves only this machine: on a non-loopback ``server.address`` every
-page shows why it refuses and stops (see ``labeling.workspace.lockout.is_loopback``).
+Without accounts the app serves only this machine: when the process listens on a non-loopback
+address (its bound sockets, however it is served) or ``server.address`` is not loopback, every
+page shows why it refuses and stops (see ``labeling.workspace.reachable``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ import sqlite_utils
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from labeling.errors import describe_failure
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import lockout, roles, sessions, store
+from labeling.workspace import reachable as reachable_from
 from pages._workspace import get_db, workspace_path
 
 # The annotator name labels are recorded under; a sign-in sets it to the account name.
@@ -104,10 +107,10 @@ def sign_in(db: sqlite_utils.Database) -> None:
 
 
 def _refuse_network_without_accounts() -> None:
-    address = st.get_option("server.address")
-    if lockout.is_loopback(address):
+    reachable = reachable_from.network_addresses(st.get_option("server.address"))
+    if not reachable:
         return
-    shown = address or "every interface (no server.address set)"
+    shown = ", ".join(reachable)
     log.error(
         "refusing to serve a workspace without accounts on %s: add an admin account "
         "(scorecard user add DB NAME --role admin) or serve on 127.0.0.1", shown,
@@ -224,10 +227,13 @@ def _check() -> None:
     address = _client_address()
     try:
         lockout.sign_in(db, name, password, address)
-    except lockout.SignInRefused as refused:
-        state[MESSAGE_KEY] = str(refused)
+        session, ticket = sessions.start_session(db, name, address)
+    except Exception as error:  # a refusal, or a workspace that fails: one sentence either way
+        sentence, reference = describe_failure(error)
+        if reference is not None:
+            log.error("sign-in failed (reference %s)", reference, exc_info=error)
+        state[MESSAGE_KEY] = sentence
         return
-    session, ticket = sessions.start_session(db, name, address)
     state[USER_KEY] = name
     state[SESSION_KEY] = session.id
     state[TICKET_KEY] = ticket

@@ -7,7 +7,7 @@ import json
 
 import streamlit as st
 
-from labeling.evaluation import chunk_set_scores, result_cache
+from labeling.evaluation import chunk_set_scores
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.segmenting import segment_options
 from labeling.files import baseline, chunk_uploads, exporters
@@ -95,7 +95,6 @@ def save_run_fields() -> None:
     except Exception as error:  # shown as one line
         _common.report_failure(error, f"{WHERE}_runs")
         return
-    result_cache.clear_cache()  # scores depend on the chunk set a run names
     _common.flash("success", f"Saved the fields of run {state.get('version_run')}.",
                   f"{WHERE}_runs")
 

@@ -294,6 +294,20 @@ def test_a_ticket_is_traded_once_for_a_token_that_resumes_the_session(db):
     assert sessions.resume_session(store.open_workspace(path), token, now=T0 + 3) == resumed
 
 
+def test_a_wrong_ticket_never_takes_the_write_lock(db):
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    for attempt in range(20):
+        assert sessions.redeem_ticket(db, f"bogus-{attempt}", now=T0) is None
+    assert sessions.redeem_ticket(db, "", now=T0) is None
+    assert [s for s in statements if s.startswith("BEGIN")] == []
+    _, ticket = sessions.start_session(db, "bob", None, now=T0)
+    statements.clear()
+    assert sessions.redeem_ticket(db, ticket, now=T0 + 1) is not None  # a real one still works
+    assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
+    db.conn.set_trace_callback(None)
+
+
 def test_tokens_are_stored_only_as_hashes(db):
     _, token = open_session(db)
     dump = "\n".join(db.conn.iterdump())
@@ -856,3 +870,20 @@ def test_cli_backup(make_workspace, tmp_path, _cli):
     assert _cli("backup", str(path), str(path), "--overwrite").returncode == 2
     assert not list(tmp_path.glob(".copy.db.partial*"))
 
+
+
+def test_only_an_admin_saves_under_another_persons_name(db):
+    q, c = pair(db)
+    before = fingerprint(db)
+    with roles.acting_as("bob"):
+        with pytest.raises(roles.AccessDenied, match="bob cannot save a judgment under the name"):
+            judgments.add_judgment(db, q, c, 3, "ada")
+        with pytest.raises(roles.AccessDenied, match="only an admin"):  # not as a "machine"
+            judgments.add_judgment(db, q, c, 3, "ada", origin="machine")
+        assert fingerprint(db) == before
+        judgments.add_judgment(db, q, c, 1, "bob")
+        judgments.add_judgment(db, q, c, 1, "model-x", origin="machine")  # not a person
+    with roles.acting_as("ada"):
+        judgments.add_judgment(db, q, c, 2, "bob")  # an admin may (adjudication, imports)
+    saved = [(r["annotator"], r["grade"]) for r in judgments.judgment_history(db, q, c)[-3:]]
+    assert saved == [("bob", 1), ("model-x", 1), ("bob", 2)]

@@ -364,3 +364,28 @@ def test_next_backup_removes_the_partial_file_of_a_killed_backup(workspace, tmp_
         running.wait(timeout=30)
     result = backup.backup(workspace, out, overwrite=True)
     assert result.removed == [live_partial] and _partials(out) == []
+
+
+def test_restore_over_a_foreign_wal_keeps_no_damaged_copy(workspace, saved, make_workspace,
+                                                          tmp_path):
+    """A -wal of another workspace beside the file: folded in, its pages would damage the kept
+    copy; it is kept apart instead, and the kept copy passes its integrity check."""
+    other = make_workspace.path(  # laid out differently: other pages at the same numbers
+        "empty", at=tmp_path / "other" / "other.db",
+        chunks=[{"id": f"c{i}", "text": "x" * 300} for i in range(400)],
+        queries=[{"id": f"q{i}", "text": "q"} for i in range(40)],
+        runs={"r": [(f"q{i}", f"c{j}", float(j)) for i in range(40) for j in range(10)]})
+    _crash_a_writer(other)
+    before = _counts(workspace)
+    shutil.copyfile(f"{other}-wal", f"{workspace}-wal")  # beside a file it does not belong to
+    result = backup.restore(saved, workspace)
+    assert _counts(workspace) == _counts(saved)
+    assert result.replaced is not None
+    kept = sorted(p.name for p in tmp_path.glob("live.db.replaced-*"))
+    assert not [name for name in kept if name.endswith(("-wal", "-shm"))]  # none paired
+    conn = sqlite3.connect(f"file:{result.replaced}?mode=ro", uri=True)
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    conn.close()
+    assert _counts(result.replaced) == before  # the replaced workspace as it was
+    apart = [name for name in kept if name.endswith(".wal-unpaired")]
+    assert len(apart) == 1 and apart[0] in result.summary()  # the -wal is kept, not lost

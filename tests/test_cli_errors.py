@@ -184,13 +184,18 @@ def test_a_boolean_score_is_refused(ws, tmp_path, capsys):
             "doc_id",
         ),
         ("queries", "q.jsonl", '{"id": "q\\u20039", "text": "x"}\n', 1, "U+2003"),
+        # look-alike ids: a bidi override, a zero-width space, a zero-width joiner
+        ("run", "r.txt", "q1 Q0 c1 1 2.0 s\nq1 Q0 c\u202e2 2 1.0 s\n", 2,
+         "the invisible formatting character U+202E"),
+        ("qrels", "l.txt", "q1 0 c1 1\nq1 0 c1\u200b 1\n", 2, "U+200B"),
+        ("chunks", "z.jsonl", '{"id": "c\\u200d9", "text": "x"}\n', 1, "U+200D"),
     ],
 )
 def test_ids_with_whitespace_are_refused(ws, tmp_path, capsys, kind, name, content, line, what):
     path = write(tmp_path / name, content)
     extra = ["--run-name", "new"] if kind == "run" else []
     message = refused(["import", ws, kind, path, *extra], ws, capsys, f"{path}, line {line}:")
-    assert what in message and "whitespace or control characters" in message
+    assert what in message and "whitespace, control or invisible formatting" in message
 
 
 @pytest.mark.parametrize("name", ["my run", "tab\there", ""])

@@ -460,12 +460,13 @@ def test_json_booleans_are_not_numbers(tmp_path, reader, rows, line, message):
 def test_ids_with_whitespace_or_controls_are_refused(tmp_path, reader, name, content, line, shown):
     err = error(reader, put(tmp_path, name, content))
     assert err.line == line, str(err)
-    assert shown in err.problem and "whitespace or control characters" in err.problem
+    assert shown in err.problem and "whitespace, control or invisible formatting" in err.problem
 
 
 def test_ids_in_any_script_are_fine(tmp_path):
-    frame = read_qrels(put(tmp_path, "q.txt", "é1 0 文書-2 1\nq\u200b 0 d 1\n"))
+    frame = read_qrels(put(tmp_path, "q.txt", "é1 0 文書-2 1\nمرحبا 0 d 1\n"))
     assert frame["doc_id"].tolist() == ["文書-2", "d"]
+    assert frame["query_id"].tolist() == ["é1", "مرحبا"]  # right-to-left text, no bidi control
 
 
 # --- a damaged first TREC line ----------------------------------------------------------

@@ -239,3 +239,24 @@ def test_judgments_of_a_locked_split_still_refused(db):
     locked_splits.lock_split(db, "lead", rule="default")
     with pytest.raises(ScorecardError, match="locked"):
         judgments.add_judgment(db, TEST_QUERY, _chunk_judged_for(db, "test", False), 0, "ann")
+
+
+def test_import_moving_judged_chunks_to_another_document_is_refused(db, tmp_path):
+    locked_splits.lock_split(db, "lead", rule="default")
+    judged = [r[0] for r in db.conn.execute(
+        "SELECT DISTINCT j.chunk_id FROM judgments j JOIN queries q ON q.id = j.query_id"
+        " WHERE q.split = 'test' ORDER BY j.chunk_id")]
+    path = _jsonl(tmp_path / "chunks.jsonl", [
+        _chunk_record(db, _dev_only_chunk(db), doc_id="elsewhere"),  # may move
+        *(_chunk_record(db, cid, doc_id=f"moved-{cid}") for cid in judged),
+    ])
+    before = _contents(db)
+    with pytest.raises(InputError) as refused:
+        imports.import_chunks(db, path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}, line 2: {len(judged)} chunks '{judged[0]}', ")
+    assert f"and {len(judged) - 5} more are judged for queries of the locked test split" in message
+    assert "doc_id" in message and message.count(".") <= 2  # one sentence
+    assert _contents(db) == before
+    same = _jsonl(tmp_path / "same.jsonl", [_chunk_record(db, cid) for cid in judged])
+    assert imports.import_chunks(db, same).rows == len(judged)  # unchanged: allowed

@@ -181,3 +181,21 @@ def test_export_qrels_under_a_rule(demo: Path, tmp_path: Path) -> None:
     lower = [p for p in grades["strict"] if grades["strict"][p] < grades["lenient"][p]]
     assert len(lower) == 27  # the demo's pairs on which its two annotators disagree
     assert all(grades["strict"][p] <= grades["lenient"][p] for p in grades["strict"])
+
+
+def test_grade_names_are_escaped_in_the_markdown(make_workspace) -> None:
+    """A grade name is user text: in the conventions (the threshold sentence) it stays text."""
+    from tests.markup import markup_in, shown
+
+    evil = "[click](https://evil.example/x) <https://evil.example> www.evil.example"
+    db = make_workspace(
+        scale=[(0, "not relevant", ""), (1, evil, "")],
+        chunks=[{"id": f"c{i}", "text": "text"} for i in range(3)],
+        queries=[{"id": "q1", "text": "which?"}], runs={"r": [("q1", "c0", 3.0)]},
+        judgments=[("q1", "c1", 1, "ann"), ("q1", "c2", 1, "ann")])
+    result_cache.clear_cache()
+    markdown = report.to_markdown(report.build_scorecard(db, report.report_controls("r"),
+                                                         n_resamples=50))
+    assert evil in shown(markdown)
+    assert markup_in(markdown.replace("<details><summary>Conventions</summary>", "")
+                     .replace("</details>", "")) == []

@@ -21,7 +21,14 @@ from pathlib import Path
 import pandas as pd
 
 from labeling.cluster.outputs import ClusterEvaluation, TopRows, evaluation_of
-from labeling.cluster.parts import is_parquet, read_label_rows, read_run_part
+from labeling.cluster.parts import (
+    LABEL_COLUMNS,
+    RUN_COLUMNS,
+    check_parquet_parts,
+    is_parquet,
+    read_label_rows,
+    read_run_part,
+)
 from labeling.errors import InputError
 from labeling.metrics.partitioned import (
     UNIFIED_COLUMNS,
@@ -87,8 +94,11 @@ def local_client(workers: int | None = None):
 
     # Each shuffle logs its start and end as warnings: noise on the command line.
     logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
+    # A failed task is reported once, as the error the client raises (one sentence for an
+    # InputError), not first as each worker's "Compute Failed" error log with its traceback.
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                           processes=True, dashboard_address=None)
+                           processes=True, dashboard_address=None,
+                           silence_logs=logging.CRITICAL)
     return Client(cluster)
 
 
@@ -114,6 +124,9 @@ def evaluate_on_dask(
     from distributed import Client
 
     measures = list(measures)
+    check_parquet_parts(list(run_parts), RUN_COLUMNS)  # before any worker computes
+    if not isinstance(labels, pd.DataFrame):
+        check_parquet_parts(list(labels), LABEL_COLUMNS)
     own = client is None
     if own:
         client = Client(scheduler) if scheduler else local_client(workers)

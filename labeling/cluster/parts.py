@@ -54,23 +54,50 @@ def is_parquet(path: Path) -> bool:
         return False
 
 
+RUN_COLUMNS = (("query_id", "doc_id"), ("score", "rank"))  # all of the first, one of the second
+LABEL_COLUMNS = (("query_id", "doc_id", "relevance"), ())
+
+
 def _parquet(path: Path, required: tuple[str, ...], either: tuple[str, ...] = ()) -> pd.DataFrame:
     try:
         frame = pd.read_parquet(path)
     except (OSError, ValueError) as error:
         raise InputError(f"cannot read Parquet: {error}", source=str(path)) from None
-    missing = [c for c in required if c not in frame.columns]
-    if missing or (either and not any(c in frame.columns for c in either)):
-        wanted = ", ".join(required) + (f" and {' or '.join(either)}" if either else "")
-        raise InputError(f"a Parquet part needs columns {wanted}", source=str(path))
+    _check_columns(path, list(frame.columns), required, either)
     return frame
+
+
+def _check_columns(
+    path: Path, columns: list[str], required: tuple[str, ...], either: tuple[str, ...]
+) -> None:
+    missing = [c for c in required if c not in columns]
+    if missing or (either and not any(c in columns for c in either)):
+        wanted = ", ".join(required) + (f" and {' or '.join(either)}" if either else "")
+        raise InputError(f"a Parquet part needs columns {wanted} (it has "
+                         f"{', '.join(map(str, columns)) or 'none'})", source=str(path))
+
+
+def check_parquet_parts(paths: list[Path], columns: tuple[tuple[str, ...], ...]) -> None:
+    """Refuse, before any job starts, a Parquet part that cannot be read or lacks ``columns``
+    (``RUN_COLUMNS`` or ``LABEL_COLUMNS``): reads each part's schema only, not its rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for path in paths:
+        if not is_parquet(Path(path)):
+            continue
+        try:
+            names = pq.read_schema(path).names
+        except (OSError, ValueError, pa.ArrowException) as error:
+            raise InputError(f"cannot read Parquet: {error}", source=str(path)) from None
+        _check_columns(Path(path), names, *columns)
 
 
 def read_run_part(path: str | os.PathLike[str]) -> pd.DataFrame:
     """One run part as ``unified`` rows (query_id, doc_id, score, relevance NaN, label False)."""
     path = Path(path)
     if is_parquet(path):
-        frame = _parquet(path, ("query_id", "doc_id"), ("score", "rank"))
+        frame = _parquet(path, *RUN_COLUMNS)
     else:
         frame = read_run(path, check_duplicates=False)
     return unified(run=frame)
@@ -80,7 +107,7 @@ def read_label_part(path: str | os.PathLike[str]) -> pd.DataFrame:
     """One labels part as query_id, doc_id (strings), relevance."""
     path = Path(path)
     if is_parquet(path):
-        frame = _parquet(path, ("query_id", "doc_id", "relevance"))
+        frame = _parquet(path, *LABEL_COLUMNS)
     else:
         frame = read_qrels(path)
     return pd.DataFrame({"query_id": frame["query_id"].astype(str),

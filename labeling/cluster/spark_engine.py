@@ -25,7 +25,8 @@ from pathlib import Path
 import pandas as pd
 
 from labeling.cluster.outputs import ClusterEvaluation, TopRows, evaluation_of
-from labeling.cluster.parts import is_parquet, read_run_part
+from labeling.cluster.parts import RUN_COLUMNS, check_parquet_parts, is_parquet, read_run_part
+from labeling.errors import ScorecardError
 from labeling.metrics.partitioned import ANSWERED, QUERY, score_sorted, unified
 
 ENGINE = "spark"
@@ -58,7 +59,9 @@ def session(conf: Mapping[str, str] | None = None):
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")  # Spark's warnings would bury the scores
+    # Spark's warnings would bury the scores, and a failed task's log (a Java and a Python
+    # traceback) would come before the one sentence ``evaluate_on_spark`` raises for it.
+    spark.sparkContext.setLogLevel("FATAL")
     return spark
 
 
@@ -131,11 +134,13 @@ def evaluate_on_spark(
 ) -> ClusterEvaluation:
     """Score the run in ``run_parts`` against ``labels`` on Spark; per-query values equal the
     single-machine engine's. ``spark`` is a session to use (else one is made from ``conf``
-    and stopped at the end). ``keep_top`` writes each query's top rows from the tasks."""
-    from pyspark.sql import functions as F
+    and stopped at the end). ``keep_top`` writes each query's top rows from the tasks.
 
+    Bad input is refused before Spark starts (``check_input``); a task that fails anyway ends
+    in one ``ScorecardError`` sentence."""
     measures = list(measures)
     columns = [f"m{i}" for i in range(len(measures))]  # measure names are not column names
+    check_input(run_parts)
     own = spark is None
     if own:
         from pyspark.sql import SparkSession
@@ -143,27 +148,63 @@ def evaluate_on_spark(
         own = SparkSession.getActiveSession() is None  # never stop a session the caller has
         spark = session(conf)
     try:
-        run = _run_frame(spark, run_parts)
-        label_rows = spark.createDataFrame(unified(qrels=labels), schema=_unified_schema())
-        wanted = partitions or max(run.rdd.getNumPartitions(), 1)
-
-        def score(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            for values in score_sorted(batches, measures, judged_only=judged_only,
-                                       keep_top=keep_top):
-                yield values.set_axis([QUERY, *columns, ANSWERED], axis=1)
-
-        values = (run.unionByName(label_rows).repartition(wanted, "query_id")
-                  .sortWithinPartitions("query_id")
-                  .mapInPandas(score, schema=_values_schema(columns)))
-        values = values.cache()
-        means_of_rows = values.filter(F.col(ANSWERED)) if missing == "skip" else values
-        totals = means_of_rows.agg(*[F.sum(c).alias(c) for c in columns],
-                                   F.count(F.lit(1)).alias("queries")).toPandas().iloc[0]
-        gathered = values.toPandas().set_axis([QUERY, *measures, ANSWERED], axis=1)
-        values.unpersist()
-        sums = pd.Series([float(totals[c] or 0.0) for c in columns], index=measures)
-        return evaluation_of(gathered, sums, int(totals["queries"]), measures, ENGINE, wanted,
-                             missing)
+        return _score(spark, labels, run_parts, measures, columns, partitions=partitions,
+                      judged_only=judged_only, missing=missing, keep_top=keep_top)
+    except ScorecardError:
+        raise
+    except Exception as error:  # Py4J and PySpark errors carry both tracebacks in their text
+        raise _one_sentence(error) from None
     finally:
         if own:
             spark.stop()
+
+
+def check_input(run_parts: Sequence[Path]) -> None:
+    """Refuse bad run parts before Spark starts: a Parquet part without the run's columns
+    (its schema is read), a text part that does not parse (it is read once here, so its error
+    names its line rather than ending a task with a Java and a Python traceback)."""
+    check_parquet_parts(list(run_parts), RUN_COLUMNS)
+    for part in run_parts:
+        if not is_parquet(Path(part)):
+            read_run_part(part)
+
+
+def _one_sentence(error: Exception) -> Exception:
+    """A failed Spark job as one sentence: the scorecard's own error when a task raised one
+    (its sentence is the last line of the worker's traceback), else what Spark says first."""
+    text = str(error)
+    marker = "labeling.errors.InputError: "
+    if marker in text:
+        return ScorecardError(text.rsplit(marker, 1)[1].strip().splitlines()[0])
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    return ScorecardError(f"the Spark job failed: {first}")
+
+
+def _score(
+    spark, labels: pd.DataFrame, run_parts: Sequence[Path], measures: list[str],
+    columns: list[str], *, partitions: int | None, judged_only: bool, missing: str,
+    keep_top: TopRows | None,
+) -> ClusterEvaluation:
+    from pyspark.sql import functions as F
+
+    run = _run_frame(spark, run_parts)
+    label_rows = spark.createDataFrame(unified(qrels=labels), schema=_unified_schema())
+    wanted = partitions or max(run.rdd.getNumPartitions(), 1)
+
+    def score(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for values in score_sorted(batches, measures, judged_only=judged_only,
+                                   keep_top=keep_top):
+            yield values.set_axis([QUERY, *columns, ANSWERED], axis=1)
+
+    values = (run.unionByName(label_rows).repartition(wanted, "query_id")
+              .sortWithinPartitions("query_id")
+              .mapInPandas(score, schema=_values_schema(columns)))
+    values = values.cache()
+    means_of_rows = values.filter(F.col(ANSWERED)) if missing == "skip" else values
+    totals = means_of_rows.agg(*[F.sum(c).alias(c) for c in columns],
+                               F.count(F.lit(1)).alias("queries")).toPandas().iloc[0]
+    gathered = values.toPandas().set_axis([QUERY, *measures, ANSWERED], axis=1)
+    values.unpersist()
+    sums = pd.Series([float(totals[c] or 0.0) for c in columns], index=measures)
+    return evaluation_of(gathered, sums, int(totals["queries"]), measures, ENGINE, wanted,
+                         missing)

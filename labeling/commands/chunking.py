@@ -78,6 +78,7 @@ def _transfer(args: argparse.Namespace) -> int:
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
+    report.check_segment(db, args.segment)  # before anything is transferred
     done = transfer.existing_transfer(db, args.from_set, args.to_set)
     if done is None:
         result = transfer.transfer_labels(db, args.from_set, args.to_set,

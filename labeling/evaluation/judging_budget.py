@@ -150,7 +150,7 @@ def gate_difference(max_drop: float, true_drop: float | None = None) -> float:
     """The one-sided planning distance of the gate: a true drop (twice the allowed one unless
     given) minus the allowed drop."""
     true_drop = 2.0 * max_drop if true_drop is None else true_drop
-    if max_drop <= 0 or true_drop <= max_drop:
+    if not (0 < max_drop < true_drop < math.inf):  # also refuses nan
         raise ScorecardError(f"plan for a true drop ({true_drop}) larger than the allowed drop "
                              f"({max_drop}), which must be positive")
     return true_drop - max_drop

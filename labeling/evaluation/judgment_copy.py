@@ -14,6 +14,7 @@ import sqlite_utils
 
 from labeling.evaluation.result_cache import _cache_dir
 from labeling.judging import consensus
+from labeling.workspace import private_files
 
 # A columnar copy of the judgments beside the workspace is worth writing once this many
 # judgments came after the one it holds (reading them from SQLite is the slow part).
@@ -48,10 +49,11 @@ def judgment_columns(db: sqlite_utils.Database, version: tuple[int, str]) -> pa.
         target = folder / f"judgments-{version[0]}-{version[1].encode().hex()}.arrow"
         partial = target.with_name(target.name + ".partial")
         try:
-            folder.mkdir(exist_ok=True)
+            private_files.private_folder(folder)
             with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(
                     sink, columns.schema) as writer:
                 writer.write_table(columns)
+            private_files.keep_private(partial)
             partial.replace(target)
             if copy is not None and copy != target:
                 copy.unlink(missing_ok=True)

@@ -35,7 +35,7 @@ from labeling.evaluation.judgment_copy import judgment_columns, same_history
 from labeling.evaluation.result_cache import (
     _FORGETTERS,
     _cache_dir,
-    _workspace,
+    _workspace_file,
     _write_parquet,
     labels_version,
 )
@@ -276,7 +276,7 @@ def label_snapshot(
     label_sources.check_source(source, judge)
     choice = (rule, source, judge)
     version = labels_version(db)
-    key = (_workspace(db), choice)
+    key = (_workspace_file(db), choice)  # labels read judgments only
     with _HISTORIES_LOCK:
         history = _HISTORIES.get(key)
     if history is not None:
@@ -315,7 +315,7 @@ def changes_since(
     if old == new:
         return frozenset()
     with _HISTORIES_LOCK:
-        history = _HISTORIES.get((_workspace(db), (labels.rule, labels.source, labels.judge)))
+        history = _HISTORIES.get((_workspace_file(db), (labels.rule, labels.source, labels.judge)))
     if history is None:
         return None
     with history.lock:

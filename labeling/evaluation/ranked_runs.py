@@ -28,7 +28,7 @@ from labeling.evaluation.label_sets import Labels
 from labeling.evaluation.result_cache import _HEAVY, _cache_dir, _run_version, _workspace
 from labeling.evaluation.score_controls import UNITS
 from labeling.metrics.ranking import OrderedRun, RankedRows, rank_ordered, rank_rows
-from labeling.workspace import run_parts
+from labeling.workspace import private_files, run_parts
 
 
 @dataclass
@@ -129,8 +129,9 @@ def _read_table(db: sqlite_utils.Database, run_id: int, created: str) -> pa.Tabl
     if path is not None:
         partial = path.with_name(path.name + ".partial")
         try:
-            path.parent.mkdir(exist_ok=True)
+            private_files.private_folder(path.parent)
             partial.write_bytes(run_parts.to_blob(table))
+            private_files.keep_private(partial)
             partial.replace(path)
         except OSError:  # a read-only folder: work without the disk cache
             partial.unlink(missing_ok=True)

@@ -1,9 +1,12 @@
-"""In-memory caches of the evaluation layer, keyed by workspace file, label version and controls.
+"""In-memory caches of the evaluation layer, keyed by workspace data, label version and controls.
 
-A judgment is append-only with an increasing id, so ``labels_version`` changes with every new
-judgment; ``queries_state`` changes with any change to the queries or their attributes
-(segments, splits), ``_db_state`` with any commit. Streamlit sessions share these caches, so
-they are guarded by locks.
+One mechanism invalidates them: every key starts with ``_workspace(db)``, which holds the
+counters that triggers bump on every write to a table a score depends on (chunks and their
+``doc_id``, documents, runs, chunk sets, the scale, settings, split locks, queries and their
+attributes); nothing clears a cache by hand after a write. A judgment is append-only with an
+increasing id, so ``labels_version`` changes with every new judgment; ``queries_state``
+changes with any change to the queries or their attributes (segments, splits), ``_db_state``
+with any commit. Streamlit sessions share these caches, so they are guarded by locks.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from labeling.workspace import contents, file_identity
+from labeling.workspace import contents, file_identity, private_files
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
@@ -63,10 +66,22 @@ def clear_cache() -> None:
         forget()
 
 
-def _workspace(db: sqlite_utils.Database) -> str:
-    """The cache key of a workspace: its file, or the connection for an in-memory one."""
+def _workspace_file(db: sqlite_utils.Database) -> str:
+    """The workspace's file, or the connection for an in-memory one."""
     path = file_identity.database_file(db)
     return str(path) if path is not None else str(id(db))
+
+
+def _workspace(db: sqlite_utils.Database) -> tuple:
+    """The cache key of a workspace's data: its file, the file's identity and the counters of
+    the tables scores depend on (``change_counters``: ``data`` and ``queries``, kept by
+    triggers, see migration 15). Every cached result's key starts with it, so any write to
+    those tables, from this process or another, makes the results computed before it unused;
+    judgments are keyed by ``labels_version`` instead (append-only: new labels patch results)."""
+    counters = tuple(db.conn.execute(
+        "SELECT name, value FROM change_counters WHERE name IN ('data', 'queries')"
+        " ORDER BY name").fetchall())
+    return _workspace_file(db), file_identity.identity_of(db), counters
 
 
 def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
@@ -99,7 +114,7 @@ def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str]:
 
 
 def _cache_dir(db: sqlite_utils.Database) -> Path | None:
-    path = Path(_workspace(db))
+    path = Path(_workspace_file(db))
     return path.with_name(f".{path.name}.cache") if path.is_file() else None
 
 
@@ -107,8 +122,9 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write ``path`` atomically: another session never reads half a file."""
     partial = path.with_name(path.name + ".partial")
     try:
-        path.parent.mkdir(exist_ok=True)
+        private_files.private_folder(path.parent)
         frame.to_parquet(partial, index=False)
+        private_files.keep_private(partial)
         partial.replace(path)
     except OSError:  # a read-only folder: work without the disk cache
         partial.unlink(missing_ok=True)

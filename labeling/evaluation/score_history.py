@@ -68,7 +68,8 @@ def readable_time(stamp: str | None) -> str | None:
 def query_set_versions(db: sqlite_utils.Database) -> list[str]:
     """Distinct ``runs.query_set_version`` values (``(unversioned)`` for NULL), oldest first."""
     rows = db.conn.execute(
-        "SELECT coalesce(query_set_version, '(unversioned)') FROM runs GROUP BY 1 ORDER BY min(id)"
+        "SELECT coalesce(query_set_version, '(unversioned)') FROM runs WHERE NOT importing"
+        " GROUP BY 1 ORDER BY min(id)"
     )
     return [r[0] for r in rows]
 
@@ -87,7 +88,8 @@ def history(
     A warning names runs whose saved numbers come from different label snapshots.
     """
     runs = list(db.query(
-        "SELECT name, created_at FROM runs WHERE coalesce(query_set_version, '(unversioned)') = ?"
+        "SELECT name, created_at FROM runs WHERE NOT importing"
+        " AND coalesce(query_set_version, '(unversioned)') = ?"
         " ORDER BY created_at, id", [query_set_version]))
     rows = []
     snapshots: dict[str, str] = {}

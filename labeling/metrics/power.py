@@ -74,8 +74,9 @@ def queries_for_power(
 ) -> int:
     """Fewest queries (at least 2) whose paired t-test reaches ``power`` for ``difference``."""
     _check(alpha, power, sides)
-    if difference <= 0:
-        raise ScorecardError(f"the difference to detect must be positive, not {difference}")
+    if not 0 < difference < math.inf:  # also refuses nan
+        raise ScorecardError(
+            f"the difference to detect must be a positive finite number, not {difference}")
     if sd <= 0:
         return 2
     z = stats.norm.ppf(1.0 - alpha / sides) + stats.norm.ppf(power)

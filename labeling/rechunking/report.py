@@ -17,6 +17,7 @@ from labeling.errors import ScorecardError
 from labeling.judging.visibility import EVERYTHING, Sight
 from labeling.rechunking.plan import OUTCOMES
 from labeling.rechunking.transfer import existing_transfer
+from labeling.workspace import query_store
 
 MISSING_SEGMENT = "(missing)"
 
@@ -101,10 +102,19 @@ def transfers(db: sqlite_utils.Database) -> pd.DataFrame:
         " FROM label_transfers ORDER BY id", db.conn)
 
 
+def check_segment(db: sqlite_utils.Database, segment: str) -> None:
+    """Refuse a segment that is neither ``source``, ``split`` nor a query attribute."""
+    choices = ["source", "split", *query_store.attribute_names(db)]
+    if segment not in choices:
+        raise ScorecardError(f"no segment {segment!r} (choose from "
+                             f"{', '.join(dict.fromkeys(choices))})")
+
+
 def transfer_report(
     db: sqlite_utils.Database, from_set: str, to_set: str, segment: str = "source"
 ) -> TransferReport:
     """The report of the transfer from ``from_set`` to ``to_set``, with counts by ``segment``."""
+    check_segment(db, segment)
     row = existing_transfer(db, from_set, to_set)
     if row is None:
         raise ScorecardError(f"the labels of {from_set!r} have not been transferred to "

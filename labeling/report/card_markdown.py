@@ -90,6 +90,6 @@ def to_markdown(card: Scorecard) -> str:
     lines += ["", "Glossary: " + "; ".join(f"**{_md(term)}**: {_md(text)}"
                                            for term, text in GLOSSARY.items()) + "."]
     lines += ["", "<details><summary>Conventions</summary>", ""]
-    lines += [f"- {c}" for c in card.conventions]
+    lines += [f"- {_md(c)}" for c in card.conventions]  # they quote the scale's grade names
     lines += ["", "</details>", ""]
     return "\n".join(lines)

@@ -33,6 +33,7 @@ import shutil
 import sqlite3
 import stat
 import struct
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,8 +43,8 @@ from urllib.parse import quote
 
 import sqlite_utils
 
-from labeling.errors import ScorecardError
-from labeling.workspace import contents, store
+from labeling.errors import ScorecardError, sqlite_code
+from labeling.workspace import contents, private_files, store
 
 try:
     import fcntl
@@ -157,6 +158,7 @@ def backup(source: str | Path, out: str | Path, *, overwrite: bool = False) -> B
     db = store.open_workspace(source, create=False)
     partial = _temporary(out, PARTIAL_MARK)
     try:
+        private_files.create_private(partial)  # holds password hashes: the owner's only
         target = sqlite3.connect(str(partial), isolation_level=None)
         try:
             db.conn.backup(target)  # pages=-1: one step, one consistent snapshot
@@ -387,13 +389,53 @@ def _fold_wal(path: Path) -> str | None:
 
 def _settle_old_file(path: Path) -> tuple[bool, list[str]]:
     """``_fold_wal`` on the workspace about to be replaced: whether its ``-wal`` is folded in,
-    and notes for the user."""
+    and notes for the user. A ``-wal`` that does not fit the file (another database's, or
+    damaged: folded into a copy, the copy fails its integrity check) is not folded in but kept
+    apart, unpaired, so the kept file stays whole."""
     wal = Path(f"{path}-wal")
     pending = wal.exists() and wal.stat().st_size > 0
+    notes = []
+    if pending and not _wal_fits(path):
+        apart = _keep_wal_apart(path)
+        notes.append(f"its -wal file does not fit it (folded into a copy, the copy failed its "
+                     f"integrity check), so it was not folded in: it is kept apart as {apart}")
+        pending = False
     damage = _fold_wal(path)
     if damage is not None:
-        return False, [f"the replaced workspace could not be read ({damage})"]
-    return True, ["the changes its -wal file held are checkpointed into it"] if pending else []
+        return False, [*notes, f"the replaced workspace could not be read ({damage})"]
+    return True, notes + (["the changes its -wal file held are checkpointed into it"]
+                          if pending else [])
+
+
+def _wal_fits(path: Path) -> bool:
+    """Whether ``path`` with its ``-wal`` folded in passes ``PRAGMA integrity_check`` (tried
+    on a private copy; the file itself is not touched). A file that cannot be read at all is
+    ``_fold_wal``'s case: True."""
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".scorecard-wal-check-") as folder:
+        copy = Path(folder) / "copy.db"
+        _private_copy(path, copy)
+        _private_copy(Path(f"{path}-wal"), Path(f"{copy}-wal"))
+        conn = sqlite3.connect(_uri(copy, "rw"), uri=True, isolation_level=None)
+        try:
+            return [r[0] for r in conn.execute("PRAGMA integrity_check")] == ["ok"]
+        except sqlite3.DatabaseError as error:
+            return sqlite_code(error) == 26  # not a database: for _fold_wal to report
+        finally:
+            conn.close()
+
+
+def _keep_wal_apart(path: Path) -> Path:
+    """Move ``path``'s ``-wal`` to a name SQLite never pairs with a file (its ``-shm``, an
+    index of that ``-wal`` only, is removed)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    apart = path.with_name(f"{path.name}.replaced-{stamp}.wal-unpaired")
+    number = 1
+    while apart.exists():
+        number += 1
+        apart = path.with_name(f"{path.name}.replaced-{stamp}-{number}.wal-unpaired")
+    os.replace(f"{path}-wal", apart)
+    Path(f"{path}-shm").unlink(missing_ok=True)
+    return apart
 
 
 def _aside_name(path: Path) -> Path:

@@ -69,7 +69,8 @@ def chunk_sets_table(db: sqlite_utils.Database) -> pd.DataFrame:
                (SELECT count(DISTINCT p.doc_id) FROM chunk_set_members m
                 JOIN chunk_spans p ON p.chunk_id = m.chunk_id WHERE m.chunk_set = s.name)
                    AS documents,
-               (SELECT count(*) FROM runs r WHERE r.chunk_set = s.name) AS runs,
+               (SELECT count(*) FROM runs r WHERE r.chunk_set = s.name AND NOT r.importing)
+                   AS runs,
                s.created_at
         FROM chunk_sets s ORDER BY s.rowid
         """,
@@ -158,13 +159,14 @@ def run_chunk_set(db: sqlite_utils.Database, run: str) -> str | None:
 def runs_of(db: sqlite_utils.Database, chunk_set: str) -> list[str]:
     """Names of the runs that retrieve from ``chunk_set``, oldest first."""
     return [r[0] for r in db.conn.execute(
-        "SELECT name FROM runs WHERE chunk_set = ? ORDER BY id", [chunk_set])]
+        "SELECT name FROM runs WHERE chunk_set = ? AND NOT importing ORDER BY id", [chunk_set])]
 
 
 def runs_versioning(db: sqlite_utils.Database) -> pd.DataFrame:
     """One row per run: name and its ``RUN_VERSION_FIELDS`` (what a score depends on)."""
     columns = ", ".join(RUN_VERSION_FIELDS)
-    return pd.read_sql_query(f"SELECT name, {columns} FROM runs ORDER BY id", db.conn)
+    return pd.read_sql_query(
+        f"SELECT name, {columns} FROM runs WHERE NOT importing ORDER BY id", db.conn)
 
 
 def set_run_versioning(db: sqlite_utils.Database, run: str, **fields: object) -> None:

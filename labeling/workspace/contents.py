@@ -31,7 +31,13 @@ def shown_text(text: object, item_id: object) -> str:
 def counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Row counts of the main tables (chunks, queries, runs, run_results, judgments)."""
     tables = ("chunks", "queries", "query_attributes", "runs", "run_results", "judgments")
-    return {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    counted = {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    # a run being imported is invisible until it is published (labeling.workspace.staged_runs)
+    counted["runs"], counted["run_results"] = db.conn.execute(
+        "SELECT count(*), coalesce(sum("
+        "(SELECT count(*) FROM run_results x WHERE x.run_id = r.id)), 0)"
+        " FROM runs r WHERE NOT importing").fetchone()
+    return counted
 
 
 def describe_counts(counts: dict[str, int], separator: str = ", ") -> str:
@@ -43,12 +49,12 @@ def describe_counts(counts: dict[str, int], separator: str = ", ") -> str:
 
 def run_names(db: sqlite_utils.Database) -> list[str]:
     """Names of the stored runs, oldest first."""
-    return [r[0] for r in db.conn.execute("SELECT name FROM runs ORDER BY id")]
+    return [r[0] for r in db.conn.execute("SELECT name FROM runs WHERE NOT importing ORDER BY id")]
 
 
 def get_run(db: sqlite_utils.Database, name: str) -> dict:
     """The ``runs`` row of ``name`` (metadata decoded); ``ScorecardError`` if there is none."""
-    rows = list(db.query("SELECT * FROM runs WHERE name = ?", [name]))
+    rows = list(db.query("SELECT * FROM runs WHERE name = ? AND NOT importing", [name]))
     if not rows:
         raise ScorecardError(f"no run named {name!r} (runs: {', '.join(run_names(db)) or 'none'})")
     row = rows[0]

@@ -6,7 +6,8 @@ its queries:
 
 - a query of the split keeps its text, ``source``, segment attributes (``query_attributes``) and
   its split; no query joins the split;
-- a chunk judged for a query of the split (any judgment in the history) keeps its title and text.
+- a chunk judged for a query of the split (any judgment in the history) keeps its document
+  (``doc_id``), title and text.
 
 Writes that would change them are refused whole with one sentence naming the first query or chunk
 (and, for imports, the file and line); nothing is written. The split's snapshot hash
@@ -29,7 +30,7 @@ from typing import Protocol
 from labeling.errors import InputError
 
 QueryRow = Sequence[object]  # (id, text, source, split)
-ChunkRow = Sequence[object]  # (id, title, text)
+ChunkRow = Sequence[object]  # (id, doc_id, title, text)
 
 
 class LineNumbers(Protocol):
@@ -147,31 +148,54 @@ def check_queries(
 def check_chunks(
     conn: sqlite3.Connection, rows: Sequence[ChunkRow], source: str, lines: LineNumbers
 ) -> None:
-    """Refuse a batch of imported chunks that changes the title or text of a chunk judged for a
-    query of a locked split. ``rows`` are (id, title, text) in file order."""
+    """Refuse a batch of imported chunks that changes the document (``doc_id``), title or text
+    of a chunk judged for a query of a locked split. ``rows`` are (id, doc_id, title, text) in
+    file order. A document change names every such chunk of the batch (document-unit scores
+    move with them), at the line of the first."""
     locked = locked_splits(conn)
     if not locked or not rows:
         return
-    judged: dict[str, tuple] = {}  # chunk id -> (title, text, a query it is judged for, split)
+    judged: dict[str, tuple] = {}  # chunk id -> (doc_id, title, text, a query, its split)
     for cid, *rest in conn.execute(
-        "SELECT DISTINCT c.id, c.title, c.text, q.id, q.split FROM chunks c"
+        "SELECT DISTINCT c.id, c.doc_id, c.title, c.text, q.id, q.split FROM chunks c"
         " JOIN judgments j ON j.chunk_id = c.id JOIN queries q ON q.id = j.query_id"
         f" WHERE q.split IN ({', '.join('?' * len(locked))})"
         " AND c.id IN (SELECT value FROM json_each(?)) ORDER BY q.id",
         [*sorted(locked), _json_ids(r[0] for r in rows)],
     ):
         judged.setdefault(cid, tuple(rest))
-    for position, (cid, title, text) in enumerate(r[:3] for r in rows):
+    for position, row in enumerate(rows):
+        cid = row[0]
         if cid not in judged:
             continue
-        old_title, old_text, query, split = judged[cid]
-        for name, before, after in (("title", old_title, title), ("text", old_text, text)):
-            if _text(before) != _text(after):
-                raise InputError(
-                    _refusal(f"chunk {cid!r} is judged for query {query!r} of", split, name),
-                    source=source,
-                    line=int(lines[position]),
-                )
+        *old, query, split = judged[cid]
+        for name, before, after in zip(("doc_id", "title", "text"), old, row[1:4], strict=True):
+            if _text(before) == _text(after):
+                continue
+            if name == "doc_id":
+                problem = _moved_chunks(rows, judged, split)
+            else:
+                problem = _refusal(f"chunk {cid!r} is judged for query {query!r} of", split, name)
+            raise InputError(problem, source=source, line=int(lines[position]))
+
+
+MOVED_SHOWN = 5  # chunk ids a refusal names before "and N more"
+
+
+def _moved_chunks(rows: Sequence[ChunkRow], judged: Mapping[str, tuple], split: str) -> str:
+    """The sentence refusing to move the judged chunks of ``rows`` to other documents."""
+    moved = [str(r[0]) for r in rows
+             if r[0] in judged and _text(judged[r[0]][0]) != _text(r[1])]
+    names = ", ".join(repr(m) for m in moved[:MOVED_SHOWN])
+    if len(moved) > MOVED_SHOWN:
+        names += f" and {len(moved) - MOVED_SHOWN} more"
+    noun = "chunk" if len(moved) == 1 else f"{len(moved)} chunks"
+    verb = "is" if len(moved) == 1 else "are"
+    return (
+        f"{noun} {names} {verb} judged for queries of the locked {split} split, and this "
+        "would move them to another document (doc_id), which changes its document scores "
+        f"(unlock the {split} split first)"
+    )
 
 
 def described_texts_digest(conn: sqlite3.Connection, split: str) -> str:

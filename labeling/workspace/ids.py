@@ -6,7 +6,9 @@ stored but never exported again. Such text is refused where it enters the worksp
 
 "Whitespace or control character" means Unicode categories ``Cc`` (controls, tab and line
 breaks among them) and ``Z*`` (every space and line/paragraph separator): a superset of what
-``str.isspace`` and the TREC writers refuse.
+``str.isspace`` and the TREC writers refuse. Invisible formatting characters (category ``Cf``:
+bidi controls such as U+202E, zero-width characters such as U+200B and U+200D, the BOM) are
+refused too: they make an id look like another one (``a\u200bb`` shows as ``ab``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pyarrow.compute as pc
 from labeling.errors import InputError, ScorecardError
 
 # The same set as ``_is_unexportable``, in RE2 syntax for pyarrow's vectorised match.
-_UNEXPORTABLE_RE2 = r"[\p{Cc}\p{Z}]"
+_UNEXPORTABLE_RE2 = r"[\p{Cc}\p{Z}\p{Cf}]"
 _NAMED = {
     " ": "a space",
     "\t": "a tab",
@@ -34,7 +36,7 @@ _SHOWN_CHARS = 60  # ids are shown in messages cut to this length
 
 def _is_unexportable(char: str) -> bool:
     category = unicodedata.category(char)
-    return category == "Cc" or category.startswith("Z")
+    return category in ("Cc", "Cf") or category.startswith("Z")
 
 
 def first_unexportable_char(text: str) -> str | None:
@@ -46,7 +48,8 @@ def describe_char(char: str) -> str:
     """``a space``, ``a tab``, ... or ``the control character U+0007`` for a message."""
     if char in _NAMED:
         return _NAMED[char]
-    kind = "control" if unicodedata.category(char) == "Cc" else "space"
+    kind = {"Cc": "control", "Cf": "invisible formatting"}.get(unicodedata.category(char),
+                                                              "space")
     return f"the {kind} character U+{ord(char):04X}"
 
 
@@ -77,7 +80,8 @@ def problem(label: str, value: str) -> str | None:
         return None
     return (
         f"{label} {shown(value)} contains {describe_char(char)}; ids may not contain "
-        "whitespace or control characters (TREC files could not hold them)"
+        "whitespace, control or invisible formatting characters (TREC files could not hold "
+        "them, or the id would look like another)"
     )
 
 
@@ -108,7 +112,8 @@ def run_name_problem(name: str) -> str | None:
         return None
     return (
         f"run name {shown(name)} contains {describe_char(char)}; run names may not contain "
-        "whitespace or control characters (the tag of a TREC run file could not hold it)"
+        "whitespace, control or invisible formatting characters (the tag of a TREC run file "
+        "could not hold it, or the name would look like another)"
     )
 
 

@@ -17,7 +17,7 @@ import time
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.workspace import store
+from labeling.workspace import file_identity, store
 from labeling.workspace.accounts import authenticate
 from labeling.workspace.roles import acting_as
 from labeling.workspace.sessions import LOCAL_ADDRESS
@@ -77,6 +77,9 @@ def sign_in(
     name = (name or "").strip()
     address = address or LOCAL_ADDRESS
     now = time.time() if now is None else now
+    # A deleted or replaced file (its -wal removed under the running app) says so before
+    # SQLite reads through a wal-index that no longer matches the files.
+    file_identity.check_unchanged(db)
     paused = _count_attempt(db, name, address, now)
     if paused:
         scope, seconds = paused

@@ -335,7 +335,8 @@ def runs_overview(db: sqlite_utils.Database) -> pd.DataFrame:
     return pd.read_sql_query(
         "SELECT r.name, r.index_build, r.notes, r.created_at,"
         " count(DISTINCT x.query_id) AS queries, count(x.chunk_id) AS results"
-        " FROM runs r LEFT JOIN run_results x ON x.run_id = r.id GROUP BY r.id ORDER BY r.id",
+        " FROM runs r LEFT JOIN run_results x ON x.run_id = r.id WHERE NOT r.importing"
+        " GROUP BY r.id ORDER BY r.id",
         db.conn,
     )
 

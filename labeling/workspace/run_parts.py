@@ -28,6 +28,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 PART_ROWS = 1_000_000  # rows per blob: ~10 MB compressed, far below SQLite's 1 GB value limit
+# Rows turned into Arrow at a time: each step holds the interpreter lock only briefly, so the
+# threads saving judgments beside an import are not held up while its parts are built.
+FETCH_ROWS = 20_000
 CODEC = "lz4"  # measured: 4x smaller than raw, decoded at several GB/s (benchmarks/README.md)
 SCHEMA = pa.schema([
     ("query_id", pa.dictionary(pa.int32(), pa.string())),
@@ -104,29 +107,48 @@ def _query_groups(conn: sqlite3.Connection, run_id: int, part_rows: int) -> Iter
 
 def write_run_parts(conn: sqlite3.Connection, run_id: int, *, part_rows: int = PART_ROWS) -> int:
     """Write the parts of run ``run_id`` from its ``run_results`` rows, inside the caller's
-    transaction (replacing any parts it had); returns the number of parts.
+    transaction (replacing any parts it had); returns the number of parts."""
+    conn.execute("DELETE FROM run_parts WHERE run_id = ?", [run_id])
+    parts = 0
+    for row in run_part_rows(conn, run_id, part_rows=part_rows):
+        insert_run_part(conn, row)
+        parts += 1
+    return parts
+
+
+def run_part_rows(
+    conn: sqlite3.Connection, run_id: int, *, part_rows: int = PART_ROWS
+) -> Iterator[tuple]:
+    """The ``run_parts`` rows of run ``run_id`` (run_id, part, first_query, last_query, rows,
+    data), built from its ``run_results`` rows; reads only, so a staged run's parts are built
+    outside any write transaction (``labeling.workspace.staged_runs``).
 
     Reads the rows back a part at a time in query order (the run's unique index), so memory
     stays bounded by ``part_rows`` whatever the run's size.
     """
-    conn.execute("DELETE FROM run_parts WHERE run_id = ?", [run_id])
-    part = 0
-    for first, last in list(_query_groups(conn, run_id, part_rows)):
-        rows = conn.execute(
+    for part, (first, last) in enumerate(list(_query_groups(conn, run_id, part_rows))):
+        cursor = conn.execute(
             "SELECT query_id, chunk_id, score FROM run_results"
             " WHERE run_id = ? AND query_id BETWEEN ? AND ? ORDER BY query_id, chunk_id",
             [run_id, first, last],
-        ).fetchall()
-        query_id, doc_id, score = zip(*rows, strict=True)
-        table = order_run(pa.array(query_id, pa.string()), pa.array(doc_id, pa.string()),
-                          pa.array(score, pa.float64()), by_pair=True)
-        conn.execute(
-            "INSERT INTO run_parts (run_id, part, first_query, last_query, rows, data)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [run_id, part, first, last, table.num_rows, to_blob(table)],
         )
-        part += 1
-    return part
+        pieces = []
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            query_id, doc_id, score = zip(*rows, strict=True)
+            pieces.append(pa.table({"query_id": pa.array(query_id, pa.string()),
+                                    "doc_id": pa.array(doc_id, pa.string()),
+                                    "score": pa.array(score, pa.float64())}))
+        rows_read = pa.concat_tables(pieces)
+        table = order_run(rows_read["query_id"], rows_read["doc_id"], rows_read["score"],
+                          by_pair=True)
+        yield (run_id, part, first, last, table.num_rows, to_blob(table))
+
+
+def insert_run_part(conn: sqlite3.Connection, row: tuple) -> None:
+    """Store one row of ``run_part_rows``."""
+    conn.execute(
+        "INSERT INTO run_parts (run_id, part, first_query, last_query, rows, data)"
+        " VALUES (?, ?, ?, ?, ?, ?)", row)
 
 
 def read_run_parts(conn: sqlite3.Connection, run_id: int) -> list[pa.Table] | None:

@@ -89,12 +89,10 @@ def redeem_ticket(
     """Trade a session's unexpired one-time ``ticket`` for its token: ``(token, expires_at)``,
     or None when the ticket is unknown, used, expired, or its session has ended."""
     now = time.time() if now is None else now
+    if _open_ticket(db.conn, ticket, now) is None:
+        return None  # anyone may send a ticket: a wrong one never waits for the write lock
     with acting_as(None), store.write_transaction(db, action="manage") as conn:
-        row = conn.execute(
-            "SELECT id, expires_at FROM sessions WHERE ticket_hash = ? AND ticket_expires_at > ?"
-            " AND revoked_at IS NULL AND expires_at > ?",
-            [_digest(ticket or ""), now, now],
-        ).fetchone()
+        row = _open_ticket(conn, ticket, now)  # again under the lock: it is single-use
         if row is None:
             return None
         session_id, expires = int(row[0]), int(row[1])
@@ -106,6 +104,15 @@ def redeem_ticket(
             [_digest(token), session_id],
         )
     return token, float(expires)
+
+
+def _open_ticket(conn, ticket: str, now: float) -> tuple | None:
+    """(session id, expires_at) of the unexpired, unused ``ticket`` of a live session."""
+    return conn.execute(
+        "SELECT id, expires_at FROM sessions WHERE ticket_hash = ? AND ticket_expires_at > ?"
+        " AND revoked_at IS NULL AND expires_at > ?",
+        [_digest(ticket or ""), now, now],
+    ).fetchone()
 
 
 def ticket_open(db: sqlite_utils.Database, session_id: int, *, now: float | None = None) -> bool:

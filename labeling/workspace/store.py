@@ -30,7 +30,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError, sqlite_code, storage_problem
 from labeling.workspace import file_identity as workspace_file
-from labeling.workspace import roles
+from labeling.workspace import private_files, roles, staged_runs, write_turns
 from labeling.workspace.migrations import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
@@ -214,6 +214,25 @@ class ConnectionShared(ScorecardError):
     """A write was attempted on a connection in the middle of another caller's transaction."""
 
 
+class WorkspaceBusy(ScorecardError):
+    """Another connection held the write lock for longer than ``BUSY_TIMEOUT_MS``."""
+
+
+def _begin_immediate(conn: sqlite3.Connection) -> None:
+    """``BEGIN IMMEDIATE``, waiting up to ``BUSY_TIMEOUT_MS`` for the write lock; a lock held
+    longer becomes one sentence, never SQLite's bare "database is locked"."""
+    try:
+        with write_turns.waiting_for_lock():
+            conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if sqlite_code(error) != 5:  # SQLITE_BUSY
+            raise
+        raise WorkspaceBusy(
+            f"the workspace stayed busy for {BUSY_TIMEOUT_MS // 1000} s (another program held "
+            "its write lock); nothing was saved: try again"
+        ) from None
+
+
 def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Database:
     """Open (and migrate) the workspace at ``path``; the one way to open the database.
 
@@ -230,6 +249,8 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
         raise ScorecardError(f"{path}: cannot open the workspace: {error.strerror}") from None
     conn = None
     try:
+        if create:
+            private_files.create_private(path)  # its -wal and -shm get the same mode
         conn = sqlite3.connect(
             str(path),
             check_same_thread=False,
@@ -247,6 +268,7 @@ def open_workspace(path: str | Path, *, create: bool = True) -> sqlite_utils.Dat
         # loss too (about 2 ms a commit here); NORMAL would only survive a crash of the app.
         conn.execute("PRAGMA synchronous = FULL")
         _migrate(conn, path)
+        staged_runs.sweep_abandoned(conn)  # what an import killed midway had staged
     except sqlite3.Error as error:
         if conn is not None:
             conn.close()
@@ -294,7 +316,7 @@ def write_transaction(
             yield conn
         return
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        _begin_immediate(conn)
         workspace_file.check_unchanged(db)  # never "save" into a deleted or replaced file
         roles.check_current(db, action)  # under the write lock: sees the role as stored now
         yield conn

@@ -437,3 +437,58 @@ def test_a_workspace_with_accounts_may_be_served_on_the_network(accounts, open_a
                                                                 server_address):
     server_address("0.0.0.0")
     assert signed_in(open_app, "ada", "data").title[0].value == "Data"
+
+
+def test_a_server_bound_to_every_interface_is_refused_whatever_the_setting(
+    workspace, open_app, tmp_path, monkeypatch
+):
+    """As ``uvicorn app:app --host 0.0.0.0`` serves it: server.address still says loopback,
+    the process's listening socket does not (a copy of /proc in the kernel's format, since
+    test servers listen on loopback only)."""
+    from labeling.workspace import reachable
+    from tests.test_reachable import fake_proc, row
+
+    assert lockout.is_loopback(streamlit_config.get_option("server.address"))
+    proc = fake_proc(tmp_path, [row(0, "00000000:2135", "0A", 41)], [], [41])
+    monkeypatch.setattr(reachable, "PROC", proc)
+    at = open_app("label")
+    assert [t.value for t in at.title] == ["Not served on the network"]
+    assert "0.0.0.0 port 8501" in messages(at)
+    assert not at.button and not at.text_input
+    loopback = fake_proc(tmp_path / "lo", [row(0, "0100007F:2135", "0A", 42)], [], [42])
+    monkeypatch.setattr(reachable, "PROC", loopback)
+    assert open_app("label").title[0].value != "Not served on the network"
+
+
+def test_bogus_tickets_at_the_session_route_do_not_wait_for_the_write_lock(workspace):
+    """While another connection holds the write lock, wrong tickets are refused at once: the
+    route reads before it writes (waiting would end in a busy error after 30 s)."""
+    from starlette.requests import Request
+
+    holder = store.open_workspace(workspace)
+    holder.conn.execute("BEGIN IMMEDIATE")
+    try:
+        for attempt in range(20):
+            request = Request({
+                "type": "http", "method": "POST", "scheme": "http", "path": _auth.SESSION_ROUTE,
+                "server": ("127.0.0.1", 8501), "query_string": b"", "headers": [
+                    (_auth.TICKET_HEADER.lower().encode(), f"bogus-{attempt}".encode())]})
+            assert _auth._session_endpoint(request).status_code == 403
+    finally:
+        holder.conn.execute("ROLLBACK")
+        holder.close()
+
+
+def test_sign_in_after_the_wal_was_deleted_says_so(accounts, open_app):
+    """The -wal removed under the running app: the sign-in form shows one sentence."""
+    import os
+
+    at = open_app()
+    os.unlink(f"{accounts}-wal")
+    at.text_input(key=_auth.NAME_KEY).input("ada")
+    at.text_input(key=_auth.PASSWORD_KEY).input("ada-password")
+    at.button(key="sign_in_submit").click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Sign in"]
+    shown_errors = " ".join(shown(e.value) for e in at.error)
+    assert f"the workspace file {accounts}-wal was deleted or replaced" in shown_errors

@@ -37,11 +37,29 @@ def ensure_ids(
     source: str,
 ) -> int:
     """Insert placeholders for unknown ids (or raise when strict); return how many were added."""
-    distinct = pd.unique(ids.to_numpy(dtype=object))
-    unknown = unknown_ids(conn, table, distinct.tolist())
+    unknown = missing_ids(conn, table, ids, lines, strict=strict, source=source)
     if not unknown:
         return 0
-    if strict:
+    conn.executemany(
+        f"INSERT INTO {table} (id, placeholder) VALUES (?, 1)", ((i,) for i in unknown)
+    )
+    return len(unknown)
+
+
+def missing_ids(
+    conn: sqlite3.Connection,
+    table: str,
+    ids: pd.Series,
+    lines: RowLines,
+    *,
+    strict: bool,
+    source: str,
+) -> list[str]:
+    """The distinct ``ids`` not in ``table``; when ``strict``, an unknown id is an error naming
+    its line instead."""
+    distinct = pd.unique(ids.to_numpy(dtype=object))
+    unknown = unknown_ids(conn, table, distinct.tolist())
+    if unknown and strict:
         row = int(np.argmax(ids.isin(unknown).to_numpy()))
         noun = "chunk" if table == "chunks" else "query"
         raise InputError(
@@ -49,10 +67,7 @@ def ensure_ids(
             source=source,
             line=int(lines[row]),
         )
-    conn.executemany(
-        f"INSERT INTO {table} (id, placeholder) VALUES (?, 1)", ((i,) for i in unknown)
-    )
-    return len(unknown)
+    return unknown
 
 
 def first_duplicate(frame: pd.DataFrame, columns: list[str]) -> int | None:

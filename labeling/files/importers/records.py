@@ -121,7 +121,7 @@ def store_chunks(
             cells.text(record["text"], "text", source, lines, i),
             cells.json_text(meta, source, lines, i),
         ))
-    frozen_split.check_chunks(conn, [(r[0], r[2], r[3]) for r in rows], source, lines)
+    frozen_split.check_chunks(conn, [r[:4] for r in rows], source, lines)
     _count_stored(conn, "chunks", chunk_ids, result)
     conn.executemany(
         "INSERT INTO chunks (id, doc_id, title, text, metadata, placeholder)"

@@ -13,18 +13,20 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.files import formats
-from labeling.files.importers.ids import ensure_pair_ids, first_duplicate
+from labeling.files.importers.ids import first_duplicate, missing_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
+from labeling.workspace import staged_runs, write_turns
 from labeling.workspace.ids import check_run_name
-from labeling.workspace.run_parts import write_run_parts
+from labeling.workspace.run_parts import insert_run_part, run_part_rows
 from labeling.workspace.store import utc_now
 
 RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes",
                "chunk_set")
 IMPORT_CACHE_KIB = 64 * 1024  # SQLite page cache while a run imports
 RUN_BATCH_ROWS = 50_000  # measured: 1M-row run peaks ~300 MB RSS (200k: ~430 MB), same speed
+STAGE_ROWS = 2_000  # rows per write transaction (~0.1 s): what a save waits behind at most
 
 
 def import_run(
@@ -44,40 +46,105 @@ def import_run(
     chunk_set (the name of a chunk set the run retrieves from) fill the ``runs`` columns; any
     other key goes to ``runs.metadata``. A (query, doc) pair listed twice is an error naming the
     line; an existing name is an error unless ``replace=True``.
+
+    The run is staged (``labeling.workspace.staged_runs``): its rows go in by transactions of
+    ``STAGE_ROWS``, so other writers (saves) wait at most one of them, and it becomes visible,
+    replacing a run of the same name, in one short final transaction. On any failure the
+    staged rows are deleted: nothing of the file is seen.
     """
     source = str(path)
+    check_run_name(run_name, source)
+    _refuse_taken(db.conn, run_name, replace, source)
+    with import_transaction(db, source) as conn:
+        run_id = _create_run(conn, staged_runs.staged_name(), meta, source)
     cache = db.conn.execute("PRAGMA cache_size").fetchone()[0]
     db.conn.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")  # index pages stay in memory
     try:
-        with import_transaction(db, source) as conn:
-            run_id = _create_run(conn, run_name, meta, replace, source)
-            frames = formats.iter_run_batches(path, format=format, batch_rows=batch_rows)
-            result = _store_run(
-                conn, run_id, batches(frames, path, format), strict=strict, source=source
-            )
-            if result.rows == 0:
-                raise InputError("no results in the run file", source=source)
-            write_run_parts(conn, run_id)  # the columnar copy the scores read
+        result = _stage(db, run_id, path, format, batch_rows, strict, source)
+        replaced = _publish(db, run_id, run_name, replace, result, source)
+    except BaseException:
+        _drop_staged(db, run_id)
+        raise
     finally:
         db.conn.execute(f"PRAGMA cache_size = {cache}")
+    if replaced is not None:
+        staged_runs.discard(db.conn, replaced)
     return result
+
+
+def _refuse_taken(conn: sqlite3.Connection, run_name: str, replace: bool, source: str) -> None:
+    taken = conn.execute(
+        "SELECT 1 FROM runs WHERE name = ? AND NOT importing", [run_name]).fetchone()
+    if taken and not replace:
+        raise InputError(
+            f"a run named {run_name!r} already exists (replace it explicitly)", source=source
+        )
+
+
+def _stage(
+    db: sqlite_utils.Database, run_id: int, path: str | Path, format: str | None,
+    batch_rows: int, strict: bool, source: str,
+) -> _Staged:
+    """Store the file's rows and the run's parts under staged run ``run_id``."""
+    frames = formats.iter_run_batches(path, format=format, batch_rows=batch_rows)
+    with staged_runs.foreign_keys_off(db.conn):  # placeholders come at publishing
+        result = _store_run(db, run_id, batches(frames, Path(path), format), strict=strict,
+                            source=source)
+    if result.rows == 0:
+        raise InputError("no results in the run file", source=source)
+    for row in run_part_rows(db.conn, run_id):  # built outside the write lock
+        with import_transaction(db, source) as conn:
+            insert_run_part(conn, row)
+        write_turns.let_waiting_writers_in()
+    return result
+
+
+def _publish(
+    db: sqlite_utils.Database, run_id: int, run_name: str, replace: bool, result: _Staged,
+    source: str,
+) -> int | None:
+    """Add the placeholders and make the run visible; returns the id of the run it replaced."""
+    few = sum(map(len, result.unknown.values())) <= staged_runs.PLACEHOLDER_ROWS
+    if not few:  # many: their own transactions, before the short one that publishes
+        result.add_placeholders(*_placeholders(db.conn, result.unknown))
+    with import_transaction(db, source) as conn:
+        if few:
+            result.add_placeholders(*_placeholders(conn, result.unknown))
+        try:
+            return staged_runs.publish(conn, run_id, run_name, replace=replace)
+        except FileExistsError:
+            raise InputError(
+                f"a run named {run_name!r} already exists (replace it explicitly)",
+                source=source) from None
+
+
+def _placeholders(conn: sqlite3.Connection, unknown: dict[str, set[str]]) -> tuple[int, int]:
+    return (staged_runs.add_placeholders(conn, "queries", unknown["queries"]),
+            staged_runs.add_placeholders(conn, "chunks", unknown["chunks"]))
+
+
+def _drop_staged(db: sqlite_utils.Database, run_id: int) -> None:
+    """Delete what a failed import staged (never raising over the import's own error)."""
+    conn = db.conn
+    if conn.in_transaction and getattr(conn, "writer", None) is None:
+        conn.execute("ROLLBACK")  # a failure at COMMIT leaves SQLite's transaction open
+    if conn.in_transaction:
+        return  # inside the caller's transaction: its rollback takes the staged rows
+    try:
+        with staged_runs.foreign_keys_off(conn):
+            staged_runs.discard(conn, run_id)
+    except sqlite3.Error:
+        pass  # the file is failing (full disk); sweep_abandoned deletes it at the next open
 
 
 def _create_run(
     conn: sqlite3.Connection,
     run_name: str,
     meta: Mapping[str, Any] | None,
-    replace: bool,
     source: str,
+    *,
+    staged: bool = True,
 ) -> int:
-    check_run_name(run_name, source)
-    row = conn.execute("SELECT id FROM runs WHERE name = ?", [run_name]).fetchone()
-    if row is not None:
-        if not replace:
-            raise InputError(
-                f"a run named {run_name!r} already exists (replace it explicitly)", source=source
-            )
-        conn.execute("DELETE FROM runs WHERE id = ?", [row[0]])  # cascades to run_results
     meta = dict(meta or {})
     columns = {k: meta.pop(k) for k in RUN_COLUMNS if k in meta}
     if "chunk_size" in columns:
@@ -91,11 +158,12 @@ def _create_run(
         "SELECT 1 FROM chunk_sets WHERE name = ?", [columns["chunk_set"]]
     ).fetchone() is None:
         raise InputError(f"no chunk set named {columns['chunk_set']!r}", source=source)
-    names = ["name", "created_at", "metadata", *columns]
+    names = ["name", "created_at", "metadata", "importing", *columns]
     values = [
         run_name,
         utc_now(),
         json.dumps(meta, ensure_ascii=False, default=str),
+        int(staged),
         *columns.values(),
     ]
     cursor = conn.execute(
@@ -104,25 +172,53 @@ def _create_run(
     return int(cursor.lastrowid)
 
 
+def replace_run(
+    conn: sqlite3.Connection, run_name: str, meta: Mapping[str, Any] | None, replace: bool,
+    source: str,
+) -> int:
+    """A new visible run ``run_name`` in the caller's transaction (for files small enough to
+    store in one: per-query values); an existing one is deleted when ``replace``."""
+    check_run_name(run_name, source)
+    _refuse_taken(conn, run_name, replace, source)
+    conn.execute("DELETE FROM runs WHERE name = ? AND NOT importing", [run_name])
+    return _create_run(conn, run_name, meta, source, staged=False)
+
+
+class _Staged(ImportResult):
+    """An ``ImportResult`` and the ids, by table, that the stored rows name and the workspace
+    lacked (their placeholders are added when the run is published)."""
+
+    def __init__(self) -> None:
+        super().__init__("run")
+        self.unknown: dict[str, set[str]] = {"queries": set(), "chunks": set()}
+
+
 def _store_run(
-    conn: sqlite3.Connection,
+    db: sqlite_utils.Database,
     run_id: int,
     frames: Iterable[tuple[pd.DataFrame, RowLines]],
     *,
     strict: bool,
     source: str,
-) -> ImportResult:
-    result = ImportResult("run")
-    added_q = added_c = 0  # placeholder queries and chunks
+) -> _Staged:
+    """Store the batches under ``run_id``, ``STAGE_ROWS`` rows per transaction (savepoints of
+    the caller's transaction when it holds one). Foreign keys must be off or deferred."""
+    result = _Staged()
     for batch, lines in frames:
         dup = first_duplicate(batch, ["query_id", "doc_id"])
         if dup is not None:
             raise _duplicate(batch, dup, lines, source)
-        queries, chunks = ensure_pair_ids(conn, batch, lines, strict=strict, source=source)
-        added_q, added_c = added_q + queries, added_c + chunks
-        _insert_results(conn, run_id, batch, lines, source)
+        for start in range(0, len(batch), STAGE_ROWS):
+            part = batch.iloc[start:start + STAGE_ROWS].reset_index(drop=True)
+            part_lines = RowLines(lines.path, lines.fmt, lines.first_row + start, len(part))
+            with import_transaction(db, source) as conn:
+                for table, column in (("queries", "query_id"), ("chunks", "doc_id")):
+                    result.unknown[table].update(missing_ids(
+                        conn, table, part[column], part_lines, strict=strict, source=source))
+                _insert_results(conn, run_id, part, part_lines, source)
+            if not db.conn.in_transaction:
+                write_turns.let_waiting_writers_in()
         result.rows += len(batch)
-    result.add_placeholders(added_q, added_c)
     return result
 
 

@@ -23,9 +23,15 @@ from labeling.errors import InputError, MeasureError
 from labeling.files import formats
 from labeling.files.importers.lines import batches
 from labeling.files.importers.result import ImportResult
-from labeling.files.importers.runs import RUN_BATCH_ROWS, _create_run, _store_run
+from labeling.files.importers.runs import (
+    RUN_BATCH_ROWS,
+    _placeholders,
+    _store_run,
+    replace_run,
+)
 from labeling.files.importers.transaction import import_transaction
 from labeling.metrics.measures import parse_measure
+from labeling.workspace import staged_runs
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now
 
@@ -100,11 +106,11 @@ def import_values(
         if top is not None or row is None:
             meta = {"notes": f"scored by {about.get('engine', 'an outside engine')}; values "
                              f"from {path.name}"}
-            run_id = _create_run(conn, run_name, meta, replace, str(path))
+            run_id = replace_run(conn, run_name, meta, replace, str(path))
         else:
             run_id = int(row[0])
         if top is not None:
-            _store_top(conn, run_id, Path(top), result)
+            _store_top(db, run_id, Path(top), result)
         conn.execute(
             "INSERT OR REPLACE INTO run_values"
             " (run_id, measures, labels, engine, queries, data, created_at)"
@@ -116,7 +122,7 @@ def import_values(
     return result
 
 
-def _store_top(conn, run_id: int, top: Path, result: ImportResult) -> None:
+def _store_top(db, run_id: int, top: Path, result: ImportResult) -> None:
     """The run's rows from the part files of ``top`` (placeholders for unknown ids)."""
     parts = [top] if top.is_file() else sorted(
         p for p in top.rglob("*") if p.is_file() and not p.name.startswith(("_", ".")))
@@ -125,10 +131,11 @@ def _store_top(conn, run_id: int, top: Path, result: ImportResult) -> None:
     added = stored = 0
     for part in parts:
         frames = formats.iter_run_batches(part, batch_rows=RUN_BATCH_ROWS)
-        done = _store_run(conn, run_id, batches(frames, part, None), strict=False,
-                          source=str(part))
-        added += done.placeholders
+        with staged_runs.foreign_keys_off(db.conn):  # deferred to the COMMIT
+            done = _store_run(db, run_id, batches(frames, part, None), strict=False,
+                              source=str(part))
+            added += sum(_placeholders(db.conn, done.unknown))
         stored += done.rows
         result.warnings += done.warnings
-    write_run_parts(conn, run_id)
+    write_run_parts(db.conn, run_id)
     result.top_rows = stored
