@@ -60,3 +60,64 @@ def test_evidence_that_does_not_fit_is_refused_and_nothing_is_saved(
     with pytest.raises(InputError, match=problem):
         judgments.add_judgment(placed, "q1", chunk, grade, "ana", evidence=[span])
     assert placed.conn.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Files: JSON lines in, JSON lines and CSV out
+
+
+def qrels_rows() -> list[dict]:
+    return [
+        {"query_id": "q1", "doc_id": "intro", "relevance": 0},
+        {"query_id": "q1", "doc_id": "restore", "relevance": 2,
+         "evidence": [{"start": s, "end": e} for s, e in (
+             span_of("run restore --from DATE PATH."),
+             span_of("The restore asks before it overwrites anything."))]},
+    ]
+
+
+@pytest.fixture
+def placed_file(placed, tmp_path):
+    path = Path(placed.conn.execute("PRAGMA database_list").fetchone()[2])
+    placed.close()
+    return path
+
+
+def scorecard(*argv) -> int:
+    from labeling.commands import cli
+    return cli.main([str(a) for a in argv])
+
+
+def test_jsonl_qrels_with_evidence_round_trip_exactly_through_the_command_line(
+        placed_file, tmp_path, capsys):
+    source = write_jsonl(tmp_path / "labels.jsonl", qrels_rows())
+    assert scorecard("import", placed_file, "qrels", source) == 0
+    out = tmp_path / "out.jsonl"
+    assert scorecard("export", placed_file, "qrels", out) == 0
+    assert [json.loads(line) for line in out.read_text().splitlines()] == qrels_rows()
+    table = tmp_path / "judgments.csv"
+    assert scorecard("export", placed_file, "judgments", table) == 0
+    import csv
+    rows = list(csv.DictReader(table.open(encoding="utf-8")))
+    assert [json.loads(r["evidence"]) if r["evidence"] else None for r in rows] == [
+        None, qrels_rows()[1]["evidence"]]
+
+
+@pytest.mark.parametrize(("line", "bad", "problem"), [
+    (2, {"start": 3, "end": 9}, "outside chunk 'restore'"),
+    (2, {"start": len(DOC) - 2, "end": len(DOC) + 40}, "outside document 'd'"),
+    (2, {"start": 9, "end": 3}, "0 <= N < M"),
+    (1, {"start": 3, "end": 9}, "only a relevant grade"),
+])
+def test_a_span_that_does_not_fit_is_a_line_error_and_nothing_is_written(
+        placed_file, tmp_path, capsys, line, bad, problem):
+    rows = qrels_rows()
+    rows[line - 1]["evidence"] = [bad]
+    source = write_jsonl(tmp_path / "labels.jsonl", rows)
+    assert scorecard("import", placed_file, "qrels", source) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"labels.jsonl, line {line}:" in err[0] and problem in err[0], err
+    conn = sqlite3.connect(placed_file)
+    assert conn.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM judgment_evidence").fetchone()[0] == 0
+    conn.close()
