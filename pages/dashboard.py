@@ -22,6 +22,7 @@ from labeling.evaluation import (
     deciding_pairs,
     drilldown,
     failure_tags,
+    inferred_labels,
     judged_coverage,
     judging_budget,
     label_depth,
@@ -837,6 +838,9 @@ def main() -> None:
     locked = (f" · test split locked at {lock['snapshot_hash']} (rule {lock['rule']})"
               if lock else "")
     st.caption(f"{controls.describe()} Label snapshot {labels.snapshot}{locked}")
+    inferred = inferred_labels.inferred_labels(db, labels.qrels).sentence()
+    if inferred:
+        st.caption(inferred)
     view = View(db, runs, segmenting.query_table(db), scale, controls, segment, lock)
     run_notices(view)
     tabs = st.tabs(list(TABS), key="dash_tab", on_change="rerun")

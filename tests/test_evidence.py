@@ -194,6 +194,13 @@ def test_without_evidence_only_the_located_piece_is_labelled_inferred_and_the_re
     assert card.to_dict()["new_pairs"] == {"exact": 0, "inferred": 1, "review": 1,
                                            "not_relevant": 0}
     assert card.inferred_labels == 1
+    from labeling.evaluation.inferred_labels import inferred_labels
+    from labeling.judging import consensus
+    counted = inferred_labels(halves, consensus.consensus_qrels(halves))
+    assert (counted.inferred, counted.relevant) == (1, 2)  # and the old chunk's own label
+    assert counted.sentence().startswith("1 of the 2 relevant labels are inferred")
+    judgments.add_judgment(halves, "q1", "r1", 2, "bo")  # a person judged it: not inferred now
+    assert inferred_labels(halves, consensus.consensus_qrels(halves)).inferred == 0
     assert "1 sent to review (about 0.0 hours at 30 s per judgment" in card.headline()
 
 
