@@ -242,3 +242,31 @@ def test_an_answer_deleted_in_a_new_version_yields_no_label_and_is_counted(
     assert result.invalidated == card.invalidated == 1 and card.invalidated_queries == ["q1"]
     assert card.outcomes["lost"] == 1 and "1 were lost" in card.sentence()
     assert "1 old judgments were invalidated" in card.headline()
+
+
+# ---------------------------------------------------------------------------------------------
+# On screen: sentences to pick from, marks in the chunk text
+
+
+def test_picked_sentences_become_the_evidence_of_the_judgment_just_saved(placed):
+    from labeling.evidence_marks import current_evidence, placed_chunk
+    from labeling.workspace.evidence import attach_evidence
+    chunk = placed_chunk(placed, "restore")
+    sentences = chunk.sentences()
+    assert [DOC[a:b] for a, b in sentences[:2]] == [
+        "To restore a file, run restore --from DATE PATH.",
+        "The restore asks before it overwrites anything."]
+    saved = judgments.add_judgment(placed, "q1", "restore", 2, "ana")
+    with pytest.raises(InputError, match="your own judgment"):
+        attach_evidence(placed, saved, [sentences[0]], "bo")
+    attach_evidence(placed, saved, [sentences[0]], "ana")
+    assert current_evidence(placed, "q1", "restore") == [sentences[0]]
+    with pytest.raises(InputError, match="already has its evidence"):
+        attach_evidence(placed, saved, [sentences[1]], "ana")
+    # Marks in the stored text, also when the stored text collapsed the whitespace.
+    assert [(m.start, m.end) for m in chunk.marks([sentences[0]])] == [
+        (0, len("To restore a file, run restore --from DATE PATH."))]
+    from dataclasses import replace
+    squeezed = replace(chunk, text="   " + chunk.text.replace(" ", "  "))
+    mark = squeezed.marks([sentences[0]])[0]
+    assert " ".join(squeezed.text[mark.start:mark.end].split()) == DOC[slice(*sentences[0])]

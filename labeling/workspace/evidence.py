@@ -17,7 +17,10 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import sqlite_utils
+
 from labeling.errors import InputError
+from labeling.workspace.store import write_transaction
 
 Span = tuple[int, int]
 SPAN_SHAPE = 'evidence is a list of {"start": N, "end": M} with whole numbers 0 <= N < M'
@@ -136,3 +139,32 @@ def all_evidence(conn: sqlite3.Connection) -> dict[int, list[Span]]:
             ' ORDER BY judgment_id, start, "end"'):
         found.setdefault(int(judgment_id), []).append((int(start), int(end)))
     return found
+
+
+def attach_evidence(
+    db: sqlite_utils.Database, judgment_id: int, spans: Sequence[Span], annotator: str
+) -> None:
+    """Give ``annotator``'s judgment ``judgment_id``, saved a moment ago without evidence, the
+    spans they picked next (the judging pages save the grade first, so it is never lost, and
+    ask for the answer after). Refused, with one sentence, for someone else's judgment, one that
+    already has evidence or has been followed by a newer judgment of the same pair, and for
+    spans that do not fit (``check_spans``)."""
+    spans = parse_spans(list(spans), source="evidence")
+    with write_transaction(db, action="judge") as conn:
+        row = conn.execute(
+            "SELECT query_id, chunk_id, grade, annotator FROM judgments WHERE id = ?",
+            [int(judgment_id)]).fetchone()
+        if row is None or row[3] != annotator:
+            raise InputError("evidence can be added only to your own judgment", source="evidence")
+        newer = conn.execute(
+            "SELECT 1 FROM judgments WHERE query_id = ? AND chunk_id = ? AND annotator = ?"
+            " AND id > ?", [row[0], row[1], annotator, int(judgment_id)]).fetchone()
+        has = conn.execute("SELECT 1 FROM judgment_evidence WHERE judgment_id = ?",
+                           [int(judgment_id)]).fetchone()
+        if newer or has:
+            raise InputError("this judgment already has its evidence or a newer judgment "
+                             "replaced it; judge the pair again to mark the answer",
+                             source="evidence")
+        check_spans(row[1], row[2], spans, chunk_places(conn, [row[1]]).get(row[1]),
+                    source="evidence")
+        add_evidence(conn, int(judgment_id), spans)
