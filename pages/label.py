@@ -17,10 +17,11 @@ from labeling.judging import (
 )
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents, grading, query_store
-from pages import _auth, _common, _judging, _keys, _search
+from pages import _auth, _common, _evidence, _judging, _keys, _search
 
 WHERE = "label"
 CURRENT, TRAIL, SAVED, NONCE = "label_current", "label_trail", "label_saved", "label_nonce"
+EVIDENCE = "label_evidence_step"  # the answer to pick after a relevant grade (pages/_evidence)
 ALL = "(all)"
 # Panels opened by a key: session flag -> (action of the shortcut registry, widget key).
 PANELS = {"label_show_search": "search", "label_show_context": "context",
@@ -66,9 +67,13 @@ def _record(write) -> None:
 
 
 def grade(value: int) -> None:
+    state = _state()
+    pair, saved = state.get(CURRENT), len(state[SAVED])
     _record(lambda db, query_id, chunk_id: queue.save_judgment(
         db, query_id, chunk_id, value, _common.annotator(), note=_note()
     ))
+    if pair and len(state[SAVED]) > saved and state.get(_evidence.ASK):  # where is the answer?
+        _evidence.begin(EVIDENCE, _common.get_db(), state[SAVED][-1], pair, value)
 
 
 def cant_judge() -> None:
@@ -281,6 +286,11 @@ def draw_standing() -> None:
 bars = st.container(key="label_progress")
 _common.show_flash(WHERE)
 
+step = state.get(EVIDENCE)
+if step and _evidence.draw(EVIDENCE, "label", queue.card_for(db, *step["pair"]).query_text,
+                           WHERE):
+    st.stop()
+
 pair = state.get(CURRENT)
 if pair is None:
     if queue.progress(db, name).pooled == 0:
@@ -318,6 +328,7 @@ with st.container(border=True, key="label_card"):
     if mine is not None:
         st.info(f"Your current grade: {mine}. A new grade is appended as a correction.")
 
+_evidence.ask_toggle()
 columns = st.columns(len(scale))
 for column, (value, grade_name, _) in zip(columns, scale, strict=True):
     column.button(

@@ -82,6 +82,29 @@ def test_skip_undo_and_correction(open_app, workspace):
     assert history.loc[history["annotator"] == "carol", "grade"].tolist()[-2:] == [1, 3]
 
 
+def test_a_relevant_grade_then_the_answering_sentence(open_app, workspace):
+    from labeling.evidence_marks import current_evidence, placed_chunk
+    at = pool(start(open_app))
+    db = store.open_workspace(workspace)
+    at.toggle(key="ask_evidence").set_value(True).run()
+    first = current(at)
+    at.button(key="label_grade_0").click().run()  # not relevant: no question asked
+    assert "label_evidence_step" not in at.session_state and current(at) != first
+    pair = current(at)
+    at.button(key="label_grade_2").click().run()
+    assert not at.exception and queue.current_grade(db, *pair, "carol") == 2  # saved at once
+    assert at.button(key="label_sentence_0").proto.shortcut == "1"
+    at.button(key="label_sentence_0").click().run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert ":green-background[" in shown  # the picked sentence is marked in the chunk text
+    at.button(key="label_save_evidence").click().run()
+    assert not at.exception and "label_evidence_step" not in at.session_state
+    assert current_evidence(db, *pair) == placed_chunk(db, pair[1]).sentences()[:1]
+    at.button(key="label_grade_1").click().run()
+    at.button(key="label_skip_evidence").click().run()  # or skip: the grade stays
+    assert "label_evidence_step" not in at.session_state
+
+
 def test_cant_judge_needs_a_reason(open_app, workspace):
     at = pool(start(open_app))
     db = store.open_workspace(workspace)
