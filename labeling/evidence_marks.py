@@ -81,3 +81,17 @@ def current_evidence(
     ids = [i for i, who in rows if annotators is None or who in annotators]
     spans = {span for found in evidence_of(db.conn, ids).values() for span in found}
     return sorted(spans)
+
+
+def evidence_cards(
+    db: sqlite_utils.Database, query_id: str, chunk_ids: list[str]
+) -> list[tuple[PlacedChunk, list[Span]]]:
+    """Each of ``chunk_ids`` (first occurrence, in order) that is placed in a document and whose
+    current judgments for the query carry evidence, with the spans."""
+    cards = []
+    for chunk_id in dict.fromkeys(str(c) for c in chunk_ids):
+        spans = current_evidence(db, query_id, chunk_id)
+        chunk = placed_chunk(db, chunk_id) if spans else None
+        if chunk is not None:
+            cards.append((chunk, spans))
+    return cards

@@ -20,9 +20,17 @@ MAX_KEYED = 9  # sentences 1-9 have a digit key; the rest are clicked
 SNIPPET = 90
 
 
+def _remember() -> None:
+    st.session_state[ASK] = bool(st.session_state.get(f"{ASK}_widget"))
+
+
 def ask_toggle() -> None:
     """The session's choice: ask for the answering sentence after each relevant grade."""
-    st.toggle("Mark the answer after a relevant grade", key=ASK,
+    # The choice lives in its own session key: a widget's state is dropped on the runs that
+    # do not draw it (the evidence step itself).
+    st.session_state[f"{ASK}_widget"] = bool(st.session_state.get(ASK, False))
+    st.toggle("Mark the answer after a relevant grade", key=f"{ASK}_widget",
+              on_change=_remember,
               help="After you grade a chunk relevant, pick the sentence(s) that answer the "
                    "query (keys 1-9 or click) or skip. The answer's place lets a re-chunking "
                    "carry your label exactly to the piece that holds it.")

@@ -86,7 +86,7 @@ def test_a_relevant_grade_then_the_answering_sentence(open_app, workspace):
     from labeling.evidence_marks import current_evidence, placed_chunk
     at = pool(start(open_app))
     db = store.open_workspace(workspace)
-    at.toggle(key="ask_evidence").set_value(True).run()
+    at.toggle(key="ask_evidence_widget").set_value(True).run()
     first = current(at)
     at.button(key="label_grade_0").click().run()  # not relevant: no question asked
     assert "label_evidence_step" not in at.session_state and current(at) != first
