@@ -95,3 +95,13 @@ def evidence_cards(
         if chunk is not None:
             cards.append((chunk, spans))
     return cards
+
+
+def own_marks(
+    db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str
+) -> list[Mark]:
+    """Marks of ``annotator``'s own current evidence of the pair in the chunk's text (a judging
+    card shows only the judge's own: others' evidence would tell their grade)."""
+    spans = current_evidence(db, query_id, chunk_id, {annotator})
+    chunk = placed_chunk(db, chunk_id) if spans else None
+    return chunk.marks(spans) if chunk is not None else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from labeling import evidence_marks
 from labeling.files import exporters as exports
 from labeling.judging import (
     corpus_search,
@@ -324,7 +325,8 @@ with st.container(border=True, key="label_card"):
     st.caption(f"Chunk · {escape_markdown(card.chunk_id)}"
                + (f" · {escape_markdown(card.title)}" if card.title else ""))
     with st.container(key="label_chunk"):
-        _judging.chunk_text(card.chunk_text, card.query_text)
+        _judging.chunk_text(card.chunk_text, card.query_text,
+                            evidence_marks.own_marks(db, card.query_id, card.chunk_id, name))
     if mine is not None:
         st.info(f"Your current grade: {mine}. A new grade is appended as a correction.")
 
