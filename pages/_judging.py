@@ -8,6 +8,8 @@ or ``labeling.markdown`` escaping, never as markup of its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sqlite_utils
 import streamlit as st
 
@@ -17,9 +19,11 @@ from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents
 
 
-def chunk_text(text: str, query: str) -> None:
-    """A chunk's text in the safe markdown subset, the query's terms marked."""
-    st.markdown(chunk_markup.render_terms(text, query))
+def chunk_text(text: str, query: str, evidence: Sequence[chunk_markup.Mark] = ()) -> None:
+    """A chunk's text in the safe markdown subset, the query's terms marked, and ``evidence``
+    (marks of where the answer is) over them."""
+    marks = [*evidence, *chunk_markup.term_marks(text or "", query)]  # evidence wins overlaps
+    st.markdown(chunk_markup.render(text, sorted(marks, key=lambda m: m.start)))
 
 
 def narrative(text: str | None) -> None:

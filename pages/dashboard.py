@@ -17,11 +17,13 @@ import plotly.express as px
 import sqlite_utils
 import streamlit as st
 
+from labeling import chunk_markup, evidence_marks
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
     deciding_pairs,
     drilldown,
     failure_tags,
+    inferred_labels,
     judged_coverage,
     judging_budget,
     label_depth,
@@ -692,6 +694,7 @@ def drill_down_lists(view: View, query_id: str, measure: str | None = None) -> p
     ranked, missed = drilldown.drill_down(view.db, scoped, query_id, k=k, sight=sight)
     if ranked.empty:
         st.info("The run returned nothing for this query.")
+    show_evidence(view.db, query_id, ranked, missed)
     if view.controls.unit == "chunk":
         show_drill_down(ranked, missed, "chunk", query_id, view.scale, k)
         return ranked
@@ -705,6 +708,22 @@ def drill_down_lists(view: View, query_id: str, measure: str | None = None) -> p
             show_ranked(ranked, "dash_ranked", view.scale)
             csv_button(ranked, f"ranked-{query_id}", "dash_ranked_csv")
     return ranked
+
+
+def show_evidence(db: sqlite_utils.Database, query_id: str, ranked: pd.DataFrame,
+                  missed: pd.DataFrame) -> None:
+    """The relevant chunks (retrieved or missed) whose labels say where the answer is: their
+    text with the evidence marked (user text drawn through the safe subset)."""
+    relevant = [*ranked.loc[ranked["relevant"].astype(bool), "chunk_id"], *missed["chunk_id"]]
+    cards = evidence_marks.evidence_cards(db, query_id, relevant)
+    if not cards:
+        return
+    with st.expander(f"Where the answer is: {len(cards)} relevant chunks with evidence",
+                     expanded=True):
+        for number, (chunk, spans) in enumerate(cards):
+            with st.container(border=True, key=f"dash_evidence_{number}"):
+                st.caption(escape_markdown(f"Chunk · {chunk.chunk_id}"))
+                st.markdown(chunk_markup.render(chunk.text, chunk.marks(spans)))
 
 
 def judge_form(view: View, query_id: str, ranked: pd.DataFrame) -> None:
@@ -840,6 +859,9 @@ def main() -> None:
     locked = (f" · test split locked at {lock['snapshot_hash']} (rule {lock['rule']})"
               if lock else "")
     st.caption(f"{controls.describe()} Label snapshot {labels.snapshot}{locked}")
+    inferred = inferred_labels.inferred_labels(db, labels.qrels).sentence()
+    if inferred:
+        st.caption(inferred)
     view = View(db, runs, segmenting.query_table(db), scale, controls, segment, lock)
     run_notices(view)
     tabs = st.tabs(list(TABS), key="dash_tab", on_change="rerun")

@@ -22,7 +22,9 @@ KINDS = {
               "TREC qrels (`query 0 chunk grade`) or a table with query_id, doc_id, relevance. "
               "Rows are added as imported judgments (origin: import, from this file, now), "
               "recorded under the file's name unless you name the source below; never under "
-              "your name. Agreement leaves them out; pick one as a reference there."),
+              "your name. Agreement leaves them out; pick one as a reference there. JSON lines "
+              "may give a relevant row's `evidence`: where in the chunk's document the answer "
+              "is, `[{\"start\": 1040, \"end\": 1122}]` (character offsets, end exclusive)."),
     "run": ("Run",
             "TREC run (`query Q0 chunk rank score tag`) or a table with query_id, doc_id, score."),
 }

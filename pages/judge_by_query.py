@@ -15,11 +15,12 @@ import streamlit as st
 from labeling.judging import pooling, queue, shortcuts
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import grading, query_store
-from pages import _auth, _common, _judging, _keys, _search
+from pages import _auth, _common, _evidence, _judging, _keys, _search
 
 WHERE = "judge_by_query"
 SAVED = "jbq_saved"  # (query id, chunk id) -> grade saved in this session, for the row's note
 PANELS = {"jbq_show_search": "search", "jbq_show_guideline": "guideline"}
+EVIDENCE = "jbq_evidence_step"  # the answer to pick after a relevant grade (pages/_evidence)
 
 
 def row_key(query_id: str) -> str:
@@ -28,12 +29,16 @@ def row_key(query_id: str) -> str:
 
 
 def _save(query_id: str, chunk_id: str, value: int) -> bool:
+    db = _common.get_db()
     try:
-        queue.save_judgment(_common.get_db(), query_id, chunk_id, int(value), _common.annotator())
+        judgment_id = queue.save_judgment(db, query_id, chunk_id, int(value),
+                                          _common.annotator())
     except Exception as error:  # shown to the user as one line
         _common.report_failure(error, WHERE)
         return False
     st.session_state.setdefault(SAVED, {})[(query_id, chunk_id)] = int(value)
+    if st.session_state.get(_evidence.ASK):  # saved: now ask where the answer is
+        _evidence.begin(EVIDENCE, db, judgment_id, (query_id, chunk_id), int(value))
     return True
 
 
@@ -90,6 +95,11 @@ query_text = str(queries.set_index("query_id").loc[query_id, "text"])
 st.markdown(f"#### {escape_markdown(query_text)}")
 _judging.narrative(query_store.narrative(db, query_id))
 _common.show_flash(WHERE)
+step = st.session_state.get(EVIDENCE)
+if step and _evidence.draw(EVIDENCE, "jbq", queue.card_for(db, *step["pair"]).query_text,
+                           WHERE):
+    st.stop()
+_evidence.ask_toggle()
 
 pairs = pooling.pairs_of_query(db, query_id, name, queue_name)
 chunks = pairs["chunk_id"].astype(str).tolist()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from labeling import evidence_marks
 from labeling.files import exporters as exports
 from labeling.judging import (
     corpus_search,
@@ -17,11 +18,12 @@ from labeling.judging import (
 )
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents, grading, query_store
-from pages import _auth, _common, _judging, _keys, _search
+from pages import _auth, _common, _evidence, _judging, _keys, _search
 
 WHERE = "label"
 CURRENT, TRAIL, SAVED, NONCE = "label_current", "label_trail", "label_saved", "label_nonce"
 QUEUE = "label_queue"  # which queue the cards come from (queue.QUEUES)
+EVIDENCE = "label_evidence_step"  # the answer to pick after a relevant grade (pages/_evidence)
 ALL = "(all)"
 # Panels opened by a key: session flag -> (action of the shortcut registry, widget key).
 PANELS = {"label_show_search": "search", "label_show_context": "context",
@@ -71,9 +73,13 @@ def _record(write) -> None:
 
 
 def grade(value: int) -> None:
+    state = _state()
+    pair, saved = state.get(CURRENT), len(state[SAVED])
     _record(lambda db, query_id, chunk_id: queue.save_judgment(
         db, query_id, chunk_id, value, _common.annotator(), note=_note()
     ))
+    if pair and len(state[SAVED]) > saved and state.get(_evidence.ASK):  # where is the answer?
+        _evidence.begin(EVIDENCE, _common.get_db(), state[SAVED][-1], pair, value)
 
 
 def cant_judge() -> None:
@@ -292,6 +298,11 @@ def draw_standing() -> None:
 bars = st.container(key="label_progress")
 _common.show_flash(WHERE)
 
+step = state.get(EVIDENCE)
+if step and _evidence.draw(EVIDENCE, "label", queue.card_for(db, *step["pair"]).query_text,
+                           WHERE):
+    st.stop()
+
 pair = state.get(CURRENT)
 if pair is None and _queue_name() == queue.AUDIT:
     st.success("Nothing left in the audit for you: draw an audit sample on the Machine judges "
@@ -329,10 +340,12 @@ with st.container(border=True, key="label_card"):
     st.caption(f"Chunk · {escape_markdown(card.chunk_id)}"
                + (f" · {escape_markdown(card.title)}" if card.title else ""))
     with st.container(key="label_chunk"):
-        _judging.chunk_text(card.chunk_text, card.query_text)
+        _judging.chunk_text(card.chunk_text, card.query_text,
+                            evidence_marks.own_marks(db, card.query_id, card.chunk_id, name))
     if mine is not None:
         st.info(f"Your current grade: {mine}. A new grade is appended as a correction.")
 
+_evidence.ask_toggle()
 columns = st.columns(len(scale))
 for column, (value, grade_name, _) in zip(columns, scale, strict=True):
     column.button(

@@ -24,6 +24,7 @@ import pytest
 from argon2 import PasswordHasher
 
 import labeling
+from labeling import evidence_marks
 from labeling.commands.cli import main
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation import (
@@ -65,6 +66,7 @@ from labeling.workspace import (
     sessions,
     store,
 )
+from labeling.workspace.evidence import attach_evidence
 
 PASSWORDS = {"ada": "ada-secret-1", "bob": "bob-secret-2", "vic": "vic-secret-3"}
 ROLES = {"ada": "admin", "bob": "annotator", "vic": "viewer"}
@@ -520,8 +522,12 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
     table = query_store.queries_table(db).head(1).assign(split="test")
     values = tmp_path / "values.parquet"  # per-query values of a run scored on a cluster
     pd.DataFrame({"query_id": [q], "P@5": [0.2]}).to_parquet(values, index=False)
+    with roles.acting_as(None):  # a judgment saved a moment ago, its answer picked next
+        relevant = judgments.add_judgment(db, q, c, 2, "ev-owner")
+    answer = evidence_marks.placed_chunk(db, c).sentences()[:1]
     calls = {
         "judgments.add_judgment": lambda: judgments.add_judgment(db, q, c, 1, "vic"),
+        "evidence.attach_evidence": lambda: attach_evidence(db, relevant, answer, "ev-owner"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
         "grading.set_default_relevance": lambda: grading.set_default_relevance(db, 2),
         "importers.records.import_chunks": lambda: imports.import_chunks(db, chunks),

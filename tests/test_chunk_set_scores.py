@@ -59,8 +59,11 @@ def test_side_by_side_on_carried_queries(two_chunkings):
     card = report.transfer_report(db, "sections", "small", segment="topic")
     table = chunk_set_scores.side_by_side(db, controls, "bm25", "bm25-small",
                                           card.carried_queries).set_index("measure")
-    assert (table["n"] == len(card.carried_queries)).all() and len(card.carried_queries) == 46
-    assert table.loc["R@10", "old"] == pytest.approx(before["R@10"].mean())
+    # 45 of the 46 queries: one query's judged sections are all split with the answer not
+    # located, so its labels wait for review (the answer rule, labeling.rechunking.answers).
+    assert (table["n"] == len(card.carried_queries)).all() and len(card.carried_queries) == 45
+    assert table.loc["R@10", "old"] == pytest.approx(
+        before.loc[card.carried_queries, "R@10"].mean())
     assert (table["old_low"] <= table["old"]).all() and (table["new"] <= table["new_high"]).all()
     assert table.loc["RR", "difference"] == pytest.approx(
         table.loc["RR", "new"] - table.loc["RR", "old"])

@@ -38,6 +38,11 @@ def spans_of(text: str, *pieces: str) -> list[tuple[int, int]]:
     return [(text.index(p), text.index(p) + len(p)) for p in pieces]
 
 
+# Evidence of gamma for q2 with an answer in each half of the split (``c1``, ``c2``).
+GAMMA_EVIDENCE = spans_of(DOC, "incidents are ranked SEV1 to SEV3.",
+                          "SEV1 pages the on-call engineer at once.")
+
+
 @pytest.fixture
 def small(make_workspace, tmp_path):
     """Old set ``old`` (a, b, c: the paragraphs); new set ``new``: ``ab`` (alpha and beta
@@ -111,13 +116,14 @@ def test_merged_text_carries_the_most_relevant_label_and_a_split_text_both_halve
     judgments.add_judgment(db, "q1", "a", 3, "ann")
     judgments.add_judgment(db, "q1", "b", 0, "ann")
     judgments.add_judgment(db, "q1", "b", 1, "bob")
-    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    judgments.add_judgment(db, "q2", "c", 2, "ann", evidence=GAMMA_EVIDENCE)
     result = transfer.transfer_labels(db, "old", "new", by="ada")
     rows = transferred(db)
     # ``ab`` holds all of a (3) and b (0/1): it inherits a's judgments, the most relevant text.
     assert rows.loc[rows["chunk_id"] == "ab", ["query_id", "annotator", "grade"]].values.tolist() \
         == [["q1", "ann via old", 3]]
-    # ``c1`` and ``c2`` are pieces of c: both inherit, noted as split.
+    # ``c1`` and ``c2`` are pieces of c, each with a span of its evidence: both inherit, noted
+    # as split.
     pieces = rows.loc[rows["chunk_id"].isin(["c1", "c2"])]
     assert pieces["grade"].tolist() == [2, 2] and pieces["note"].str.contains("split").all()
     assert (rows["origin_source"] == "old").all()
@@ -183,7 +189,7 @@ def test_a_persons_label_is_never_replaced(small):
     db = small
     judgments.add_judgment(db, "q1", "a", 3, "ann")
     judgments.add_judgment(db, "q1", "ab", 1, "carl")  # judged in the new chunk set already
-    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    judgments.add_judgment(db, "q2", "c", 2, "ann", evidence=GAMMA_EVIDENCE)
     result = transfer.transfer_labels(db, "old", "new")
     rows = transferred(db)
     assert "ab" not in rows["chunk_id"].tolist()  # kept: nothing added to carl's pair
@@ -244,9 +250,9 @@ def test_every_transferred_label_is_linked_and_a_second_transfer_is_refused(smal
         transfer.transfer_labels(db, "old", "nope")
 
 
-def test_the_threshold_decides_between_label_and_suggestion(small, tmp_path):
+def test_the_threshold_decides_where_not_relevant_text_carries(small, tmp_path):
     db = small
-    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    judgments.add_judgment(db, "q2", "c", 0, "ann")
     # A chunk of the end of beta (unjudged for q2) and 70% of gamma; then the rest of gamma.
     cut = GAMMA.rindex(" ", 0, int(len(GAMMA) * 0.7))
     tail = BETA[BETA.index("paid once"):]
@@ -259,9 +265,9 @@ def test_the_threshold_decides_between_label_and_suggestion(small, tmp_path):
     strict = transfer.transfer_labels(db, "old", "u")  # the default, 0.8
     # 70% of gamma is in t1 and makes up about three quarters of it: above 0.7, below 0.8.
     assert loose.labels == 2 and loose.suggestions == 0
-    assert strict.labels == 1 and strict.suggestions == 1  # u2, a piece of gamma, still carries
-    assert transferred(db).set_index("chunk_id")["grade"].to_dict() == {"t1": 2, "t2": 2,
-                                                                        "u2": 2}
+    assert strict.labels == 1 and strict.suggestions == 0  # u2, a piece of gamma, carries
+    assert transferred(db).set_index("chunk_id")["grade"].to_dict() == {"t1": 0, "t2": 0,
+                                                                        "u2": 0}
     with pytest.raises(ScorecardError, match="threshold"):
         transfer.transfer_labels(db, "new", "old", threshold=1.5)
 
@@ -286,7 +292,7 @@ def test_the_transferred_labels_are_listed_under_the_blind_rule(small, fast_hash
     db = small
     add_rows(db, accounts={"eve": "annotator"})
     judgments.add_judgment(db, "q1", "a", 3, "ann")
-    judgments.add_judgment(db, "q2", "c", 2, "ann")
+    judgments.add_judgment(db, "q2", "c", 2, "ann", evidence=GAMMA_EVIDENCE)
     result = transfer.transfer_labels(db, "old", "new")
     everything = report.transferred_labels(db, result.transfer_id)
     assert set(everything["chunk_id"]) == {"ab", "c1", "c2"}

@@ -233,8 +233,9 @@ def _register_export(subparsers: argparse._SubParsersAction) -> None:
     out = exp.add_subparsers(dest="kind", metavar="KIND", required=True)
     qrels = out.add_parser(
         "qrels",
-        help="consensus qrels, TREC format",
-        description="Write one grade per pair (consensus) as TREC qrels.",
+        help="consensus qrels, TREC format (JSON lines with evidence to a .jsonl OUT)",
+        description="Write one grade per pair (consensus) as TREC qrels; to an OUT ending in"
+        " .jsonl, as JSON lines with each relevant pair's evidence spans.",
     )
     qrels.add_argument("out", metavar="OUT", type=Path)
     add_consensus_option(qrels)
@@ -243,7 +244,7 @@ def _register_export(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("out", metavar="OUT", type=Path)
     judgments = out.add_parser(
         "judgments",
-        help="the judgment history, CSV",
+        help="the judgment history, CSV (with each judgment's evidence spans)",
         description="Write every judgment ever made as CSV.",
     )
     judgments.add_argument("out", metavar="OUT", type=Path)

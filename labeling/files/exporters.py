@@ -1,8 +1,12 @@
 """Exporters: the workspace out to files other tools read.
 
-- ``export_qrels``: TREC qrels, one grade per pair from ``labeling.judging.consensus``.
+- ``export_qrels``: TREC qrels, one grade per pair from ``labeling.judging.consensus``; to a
+  ``.jsonl`` path, JSON lines ``{"query_id", "doc_id", "relevance"[, "evidence"]}`` where a
+  relevant pair's evidence is the spans of its current relevant people's judgments (the format
+  ``scorecard import DB qrels`` reads back).
 - ``export_run``: a stored run in TREC run format (tag = run name).
-- ``export_judgments``: the full judgment history as CSV.
+- ``export_judgments``: the full judgment history as CSV (``evidence``: the judgment's spans as a
+  JSON list, empty for none).
 - ``export_beir``: corpus (non-placeholder chunks), queries (with segment attributes in
   ``metadata``) and consensus qrels as a BEIR folder.
 - ``csv_bytes``: any table as CSV for a download button.
@@ -32,6 +36,7 @@ from labeling.files import formats
 from labeling.judging.consensus import run_frame
 from labeling.judging.label_sources import source_consensus
 from labeling.judging.visibility import Sight
+from labeling.workspace.evidence import all_evidence, spans_json
 
 JUDGMENT_COLUMNS = (
     "id",
@@ -45,6 +50,7 @@ JUDGMENT_COLUMNS = (
     "origin",
     "origin_source",
 )
+EXPORTED_JUDGMENT_COLUMNS = (*JUDGMENT_COLUMNS, "evidence")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -99,8 +105,34 @@ def export_qrels(
     """Write consensus qrels (rule: ``labeling.judging.consensus.RULES``) in TREC format;
     return the pairs."""
     qrels = visible_qrels(_people_qrels(db, rule), sight)
-    formats.write_trec_qrels(qrels, path)
+    if Path(path).suffix.lower() == ".jsonl":
+        _write_qrels_jsonl(db, qrels, path)
+    else:
+        formats.write_trec_qrels(qrels, path)
     return len(qrels)
+
+
+# The current relevant judgments of people (each annotator's latest of a pair) with evidence.
+_PAIR_EVIDENCE_SQL = """
+SELECT j.query_id, j.chunk_id, e.start, e."end" FROM judgments j
+JOIN judgment_evidence e ON e.judgment_id = j.id
+WHERE j.id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
+  AND j.grade >= 1 AND j.origin <> 'machine'
+"""
+
+
+def _write_qrels_jsonl(db: sqlite_utils.Database, qrels: pd.DataFrame, path: str | Path) -> None:
+    """Qrels as JSON lines; a relevant pair's evidence is the union of its people's spans."""
+    spans: dict[tuple[str, str], set[tuple[int, int]]] = {}
+    for query_id, chunk_id, start, end in db.conn.execute(_PAIR_EVIDENCE_SQL):
+        spans.setdefault((query_id, chunk_id), set()).add((int(start), int(end)))
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        for query_id, doc_id, grade in qrels[["query_id", "doc_id", "relevance"]].itertuples(
+                index=False):
+            row: dict = {"query_id": query_id, "doc_id": doc_id, "relevance": int(grade)}
+            if grade >= 1 and (query_id, doc_id) in spans:
+                row["evidence"] = spans_json(sorted(spans[(query_id, doc_id)]))
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _people_qrels(db: sqlite_utils.Database, rule: str) -> pd.DataFrame:
@@ -127,14 +159,21 @@ def export_judgments(
                                for c in ("query_id", "chunk_id", "annotator"))
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(JUDGMENT_COLUMNS)
+        writer.writerow(EXPORTED_JUDGMENT_COLUMNS)
+        evidence = all_evidence(db.conn)
         cursor = db.conn.execute(f"SELECT {', '.join(JUDGMENT_COLUMNS)} FROM judgments ORDER BY id")
         while rows := cursor.fetchmany(10_000):
             if sight is not None and not sight.sees_all:
                 rows = [r for r in rows if sight.sees(r[query], r[chunk], r[annotator])]
-            writer.writerows([defuse(cell) for cell in row] for row in rows)
+            writer.writerows([*(defuse(cell) for cell in row), _evidence_cell(evidence, row[0])]
+                             for row in rows)
             count += len(rows)
     return count
+
+
+def _evidence_cell(evidence: dict[int, list], judgment_id: int) -> str:
+    spans = evidence.get(int(judgment_id))
+    return json.dumps(spans_json(spans)) if spans else ""
 
 
 def corpus_frame(db: sqlite_utils.Database) -> pd.DataFrame:

@@ -63,6 +63,13 @@ REVIEW_ACTIONS: dict[str, str] = {
 }
 
 
+# The evidence step after a relevant grade: digits pick the answering sentences (1-9, in order),
+# E saves them as the judgment's evidence, S skips.
+EVIDENCE_ACTIONS: dict[str, str] = {"save_evidence": "E", "skip_evidence": "S"}
+EVIDENCE_LABELS: dict[str, str] = {"save_evidence": "Save the answer",
+                                   "skip_evidence": "Skip: no answer marked"}
+
+
 def grade_keys(grades: Sequence[int]) -> dict[int, str]:
     """grade -> digit key. The grade itself when every grade is 0-9 (press 2 for grade 2),
     else the position 1-9 on the scale. A scale of more than ten grades gets no grade keys

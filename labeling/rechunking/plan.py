@@ -67,6 +67,10 @@ class TransferPlan:
     - ``suggestion_texts``: query_id, chunk_id, old_chunk, annotator, grade, share_of_judged,
       share_of_chunk: the old grades a suggestion shows after it was judged.
     - ``outcomes``: judgment_id, outcome (one of ``OUTCOMES``), split.
+    - ``decisions`` (when the relevant judgments were decided by where the answer is,
+      ``labeling.rechunking.answers``): query_id, chunk_id, decision, how, per new pair;
+      ``invalidated``: judgment_id, query_id, chunk_id, how. Labels then also have ``inferred``,
+      ``how`` and ``evidence``.
     """
 
     labels: pd.DataFrame
@@ -74,6 +78,8 @@ class TransferPlan:
     suggestion_texts: pd.DataFrame
     outcomes: pd.DataFrame
     threshold: float
+    decisions: pd.DataFrame | None = None
+    invalidated: pd.DataFrame | None = None
 
 
 def check_threshold(threshold: float) -> float:

@@ -1,5 +1,8 @@
-"""What a transfer did, read back from its records: old judgments by outcome, by grade and by
-segment, the labels it wrote, its suggestions and how many an expert has judged since.
+"""What a transfer did, read back from its records: first the new pairs by decision (exact,
+inferred, sent to review with the hours that takes at the workspace's measured pace, not
+relevant) and the old judgments it invalidated (their text or evidence edited or deleted, with
+the queries they affect); then old judgments by outcome, by grade and by segment, the labels it
+wrote, its suggestions and how many an expert has judged since.
 
 Counts are of old judgments (one per annotator and judged pair of the old chunk set); the
 outcomes are ``labeling.rechunking.plan.OUTCOMES``. A segment is a query attribute (or the
@@ -14,7 +17,9 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.judging.pace import hours_for, team_seconds_per_card
 from labeling.judging.visibility import EVERYTHING, Sight
+from labeling.rechunking.answers import DECISIONS
 from labeling.rechunking.plan import OUTCOMES
 from labeling.rechunking.transfer import existing_transfer
 from labeling.workspace import query_store
@@ -41,6 +46,33 @@ class TransferReport:
     by_grade: pd.DataFrame = field(repr=False)
     by_segment: pd.DataFrame = field(repr=False)
     carried_queries: list[str] = field(repr=False)
+    pairs: dict[str, int] = field(default_factory=dict)
+    invalidated: int = 0
+    invalidated_queries: list[str] = field(default_factory=list)
+    seconds_per_judgment: float = 0.0
+    inferred_labels: int = 0
+
+    @property
+    def review_hours(self) -> float:
+        return hours_for(self.pairs.get("review", 0), self.seconds_per_judgment)
+
+    def headline(self) -> str:
+        """The new pairs by decision and the judgments invalidated, in one sentence."""
+        p = self.pairs
+        return (
+            f"New pairs of {self.to_set!r}: {p.get('exact', 0)} labelled exactly (the answer's "
+            f"place is known to be in the chunk: it holds an evidence span or the whole judged "
+            f"text), {p.get('inferred', 0)} inferred (it holds the sentence that best matches "
+            f"the query; {self.inferred_labels} labels marked inferred), {p.get('review', 0)} "
+            f"sent to review (about {self.review_hours:.1f} hours at "
+            f"{self.seconds_per_judgment:.0f} s per judgment, the workspace's measured pace), "
+            f"{p.get('not_relevant', 0)} not relevant. {self.invalidated} old judgments were "
+            f"invalidated (their judged text or evidence was edited or deleted in the new "
+            f"document version) on {len(self.invalidated_queries)} queries"
+            + (f" ({', '.join(self.invalidated_queries[:10])}"
+               + (", ..." if len(self.invalidated_queries) > 10 else "") + ")"
+               if self.invalidated_queries else "") + "."
+        )
 
     @property
     def judgments(self) -> int:
@@ -49,14 +81,15 @@ class TransferReport:
     def sentence(self) -> str:
         """The report in one plain sentence, saying what its numbers are made of."""
         o = self.outcomes
-        return (
+        return self.headline() + " " + (
             f"Of the {self.judgments} current judgments of {self.from_set!r} (each annotator's "
             f"latest grade of a pair), {o['carried']} carried over to {self.to_set!r} "
             f"({self.split} of them split across chunks), {o['suggested']} became suggestions, "
             f"{o['kept']} met a pair someone had already labelled, {o['frozen']} are in a "
             f"locked split, {o['dropped']} were dropped (not relevant, their text only in "
-            f"slivers or in chunks mostly unjudged) and {o['lost']} were lost (their text is in "
-            f"no chunk of {self.to_set!r}). The transfer wrote {self.labels} labels of origin "
+            f"slivers or in chunks mostly unjudged) and {o['lost']} were lost (invalidated, or "
+            f"their text is in no chunk of {self.to_set!r}). The transfer wrote {self.labels} "
+            f"labels of origin "
             f"'transferred' at an overlap threshold of {self.threshold:.0%} and queued "
             f"{self.suggestions} pairs, of which {self.suggestions_judged} have been judged since."
         )
@@ -72,6 +105,13 @@ class TransferReport:
             "by_grade": _records(self.by_grade), "segment": self.segment,
             "by_segment": _records(self.by_segment),
             "carried_queries": len(self.carried_queries),
+            "new_pairs": {d: int(self.pairs.get(d, 0)) for d in DECISIONS},
+            "inferred_labels": self.inferred_labels,
+            "review_hours": round(self.review_hours, 2),
+            "seconds_per_judgment": self.seconds_per_judgment,
+            "invalidated": self.invalidated,
+            "invalidated_queries": self.invalidated_queries,
+            "headline": self.headline(),
         }
 
 
@@ -135,7 +175,23 @@ def transfer_report(
         by_grade=_crosstab(sources, "grade"),
         by_segment=_crosstab(sources, "segment"),
         carried_queries=sorted(sources.loc[sources["outcome"] == "carried", "query_id"].unique()),
+        pairs=dict(db.conn.execute(
+            "SELECT decision, count(*) FROM transfer_pairs WHERE transfer_id = ?"
+            " GROUP BY decision", [tid]).fetchall()),
+        invalidated=_count(db, "SELECT count(*) FROM transfer_invalidated WHERE transfer_id = ?",
+                           tid),
+        invalidated_queries=[r[0] for r in db.conn.execute(
+            "SELECT DISTINCT j.query_id FROM transfer_invalidated i JOIN judgments j"
+            " ON j.id = i.judgment_id WHERE i.transfer_id = ? ORDER BY 1", [tid])],
+        seconds_per_judgment=team_seconds_per_card(db),
+        inferred_labels=_count(db, _INFERRED_LABELS, tid),
     )
+
+
+_INFERRED_LABELS = """
+SELECT count(*) FROM transfer_labels t JOIN judgments j ON j.id = t.judgment_id
+WHERE t.transfer_id = ? AND coalesce(json_extract(j.flags, '$.inferred'), 0)
+"""
 
 
 _JUDGED_SUGGESTIONS = """

@@ -29,9 +29,12 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.judging import queue
+from labeling.rechunking.answers import plan_answers
 from labeling.rechunking.mapping import chunk_overlaps
+from labeling.rechunking.merge import merge_plans
 from labeling.rechunking.plan import DEFAULT_THRESHOLD, OUTCOMES, TransferPlan, plan_transfer
 from labeling.workspace import chunk_sets, provenance, roles
+from labeling.workspace.evidence import add_evidence, evidence_of
 from labeling.workspace.store import utc_now, write_transaction
 
 QUEUE_REASON = "transfer"
@@ -78,11 +81,17 @@ class TransferResult:
     suggestions: int
     outcomes: dict[str, int]
     split: int
+    pairs: dict[str, int] | None = None
+    invalidated: int = 0
 
     def summary(self) -> str:
         judged = sum(self.outcomes.values())
+        pairs = self.pairs or {}
         return (
-            f"{self.from_set} -> {self.to_set}: of {judged} judgments, "
+            f"{self.from_set} -> {self.to_set}: new pairs {pairs.get('exact', 0)} exact, "
+            f"{pairs.get('inferred', 0)} inferred, {pairs.get('review', 0)} sent to review, "
+            f"{pairs.get('not_relevant', 0)} not relevant; {self.invalidated} judgments "
+            f"invalidated (text or evidence edited or deleted); of {judged} judgments, "
             + ", ".join(f"{self.outcomes[o]} {o}" for o in OUTCOMES)
             + f" ({self.split} split); {self.labels} transferred labels written, "
             f"{self.suggestions} pairs sent to the labeling queue"
@@ -131,8 +140,18 @@ def plan_for(
     report(0.35, "measuring how the chunks overlap")
     overlaps = chunk_overlaps(old, new, lambda keys: chunk_sets.document_texts(db, keys))
     report(0.55, "deciding which labels carry over")
-    return plan_transfer(judged, old, new, overlaps, blocked=blocked, frozen_queries=frozen,
-                         threshold=threshold)
+    overlap_plan = plan_transfer(judged, old, new, overlaps, blocked=blocked,
+                                 frozen_queries=frozen, threshold=threshold)
+    report(0.6, "deciding the relevant labels by where the answer is")
+    judged = judged.loc[judged["chunk_id"].isin(set(old["chunk_id"]))]
+    relevant_ids = judged.loc[judged["grade"] >= 1, "id"].tolist()
+    answer_plan = plan_answers(
+        judged, evidence_of(db.conn, relevant_ids), old, new, overlaps,
+        texts=lambda keys: chunk_sets.document_texts(db, keys),
+        query_texts=dict(db.conn.execute("SELECT id, coalesce(text, '') FROM queries")),
+        skip_pairs=set(zip(blocked["query_id"], blocked["chunk_id"], strict=True)),
+        frozen=set(frozen))
+    return merge_plans(overlap_plan, answer_plan)
 
 
 def transfer_labels(
@@ -172,6 +191,8 @@ def transfer_labels(
     return TransferResult(
         transfer_id, from_set, to_set, plan.threshold, len(plan.labels), len(plan.suggestions),
         {o: int(counts.get(o, 0)) for o in OUTCOMES}, int(carried.sum()),
+        plan.decisions["decision"].value_counts().to_dict() if plan.decisions is not None else {},
+        len(plan.invalidated) if plan.invalidated is not None else 0,
     )
 
 
@@ -189,29 +210,42 @@ def _write(
         ).fetchone()[0])
         _write_labels(conn, plan.labels, transfer_id, from_set)
         _write_outcomes(conn, plan.outcomes, transfer_id)
+        _write_decisions(conn, plan, transfer_id)
         report(0.85, "queueing the suggestions")
         _write_suggestions(db, conn, plan, transfer_id, from_set)
     return transfer_id
 
 
-# The flags of a transferred label: the source's ``adjudicated`` and ``unsure`` (in the key
-# order ``json.dumps(..., sort_keys=True)`` writes, as ``add_judgment`` does).
-_FLAGS_SQL = """CASE
-    WHEN coalesce(json_extract(o.flags, '$.adjudicated'), 0)
-         AND coalesce(json_extract(o.flags, '$.unsure'), 0)
-        THEN '{"adjudicated": true, "unsure": true}'
-    WHEN coalesce(json_extract(o.flags, '$.adjudicated'), 0) THEN '{"adjudicated": true}'
-    WHEN coalesce(json_extract(o.flags, '$.unsure'), 0) THEN '{"unsure": true}'
-    ELSE '{}' END"""
+# The flags of a transferred label: the source's ``adjudicated`` and ``unsure``, and
+# ``inferred`` when the transfer located the answer (in the key order and spacing
+# ``json.dumps(..., sort_keys=True)`` writes, as ``add_judgment`` does).
+_FLAG_TESTS = {"adjudicated": "coalesce(json_extract(o.flags, '$.adjudicated'), 0)",
+               "inferred": "t.inferred", "unsure": "coalesce(json_extract(o.flags, '$.unsure'), 0)"}
+
+
+def _flags_sql() -> str:
+    """A CASE expression giving each combination of the three flags its JSON text."""
+    names = list(_FLAG_TESTS)
+    cases = []
+    for mask in range(2 ** len(names) - 1, 0, -1):
+        chosen = [n for i, n in enumerate(names) if mask >> (len(names) - 1 - i) & 1]
+        test = " AND ".join(_FLAG_TESTS[n] for n in chosen)
+        text = json.dumps({n: True for n in chosen}, sort_keys=True)
+        cases.append(f"WHEN {test} THEN '{text}'")
+    return "CASE " + " ".join(cases) + " ELSE '{}' END"
+
+
 # Each label is made in SQL from the judgment it copies and a row of the plan (no Python
-# string per label): annotator "<name> via <set>", a note naming the old chunk.
+# string per label): annotator "<name> via <set>", the plan's grade, a note naming the old chunk
+# and how the transfer decided.
 _LABELS_SQL = f"""
 INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, note, flags, origin,
                        origin_source)
-SELECT o.query_id, t.chunk_id, o.grade, o.annotator || ' via ' || :set, :now,
+SELECT o.query_id, t.chunk_id, t.grade, o.annotator || ' via ' || :set, :now,
        'transferred from ' || o.chunk_id
-           || CASE WHEN t.split THEN ' (a piece of it: the new chunking split it)' ELSE '' END,
-       {_FLAGS_SQL}, 'transferred', :set
+           || CASE WHEN t.split THEN ' (a piece of it: the new chunking split it)' ELSE '' END
+           || ': ' || t.how,
+       {_flags_sql()}, 'transferred', :set
 FROM temp.transfer_plan t JOIN judgments o ON o.id = t.source_id
 ORDER BY t.seq
 """
@@ -227,17 +261,20 @@ def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -
         return 0
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS transfer_plan (seq INTEGER PRIMARY KEY,"
                  " source_id INTEGER, chunk_id TEXT, share_of_judged REAL,"
-                 " share_of_chunk REAL, split INTEGER)")
+                 " share_of_chunk REAL, split INTEGER, grade INTEGER, inferred INTEGER,"
+                 " how TEXT)")
     conn.execute("DELETE FROM temp.transfer_plan")
     try:
         # One JSON array of rows parsed by SQLite (json_each), not a Python tuple per label.
         rows = json.dumps(list(zip(
             labels["source_id"].tolist(), labels["chunk_id"].tolist(),
             labels["share_of_judged"].tolist(), labels["share_of_chunk"].tolist(),
-            labels["split"].astype(int).tolist(), strict=True)))
+            labels["split"].astype(int).tolist(), labels["grade"].astype(int).tolist(),
+            labels["inferred"].astype(int).tolist(), labels["how"].tolist(), strict=True)))
         conn.execute(
             "INSERT INTO temp.transfer_plan SELECT key + 1, value ->> 0, value ->> 1,"
-            " value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)", [rows])
+            " value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7"
+            " FROM json_each(?)", [rows])
         before = conn.execute(
             "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
         ).fetchone()[0]
@@ -252,6 +289,9 @@ def _write_labels(conn, labels: pd.DataFrame, transfer_id: int, from_set: str) -
             " share_of_judged, share_of_chunk, split) SELECT ? + seq, ?, source_id,"
             " share_of_judged, share_of_chunk, split FROM temp.transfer_plan ORDER BY seq",
             [before, transfer_id])
+        for seq, spans in enumerate(labels["evidence"].tolist(), start=1):
+            if spans:  # the evidence spans the new chunk holds go with its label
+                add_evidence(conn, before + seq, spans)
     finally:
         conn.execute("DELETE FROM temp.transfer_plan")
     return len(labels)
@@ -267,6 +307,21 @@ def _write_outcomes(conn, outcomes: pd.DataFrame, transfer_id: int) -> None:
             "INSERT INTO transfer_sources (transfer_id, judgment_id, outcome, split)"
             " SELECT ?, value, ?, ? FROM json_each(?)",
             [transfer_id, str(outcome), int(split), "[" + ",".join(map(str, ids)) + "]"])
+
+
+def _write_decisions(conn, plan: TransferPlan, transfer_id: int) -> None:
+    """What was decided for each new pair, and which judgments were invalidated, and why."""
+    if plan.decisions is not None and len(plan.decisions):
+        conn.executemany(
+            "INSERT INTO transfer_pairs (transfer_id, query_id, chunk_id, decision, how)"
+            " VALUES (?, ?, ?, ?, ?)",
+            ((transfer_id, *row) for row in plan.decisions[
+                ["query_id", "chunk_id", "decision", "how"]].itertuples(index=False)))
+    if plan.invalidated is not None and len(plan.invalidated):
+        conn.executemany(
+            "INSERT INTO transfer_invalidated (transfer_id, judgment_id, how) VALUES (?, ?, ?)",
+            ((transfer_id, int(j), how) for j, how in plan.invalidated[
+                ["judgment_id", "how"]].itertuples(index=False)))
 
 
 def _json_text(values: pd.Series) -> pd.Series:

@@ -6,6 +6,9 @@ Conventions
 - ``flags`` is a JSON object: ``unsure``, ``cant_judge``, ``adjudicated``, ``generator``,
   ``confirm`` (bools).
 - ``origin`` / ``origin_source`` say who or what decided (``labeling.workspace.provenance``).
+- A relevant judgment may carry evidence spans (``labeling.workspace.evidence``), stored with it.
+- ``inferred`` marks a label whose grade was located rather than read (a transfer that placed the
+  answer in a piece of a split chunk by matching the query: ``labeling.rechunking``).
 """
 
 from __future__ import annotations
@@ -17,10 +20,18 @@ import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.workspace import roles
+from labeling.workspace.evidence import (
+    Span,
+    add_evidence,
+    check_spans,
+    chunk_places,
+    evidence_of,
+    parse_spans,
+)
 from labeling.workspace.provenance import check_origin
 from labeling.workspace.store import utc_now, write_transaction
 
-JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator", "confirm")
+JUDGMENT_FLAGS = ("unsure", "cant_judge", "adjudicated", "generator", "confirm", "inferred")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -39,11 +50,15 @@ def add_judgment(
     created_at: str | None = None,
     origin: str = "person",
     origin_source: str | None = None,
+    evidence: list[Span] | None = None,
 ) -> int:
     """Append one judgment and return its id. ``grade=None`` means the annotator could not judge.
     ``origin`` is one of ``provenance.ORIGINS`` (a person judging in the app by default).
+    ``evidence``: spans of the chunk's document that answer the query (a relevant grade only;
+    ``labeling.workspace.evidence``), stored with the judgment in the same transaction.
 
-    Raises ``InputError`` for a grade off the scale or an unknown query/chunk id.
+    Raises ``InputError`` for a grade off the scale, an unknown query/chunk id or evidence that
+    does not fit the chunk.
     """
     flags = {k: bool(v) for k, v in (flags or {}).items() if v}
     check_origin(origin)
@@ -88,6 +103,10 @@ def add_judgment(
                     f"unknown query {query_id!r} or chunk {chunk_id!r}", source="judgment"
                 ) from error
             raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
+        if evidence:
+            spans = parse_spans(list(evidence), source="judgment")
+            check_spans(chunk_id, grade, spans, chunk_places(conn, [chunk_id]).get(chunk_id))
+            add_evidence(conn, judgment_id, spans)
         return judgment_id
 
 
@@ -111,7 +130,8 @@ def _check_own_name(db: sqlite_utils.Database, annotator: str, origin: str) -> N
 def judgment_history(
     db: sqlite_utils.Database, query_id: str | None = None, chunk_id: str | None = None
 ) -> list[dict]:
-    """All judgments (oldest first), optionally for one query and/or chunk; flags decoded."""
+    """All judgments (oldest first), optionally for one query and/or chunk; flags decoded,
+    ``evidence`` the judgment's spans (``[]`` for none)."""
     where, params = [], []
     if query_id is not None:
         where.append("query_id = ?")
@@ -121,6 +141,8 @@ def judgment_history(
         params.append(chunk_id)
     sql = "SELECT * FROM judgments" + (" WHERE " + " AND ".join(where) if where else "")
     rows = list(db.query(sql + " ORDER BY id", params))
+    evidence = evidence_of(db.conn, [row["id"] for row in rows])
     for row in rows:
         row["flags"] = json.loads(row["flags"])
+        row["evidence"] = evidence.get(row["id"], [])
     return rows

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from labeling.evaluation import result_cache
 from labeling.files import importers
 from labeling.rechunking import report, splitter, transfer
-from labeling.workspace import store
+from labeling.workspace import judgments, store
 from tests import hostile
 from tests.app.test_hostile_text import Walk
 from tests.markup import shown
@@ -162,6 +162,14 @@ def test_hostile_names_and_texts_stay_text(workspace: Path, open_app) -> None:
         {"id": "n1", "doc_id": doc, "text": text[:cut]},
         {"id": "n2", "doc_id": doc, "text": text[cut:].strip()}]))
     importers.import_chunk_set(db, folder / "new.jsonl", hostile.IMAGE)
+    # The tail is found at its first occurrence: n2 starts at 109, inside the first chunk,
+    # whose answer straddles that start (its pair goes to an expert); the second chunk, which
+    # n2 holds whole, is judged not relevant now.
+    assert db.conn.execute("SELECT start FROM chunk_spans WHERE chunk_id = 'n2'").fetchone() == (
+        109,)
+    judgments.add_judgment(db, hostile.QUERY, hostile.CHUNKS[0], 3, hostile.ANNOTATORS[1],
+                           evidence=[(100, 120)])
+    judgments.add_judgment(db, hostile.QUERY, hostile.CHUNKS[1], 0, hostile.ANNOTATORS[2])
     queue_before = db.conn.execute("SELECT count(*) FROM label_queue").fetchone()[0]
     result = transfer.transfer_labels(db, hostile.LINK, hostile.IMAGE, by=hostile.ANNOTATORS[0])
     assert result.suggestions == 1 and result.labels > 0

@@ -52,6 +52,33 @@ def test_qrels_upload_adds_judgments_by_the_annotator(workspace: Path, open_app)
     assert "dana" in query_store.annotators(store.open_workspace(workspace))
 
 
+def test_qrels_jsonl_with_evidence_is_imported_and_a_bad_span_names_its_line(
+        workspace: Path, open_app) -> None:
+    """remote-work-01 covers characters 63-443 of its document."""
+    good = (b'{"query_id": "q01", "doc_id": "remote-work-01", "relevance": 2, '
+            b'"evidence": [{"start": 100, "end": 180}]}\n')
+    bad = good + (b'{"query_id": "q02", "doc_id": "remote-work-01", "relevance": 1, '
+                  b'"evidence": [{"start": 400, "end": 460}]}\n')
+    at = open_app("data")
+    before = table_counts(at)
+    at.file_uploader(key="upload_qrels_0").set_value(("spans.jsonl", bad, "application/json"))
+    at.button(key="import_qrels").click().run()
+    assert not at.exception and not at.success
+    message = shown(at.error[0].value)
+    assert "spans.jsonl, line 2" in message and "outside chunk 'remote-work-01'" in message
+    assert table_counts(at) == before
+
+    at.file_uploader(key="upload_qrels_0").set_value(("spans.jsonl", good, "application/json"))
+    at.button(key="import_qrels").click().run()
+    assert not at.exception and not at.error
+    db = store.open_workspace(workspace)
+    assert db.conn.execute(
+        "SELECT j.query_id, j.chunk_id, e.start, e.\"end\" FROM judgment_evidence e"
+        " JOIN judgments j ON j.id = e.judgment_id").fetchall() == [
+        ("q01", "remote-work-01", 100, 180)]
+    db.close()
+
+
 def test_bad_run_shows_the_line_and_changes_nothing(workspace: Path, open_app) -> None:
     at = open_app("data")
     before = table_counts(at)

@@ -88,6 +88,31 @@ def test_skip_undo_and_correction(open_app, workspace):
     assert history.loc[history["annotator"] == "carol", "grade"].tolist()[-2:] == [1, 3]
 
 
+def test_a_relevant_grade_then_the_answering_sentence(open_app, workspace):
+    from labeling.evidence_marks import current_evidence, placed_chunk
+    at = pool(start(open_app))
+    db = store.open_workspace(workspace)
+    at.toggle(key="ask_evidence_widget").set_value(True).run()
+    first = current(at)
+    at.button(key="label_grade_0").click().run()  # not relevant: no question asked
+    assert "label_evidence_step" not in at.session_state and current(at) != first
+    pair = current(at)
+    at.button(key="label_grade_2").click().run()
+    assert not at.exception and queue.current_grade(db, *pair, "carol") == 2  # saved at once
+    assert at.button(key="label_sentence_0").proto.shortcut == "1"
+    at.button(key="label_sentence_0").click().run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert ":green-background[" in shown  # the picked sentence is marked in the chunk text
+    at.button(key="label_save_evidence").click().run()
+    assert not at.exception and "label_evidence_step" not in at.session_state
+    assert current_evidence(db, *pair) == placed_chunk(db, pair[1]).sentences()[:1]
+    at.button(key="label_back").click().run()  # the card shows the judge's own answer marked
+    assert current(at) == pair and any(":green-background[" in m.value for m in at.markdown)
+    at.button(key="label_grade_1").click().run()
+    at.button(key="label_skip_evidence").click().run()  # or skip: the grade stays
+    assert "label_evidence_step" not in at.session_state
+
+
 def test_cant_judge_needs_a_reason(open_app, workspace):
     at = pool(start(open_app))
     db = store.open_workspace(workspace)
@@ -214,3 +239,20 @@ def test_judge_by_query_can_pick_the_audit(open_app, workspace):
         assert {(query_id, str(c)) for c in rows["chunk_id"]} <= audit
         shared = pooling.pairs_of_query(db, query_id, "carol")
         assert not {(query_id, str(c)) for c in shared["chunk_id"]} & audit
+
+
+def test_judge_by_query_asks_for_the_answer_after_a_relevant_grade(open_app, workspace):
+    from labeling.evidence_marks import current_evidence, placed_chunk
+    pool(start(open_app))
+    jbq = start(open_app, page="judge_by_query")
+    jbq.toggle(key="ask_evidence_widget").set_value(True).run()
+    query_id = jbq.selectbox(key="jbq_query").value
+    db = store.open_workspace(workspace)
+    chunk = str(pooling.pairs_of_query(db, query_id, "carol")["chunk_id"].iloc[0])
+    jbq.button(key="grid_grade_2").click().run()  # the current row, by its key's button
+    assert not jbq.exception and queue.current_grade(db, query_id, chunk, "carol") == 2
+    jbq.button(key="jbq_sentence_1").click().run()
+    jbq.button(key="jbq_save_evidence").click().run()
+    assert not jbq.exception and "jbq_evidence_step" not in jbq.session_state
+    assert current_evidence(db, query_id, chunk) == placed_chunk(db, chunk).sentences()[1:2]
+    assert jbq.toggle(key="ask_evidence_widget").value  # still asked for the next one

@@ -37,6 +37,7 @@ import pyarrow.csv as pacsv
 from labeling.errors import InputError
 from labeling.files.formats.text import iter_checked_blocks, read_checked, source_name
 from labeling.workspace import ids
+from labeling.workspace.evidence import SPAN_SHAPE, parse_spans
 
 PathLike = str | os.PathLike[str]
 
@@ -422,16 +423,36 @@ def check_unique(rows: Rows, frame: pd.DataFrame, keys: list[str], source: str, 
 
 
 def qrels_from_rows(rows: Rows, source: str) -> pd.DataFrame:
+    """query_id, doc_id, relevance and, when the file has the column, ``evidence``: each row's
+    spans (``labeling.workspace.evidence.parse_spans``; a CSV cell holds the JSON list)."""
     q = _pick(rows, QUERY_ALIASES, source)
     d = _pick(rows, DOC_ALIASES, source)
     r = _pick(rows, RELEVANCE_ALIASES, source)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "query_id": _id_column(rows, q, source, "query_id"),
             "doc_id": _id_column(rows, d, source, "doc_id"),
             "relevance": _number_column(rows, r, source, "relevance", True).astype(np.int64),
         }
     )
+    if "evidence" in rows.frame.columns:
+        frame["evidence"] = _evidence_column(rows, source)
+    return frame
+
+
+def _evidence_column(rows: Rows, source: str) -> pd.Series:
+    """Each row's evidence spans (an empty list for none)."""
+    spans = []
+    for i, value in enumerate(rows.frame["evidence"].tolist()):
+        if isinstance(value, float) and math.isnan(value) or value == "":
+            value = None
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                raise InputError(SPAN_SHAPE, source=source, line=int(rows.lines[i])) from None
+        spans.append(parse_spans(value, source=source, line=int(rows.lines[i])))
+    return pd.Series(spans, dtype=object)
 
 
 def run_from_rows(rows: Rows, source: str) -> pd.DataFrame:

@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.errors import InputError
+from labeling.errors import InputError, ScorecardError
 from labeling.files import formats
 from labeling.files.importers.ids import ensure_pair_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
+from labeling.workspace.evidence import add_evidence, check_spans, chunk_places
 from labeling.workspace.provenance import add_pair_sources, check_origin
 from labeling.workspace.store import utc_now
 
@@ -90,6 +91,8 @@ def store_qrels(
             )
         queries, chunks = ensure_pair_ids(conn, batch, lines, strict=strict, source=source)
         added_q, added_c = added_q + queries, added_c + chunks
+        evidence = _checked_evidence(conn, batch, lines, source)
+        before = _last_judgment_id(conn)
         conn.executemany(
             "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags,"
             " origin, origin_source) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)",
@@ -104,11 +107,50 @@ def store_qrels(
                 strict=True,
             ),
         )
+        _store_evidence(conn, evidence, before, len(batch))
         add_pair_sources(conn, zip(batch["query_id"].tolist(), batch["doc_id"].tolist(),
                                    strict=True), "import", detail=Path(source).name)
         result.rows += len(batch)
     result.add_placeholders(added_q, added_c)
     return result
+
+
+def _checked_evidence(
+    conn: sqlite3.Connection, batch: pd.DataFrame, lines: RowLines, source: str
+) -> dict[int, list]:
+    """The evidence of the batch's rows that have some (row -> spans), each checked against
+    its chunk's place; ``InputError`` naming the line of the first that does not fit."""
+    if "evidence" not in batch.columns:
+        return {}
+    rows = {row: spans for row, spans in enumerate(batch["evidence"].tolist()) if spans}
+    if not rows:
+        return {}
+    chunk_ids = batch["doc_id"].tolist()
+    grades = batch["relevance"].tolist()
+    places = chunk_places(conn, (chunk_ids[row] for row in rows))
+    for row, spans in rows.items():
+        check_spans(chunk_ids[row], int(grades[row]), spans, places.get(chunk_ids[row]),
+                    source=source, line=int(lines[row]))
+    return rows
+
+
+def _last_judgment_id(conn: sqlite3.Connection) -> int:
+    return int(conn.execute(
+        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
+    ).fetchone()[0])
+
+
+def _store_evidence(
+    conn: sqlite3.Connection, evidence: dict[int, list], before: int, rows: int
+) -> None:
+    """Store the batch's evidence: row ``i`` of the batch became judgment ``before + 1 + i``
+    (ids are consecutive inside the import's write lock; checked)."""
+    if not evidence:
+        return
+    if _last_judgment_id(conn) - before != rows:
+        raise ScorecardError("the imported judgments did not get consecutive ids; nothing saved")
+    for row, spans in evidence.items():
+        add_evidence(conn, before + 1 + row, spans)
 
 
 def _refuse_a_person(conn: sqlite3.Connection, annotator: str, source: str) -> None:

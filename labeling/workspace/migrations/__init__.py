@@ -29,6 +29,7 @@ from labeling.workspace.migrations import (
     m014_run_columns,
     m015_connections,
     m016_staged_imports,
+    m017_evidence,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -48,4 +49,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m014_run_columns.migrate,
     m015_connections.migrate,
     m016_staged_imports.migrate,
+    m017_evidence.migrate,
 ]

@@ -1,4 +1,4 @@
-"""Migration 15: runs staged while they import, and one counter of the data scores depend on.
+"""Migration 16: runs staged while they import, and one counter of the data scores depend on.
 
 - ``runs.importing``: 1 while a run file is being stored (``labeling.files.importers.runs``):
   the run's rows go in by short transactions, so saves never wait behind the whole import,
