@@ -19,6 +19,7 @@ import streamlit as st
 
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
+    chunk_set_labels,
     deciding_pairs,
     drilldown,
     failure_tags,
@@ -197,7 +198,7 @@ def judge_key(name: str, nonce: int) -> str:
 def judge_chunk(query_id: str) -> None:
     state = st.session_state
     nonce = state.get(JUDGE_NONCE, 0)
-    chunk = state.get(judge_key("dash_judge_chunk", nonce))
+    chunk = state.get(judge_key(f"dash_judge_chunk:{query_id}", nonce))
     grade = state.get(judge_key("dash_judge_grade", nonce))
     if chunk is None or grade is None:
         _common.flash("warning", "Choose a chunk and a grade first.", WHERE_DRILL)
@@ -404,8 +405,10 @@ def scorecard_tab(view: View) -> None:
                              hover_data=["query_id"], category_orders=order),
                       key="dash_box")
     ages = run_freshness.run_ages(view.db, controls.rule)
+    # One choice per picked run: the curve starts at the picked run alone, never keeps another.
     curve_runs = right.multiselect("Runs on the curve", view.runs, default=[controls.run],
-                                   key="dash_curve_runs", format_func=lambda r: ages[r].label())
+                                   key=f"dash_curve_runs:{controls.run}",
+                                   format_func=lambda r: ages[r].label())
     curve = scoring.curves(view.db, controls.headline(), curve_runs)
     line_chart(right, curve, "dash_curve", "Measure as k grows", x="k", y="mean", color="run",
                line_dash="measure")
@@ -430,6 +433,9 @@ def run_notices(view: View) -> None:
     age = run_freshness.run_age(view.db, view.controls.run, view.controls.rule)
     if age.stale:
         st.warning(escape_inline(age.sentence(scoring.query_count(view.db, view.controls))))
+    unstated = chunk_set_labels.unstated_chunk_set(view.db, view.controls.run)
+    if unstated:
+        st.warning(escape_inline(unstated))
     _common.show_flash(WHERE)
 
 
@@ -649,6 +655,9 @@ def worst_queries_tab(view: View) -> None:
         values, view.queries, measure, baseline=baseline, segment=view.segment,
         segment_value=value, exclude=unanswered)
     st.subheader("Retrieved badly")
+    st.caption(escape_inline(
+        f"Queries the run returned something for and scored below 1 on {measure}: a query at "
+        "1 lost nothing on it and is not listed."))
     st.dataframe(worst, hide_index=True, key="dash_worst_table")
     csv_button(worst, f"worst-{controls.run}", "dash_worst_csv")
     nothing = drilldown.not_retrieved(view.queries, unanswered, segment=view.segment,
@@ -709,9 +718,8 @@ def judge_form(view: View, query_id: str, ranked: pd.DataFrame) -> None:
     chosen until the person chooses one), or any chunk of the corpus found by search."""
     choices = drilldown.judge_choices(view.db, ranked)
     nonce = st.session_state.get(JUDGE_NONCE, 0)
-    picker = judge_key("dash_judge_chunk", nonce)
-    if st.session_state.get(picker) not in choices:  # another query's chunk: start at the top
-        st.session_state.pop(picker, None)
+    # A picker of its own per query: another query's chunk never stays picked.
+    picker = judge_key(f"dash_judge_chunk:{query_id}", nonce)
     with st.expander(f"Judge an unjudged chunk ({len(choices)})", expanded=bool(choices)):
         row = st.columns([3, 2, 2, 1])
         row[0].selectbox("Chunk", list(choices), key=picker,

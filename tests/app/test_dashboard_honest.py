@@ -134,7 +134,7 @@ def test_a_run_older_than_the_query_set_is_flagged_where_it_is_picked(partial_pa
     # bm25 never answered q44 either: it covers 45 of the 49.
     assert warning.startswith("bm25 is older than the query set: 3 labeled queries were added")
     assert f"It covers 45 of the {EVALUATED} evaluated queries" in warning
-    assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_curve_runs").options
+    assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_curve_runs:bm25").options
     open_tab(at, "Coverage")
     assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_cov_runs").options
     open_tab(at, "Compare")
@@ -195,7 +195,8 @@ def pooled_path(make_workspace, monkeypatch):
 
 def test_pool_depth_is_shown_beside_recall_and_warned_at_k(pooled_path) -> None:
     at = start()
-    assert any("The 9 relevant labels (grade 1 and above) come from: pools of depth 5 (9)." in c
+    assert any("The 9 relevant labels (grade 1 and above, people's labels: persons', imported,"
+               " transferred and synthetic, no machine's) come from: pools of depth 5 (9)." in c
                for c in texts(at.caption))
     warning = next(w for w in texts(at.warning) if "looks as deep as the labels go" in w)
     assert warning.startswith("R@10 looks as deep as the labels go: 9 of the 9 relevant labels "

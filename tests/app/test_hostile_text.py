@@ -165,7 +165,7 @@ def _walk_everything(open_app) -> Walk:
     at.radio(key="dash_unit").set_value("document")
     walk.run("dashboard: drill-down by document")
     at.radio(key="dash_unit").set_value("chunk")
-    at.selectbox(key="dash_judge_chunk").set_value(hostile.CHUNKS[2])
+    at.selectbox(key=f"dash_judge_chunk:{hostile.QUERY}").set_value(hostile.CHUNKS[2])
     at.radio(key="dash_judge_grade").set_value(1)
     at.button(key="dash_judge_save").click()
     walk.run("dashboard: judged")

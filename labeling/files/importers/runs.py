@@ -17,6 +17,7 @@ from labeling.files.importers.ids import ensure_pair_ids, first_duplicate
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
+from labeling.workspace import chunk_sets
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now
@@ -57,6 +58,8 @@ def import_run(
             )
             if result.rows == 0:
                 raise InputError("no results in the run file", source=source)
+            if not (meta or {}).get("chunk_set"):
+                _infer_chunk_set(conn, run_id, run_name, result)
             write_run_parts(conn, run_id)  # the columnar copy the scores read
     finally:
         db.conn.execute(f"PRAGMA cache_size = {cache}")
@@ -102,6 +105,19 @@ def _create_run(
         f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", values
     )
     return int(cursor.lastrowid)
+
+
+def _infer_chunk_set(
+    conn: sqlite3.Connection, run_id: int, run_name: str, result: ImportResult
+) -> None:
+    """Name the chunk set of a run imported without one when its chunk ids say it: the one chunk
+    set holding every retrieved chunk that belongs to any (``chunk_sets.infer_chunk_set``);
+    otherwise a warning that the run is scored against every chunk set's labels."""
+    name, warning = chunk_sets.infer_chunk_set(conn, run_id, run_name)
+    if name is not None:
+        conn.execute("UPDATE runs SET chunk_set = ? WHERE id = ?", [name, run_id])
+    if warning:
+        result.warnings.append(warning)
 
 
 def _store_run(
