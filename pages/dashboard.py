@@ -28,6 +28,7 @@ from labeling.evaluation import (
     label_depth,
     label_sets,
     locked_splits,
+    rule_note,
     run_comparison,
     run_freshness,
     score_controls,
@@ -312,6 +313,8 @@ def read_controls(
                 help="How several annotators' grades become one. "
                 + " ".join(f"{name}: {text}." for name, text in
                            score_controls.CONSENSUS_RULES.items())
+                + " With two annotators one grade apart, default's mean rounded half up is the "
+                "higher grade, as lenient's."
                 + " Compare strict and lenient to see how much disagreement moves the scores."),
             "relevance": row[3].selectbox(
                 "Relevant from grade", choices, key="dash_relevance",
@@ -333,6 +336,9 @@ def read_controls(
                           disabled=not _auth.can(db, "set_relevance"),
                           help=_auth.refusal_help(db, "set_relevance"))
         settings.update(read_label_source(db))
+        probe = Controls(run=run, label_source=settings["label_source"],
+                         judge=settings.get("judge", ""))  # what the rules change, in words
+        st.caption(escape_inline(rule_note.rule_differences(db, probe).sentence()))
     # The Metric guide's chooser may have set the lead measures for this session.
     lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
     measures = tuple(dict.fromkeys((*lead, *extra)))

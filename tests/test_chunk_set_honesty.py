@@ -12,12 +12,14 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.evaluation import chunk_set_labels, label_depth, scoring
+from labeling.evaluation import chunk_set_labels, label_depth, run_freshness, scoring
 from labeling.evaluation.label_sets import labels_for
 from labeling.evaluation.score_controls import Controls
 from labeling.files import exporters, importers
-from labeling.rechunking import splitter, transfer
+from labeling.synthetic import review
+from labeling.synthetic.candidate import Candidate
 from labeling.workspace import chunk_sets, store
+from tests.workspaces import rechunk
 
 SMALL = "small"  # the second chunk set: the demo's documents split at 250 characters
 
@@ -45,8 +47,7 @@ def rechunked(build_workspace, tiny5) -> Path:
     path = build_workspace.path("demo")
     db = store.open_workspace(path, create=False)
     write_run(tiny5, top_of(db, "bm25", 5))
-    splitter.rechunk_documents(db, SMALL, 250, 25)
-    transfer.transfer_labels(db, "sections", SMALL)
+    rechunk(db, SMALL)
     db.close()
     return path
 
@@ -148,3 +149,26 @@ def test_evaluate_on_the_exported_files_gives_the_app_numbers(db, tmp_path, caps
     app = scoring.per_query(db, Controls("bm25")).mean()
     assert mean["R@10"] == pytest.approx(app["R@10"], abs=1e-12)
     assert mean["RR"] == pytest.approx(app["RR"], abs=1e-12)
+
+
+# --- case 5 -----------------------------------------------------------------------------------
+
+
+def test_a_question_of_another_chunk_sets_chunk_leaves_the_runs_fresh(db) -> None:
+    chunk = str(chunk_sets.member_ids(db, SMALL)[0])
+    [candidate] = review.add_candidates(
+        db, [Candidate(chunk, "How many days of annual leave does a new joiner get?", "x")])
+    query_id = review.accept(db, candidate, "carol")
+    assert db.conn.execute("SELECT count(*) FROM judgments WHERE query_id = ? AND chunk_id = ?",
+                           [query_id, chunk]).fetchone()[0] == 1  # labeled, in chunk set small
+    age = run_freshness.run_age(db, "bm25")
+    assert not age.stale and age.label() == "bm25"
+    assert query_id not in scoring.per_query(db, Controls("bm25")).index
+    # A run of chunk set small that has no result for the question is older than it.
+    importers.import_run(db, write_run(Path(db.conn.execute("PRAGMA database_list").fetchone()[2])
+                                       .with_name("s.trec"), [("q01", chunk, 1, 1.0)]), "s")
+    assert chunk_sets.run_chunk_set(db, "s") == SMALL
+    with store.write_transaction(db) as conn:  # the run predates the question
+        conn.execute("UPDATE runs SET newest_query_seq = (SELECT max(seq) FROM query_arrivals"
+                     " WHERE query_id <> ?) WHERE name = 's'", [query_id])
+    assert run_freshness.run_age(db, "s").newer == 1

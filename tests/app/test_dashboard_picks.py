@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from labeling.evaluation import result_cache, scoring
 from labeling.evaluation.score_controls import Controls
+from labeling.judging import consensus
 from labeling.workspace import store
 from tests.app.conftest import APP, TIMEOUT
 
@@ -99,3 +100,24 @@ def test_retrieved_badly_lists_no_query_that_lost_nothing(workspace) -> None:
                  if {"query_id", "value"} <= set(d.value.columns))
     assert len(worst) and not perfect & set(worst["query_id"])
     assert (worst["value"] < 1.0).all()
+
+
+def test_the_consensus_control_says_when_default_is_lenient(workspace) -> None:
+    """Case 10: on the demo (two annotators, every disagreement one grade apart) default gives
+    exactly the lenient grades; that is the rule, and the page says so with its counts."""
+    db = store.open_workspace(workspace, create=False)
+    try:
+        grades = {rule: consensus.consensus_qrels(db, rule)["relevance"].to_numpy()
+                  for rule in ("default", "lenient", "strict")}
+    finally:
+        db.close()
+    assert (grades["default"] == grades["lenient"]).all()
+    apart = int((grades["default"] != grades["strict"]).sum())
+    assert apart > 0
+    at = dashboard()
+    note = next(c.value.replace("\\", "") for c in at.caption
+                if "otherwise than lenient" in c.value)
+    assert (f"Of {len(grades['default'])} labelled pairs, default grades 0 otherwise than "
+            f"lenient and {apart} otherwise than strict.") in note
+    assert "Default gives exactly the lenient grades here: that is the rule." in note
+    assert "one grade apart" in at.selectbox(key="dash_rule").help
