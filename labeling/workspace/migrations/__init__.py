@@ -27,6 +27,7 @@ from labeling.workspace.migrations import (
     m012_machine_judges,
     m013_chunk_sets,
     m014_run_columns,
+    m015_skip_times,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -44,4 +45,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m013_chunk_sets.migrate,
     m010_search_and_narratives.migrate,
     m014_run_columns.migrate,
+    m015_skip_times.migrate,
 ]
