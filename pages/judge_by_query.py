@@ -66,13 +66,13 @@ if not name:
     st.info("Type your name in the sidebar to start judging. Every judgment records it.")
     st.stop()
 
-queries = pooling.queued_queries(db)
+queries = pooling.queries_to_judge(db)
 if queries.empty:
-    st.info("The labeling queue is empty: build it on the Label page (Build the queue), or send "
-            "unjudged pairs from the Dashboard (Coverage tab).")
+    st.info("No queries yet: import them on the Data page.")
     st.stop()
 labels = {
-    row.query_id: f"{row.query_id} · {row.complete}/{row.pairs} complete · {row.text[:80]}"
+    row.query_id: (f"{row.query_id} · {row.complete}/{row.pairs} complete · {row.text[:80]}"
+                   if row.pairs else f"{row.query_id} · nothing queued · {row.text[:80]}")
     for row in queries.itertuples()
 }
 query_id = st.selectbox("Query", list(labels), format_func=labels.get, key="jbq_query")
@@ -86,6 +86,11 @@ _judging.narrative(query_store.narrative(db, query_id))
 _common.show_flash(WHERE)
 
 pairs = pooling.pairs_of_query(db, query_id, name)
+if pairs.empty:  # a new query: no run has returned results for it, nothing is queued
+    st.caption("Nothing of this query is in the labeling queue (no run has returned results "
+               "for it yet): find chunks in the corpus and judge them here.")
+    _search.search_panel(db, query_id, query_text, scale, prefix="jbq_find", where="jbq_find")
+    st.stop()
 chunks = pairs["chunk_id"].astype(str).tolist()
 widgets = [f"jbq_{query_id}_{chunk}" for chunk in chunks]
 current = min(st.session_state.get(row_key(query_id), 0), len(chunks) - 1)
