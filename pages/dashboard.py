@@ -677,7 +677,12 @@ def worst_queries_tab(view: View) -> None:
                       else "each scores 0 in the means."))
         st.dataframe(nothing, hide_index=True, key="dash_not_retrieved_table")
         csv_button(nothing, f"not-retrieved-{controls.run}", "dash_not_retrieved_csv")
-    choices = [*worst["query_id"], *nothing["query_id"]]
+    perfect = drilldown.lost_nothing(values, view.queries, measure, segment=view.segment,
+                                     segment_value=value, exclude=unanswered)
+    if perfect:
+        st.caption(escape_inline(f"{len(perfect)} more queries lost nothing on {measure}: not "
+                                 "listed above, they can still be opened below."))
+    choices = [*worst["query_id"], *nothing["query_id"], *perfect]
     if not choices:
         st.info("No evaluated queries here.")
         return

@@ -74,6 +74,24 @@ def worst_queries(
     return frame[columns + (["baseline", "drop"] if baseline is not None else [])]
 
 
+def lost_nothing(
+    values: pd.DataFrame,
+    queries: pd.DataFrame,
+    measure: str,
+    *,
+    segment: str = NO_SEGMENT,
+    segment_value: str | None = None,
+    exclude: Collection[str] = (),
+) -> list[str]:
+    """The queries at ``PERFECT`` on ``measure`` (those ``worst_queries`` leaves out), in id
+    order, of ``segment_value`` when given, without ``exclude``: still open to a drill-down."""
+    at_best = values.index[(values[measure] >= PERFECT - 1e-12).to_numpy(dtype=bool)]
+    at_best = at_best[~at_best.isin(list(exclude))]
+    if segment_value is not None:
+        at_best = at_best[(_segments(queries, segment, at_best) == segment_value).to_numpy(bool)]
+    return sorted(map(str, at_best))
+
+
 def not_retrieved(
     queries: pd.DataFrame,
     unanswered: Collection[str],

@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeling.commands.cli import main
+from labeling.evaluation import scoring
 from labeling.judging import consensus, pooling
 from labeling.report import scorecard_report as report
 from labeling.workspace import grading, store
@@ -260,11 +261,14 @@ def test_drill_down_missed_list_equals_the_reports_for_every_demo_query(
                                    n_resamples=50)
     expected = {item["query_id"]: [(m["chunk_id"], m["where"]) for m in item["missed"]]
                 for item in built.worst + built.not_retrieved}
-    assert len(expected) == 46
+    # Retrieved badly or not at all: every query but those that lost nothing on R@k.
+    values = scoring.per_query(db, report.report_controls("bm25", k=k))
+    assert len(expected) == 46 - int((values[f"R@{k}"] >= 1).sum()) < 46
     at = open_app("dashboard")
     at.number_input(key="dash_k").set_value(k).run()
     open_tab(at, "Worst queries")
-    assert sorted(at.selectbox(key="dash_drill_query").options) == sorted(expected)
+    options = at.selectbox(key="dash_drill_query").options
+    assert len(options) == 46 and set(expected) <= set(options)  # any query can be opened
     for query_id, missed in expected.items():
         at.selectbox(key="dash_drill_query").set_value(query_id).run()
         assert _missed_on_page(at) == missed, query_id
