@@ -78,6 +78,16 @@ def chunk_sets_table(db: sqlite_utils.Database) -> pd.DataFrame:
     )
 
 
+def describe_chunk_sets(db: sqlite_utils.Database) -> str | None:
+    """The chunks of each chunk set in words ("sections 88, small 312"); None when there is at
+    most one chunk set (every chunk then belongs to the one chunking or to none)."""
+    table = chunk_sets_table(db)
+    if len(table) < 2:
+        return None
+    return ", ".join(f"{name} {int(n):,}" for name, n in zip(table["name"], table["chunks"],
+                                                            strict=True))
+
+
 def chunk_spans(db: sqlite_utils.Database, chunk_set: str) -> pd.DataFrame:
     """The spans of a chunk set's chunks, in file order: chunk_id, doc_id, doc_version, start,
     end (int64). Chunks without a span are left out."""

@@ -1,5 +1,5 @@
 """Issue 26 case 11: the Overview's "Judgments" count says what it is made of (people's,
-machine, transferred) on the demo re-chunked."""
+machine, transferred), and its "Chunks" count which chunk sets, on the demo re-chunked."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ def test_the_judgments_count_names_its_origins(make_workspace, monkeypatch) -> N
     try:
         rechunk(db)
         origins = dict(db.conn.execute("SELECT origin, count(*) FROM judgments GROUP BY origin"))
+        per_set = dict(db.conn.execute(
+            "SELECT chunk_set, count(*) FROM chunk_set_members GROUP BY chunk_set"))
     finally:
         db.close()
     assert set(origins) == {"person", "transferred"}
@@ -27,3 +29,5 @@ def test_the_judgments_count_names_its_origins(make_workspace, monkeypatch) -> N
     note = next(c.value.replace("\\", "") for c in at.caption if c.value.startswith("Judgments"))
     assert (f"{origins['person']:,} by people, {origins['transferred']:,} transferred from "
             "another chunk set") in note
+    chunks = next(c.value.replace("\\", "") for c in at.caption if c.value.startswith("Chunks"))
+    assert f"by chunk set: sections {per_set['sections']:,}, small {per_set['small']:,}" in chunks
