@@ -112,7 +112,8 @@ def test_pace_without_history_uses_the_documented_default(make_workspace):
 def test_pace_leaves_out_the_time_spent_on_skipped_cards(make_workspace, monkeypatch):
     """Issue 26 case 14: ana judges, spends 200 s on a card she skips, judges the next in 10 s,
     and again; her cards took 10 s each, not 210 and 200."""
-    db = make_workspace(chunks=CHUNKS, queries=QUERIES)
+    db = make_workspace("demo")  # its labels are imported files: nobody is paced yet
+    assert pace.judging_pace(db) == []
     base = 1_700_000_000
 
     def at(offset: float) -> str:
@@ -120,13 +121,13 @@ def test_pace_leaves_out_the_time_spent_on_skipped_cards(make_workspace, monkeyp
 
     def skip_at(offset: float, chunk: str) -> None:
         monkeypatch.setattr(store, "utc_now", lambda: at(offset))
-        queue.skip(db, "q1", chunk, "ana")
+        queue.skip(db, "q01", chunk, "ana")
 
-    judgments.add_judgment(db, "q1", "c1", 1, "ana", created_at=at(0), origin="person")
-    skip_at(200, "c2")
-    judgments.add_judgment(db, "q1", "c3", 1, "ana", created_at=at(210), origin="person")
-    skip_at(400, "c2")  # the skipped card came back and was skipped again
-    judgments.add_judgment(db, "q1", "c2", 2, "ana", created_at=at(410), origin="person")
+    judgments.add_judgment(db, "q01", "leave-01", 1, "ana", created_at=at(0), origin="person")
+    skip_at(200, "leave-02")
+    judgments.add_judgment(db, "q01", "leave-03", 1, "ana", created_at=at(210), origin="person")
+    skip_at(400, "leave-02")  # the skipped card came back and was skipped again
+    judgments.add_judgment(db, "q01", "leave-02", 2, "ana", created_at=at(410), origin="person")
     (ana,) = pace.judging_pace(db)
     assert ana.judgments == 3 and ana.cards_timed == 2
     assert ana.seconds_per_card == pytest.approx(10.0)

