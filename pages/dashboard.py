@@ -336,9 +336,7 @@ def read_controls(
                           disabled=not _auth.can(db, "set_relevance"),
                           help=_auth.refusal_help(db, "set_relevance"))
         settings.update(read_label_source(db))
-        probe = Controls(run=run, label_source=settings["label_source"],
-                         judge=settings.get("judge", ""))  # what the rules change, in words
-        st.caption(escape_inline(rule_note.rule_differences(db, probe).sentence()))
+        rule_note_panel(db, run, settings)
     # The Metric guide's chooser may have set the lead measures for this session.
     lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
     measures = tuple(dict.fromkeys((*lead, *extra)))
@@ -348,6 +346,18 @@ def read_controls(
     except ScorecardError as error:  # a bad custom measure name: say so, keep the others
         st.error(escape_inline(f"{type(error).__name__}: {error}"))
         return Controls(measures=measures, **settings), segment
+
+
+def rule_note_panel(db: sqlite_utils.Database, run: str, settings: dict) -> None:
+    """What the consensus rules change on these labels, in words: counted only while open (it
+    takes the lenient and strict labels too, which a first render need not pay for)."""
+    panel = st.expander("What the consensus rule changes on these labels",
+                        key="dash_rule_note_open", on_change="rerun")
+    if not panel.open:
+        return
+    probe = Controls(run=run, label_source=settings["label_source"],
+                     judge=settings.get("judge", ""))
+    panel.caption(escape_inline(rule_note.rule_differences(db, probe).sentence()))
 
 
 def read_label_source(db: sqlite_utils.Database) -> dict[str, str]:

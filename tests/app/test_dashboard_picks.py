@@ -115,6 +115,9 @@ def test_the_consensus_control_says_when_default_is_lenient(workspace) -> None:
     apart = int((grades["default"] != grades["strict"]).sum())
     assert apart > 0
     at = dashboard()
+    assert not any("otherwise than lenient" in c.value for c in at.caption)  # counted if opened
+    at.session_state["dash_rule_note_open"] = True
+    at.run()
     note = next(c.value.replace("\\", "") for c in at.caption
                 if "otherwise than lenient" in c.value)
     assert (f"Of {len(grades['default'])} labelled pairs, default grades 0 otherwise than "
