@@ -14,7 +14,7 @@ import sqlite_utils
 import streamlit as st
 
 from labeling import chunk_markup
-from labeling.judging import corpus_search, queue
+from labeling.judging import corpus_search, hit_context, queue
 from labeling.markdown import escape_inline
 from pages import _auth, _common
 
@@ -49,8 +49,10 @@ def search_panel(
     run_ranks: Mapping[str, int] | None = None,
     run_name: str | None = None,
 ) -> None:
-    """The search box and its hits, each with a grade control. ``run_ranks`` (chunk id -> rank
-    in ``run_name``) is given where runs may be shown (the dashboard), never on blind pages."""
+    """The search box and its hits, each with a grade control, the labels it has that this
+    session may see, and, where runs may be shown (``run_ranks`` given: the dashboard, never a
+    blind page), every run that retrieved it; ``run_ranks`` (chunk id -> rank in ``run_name``)
+    names the picked run first."""
     digest = key_part(query_id)
     text_key = f"{prefix}_search_{digest}"
     names = {g: n for g, n, _ in scale}
@@ -69,6 +71,8 @@ def search_panel(
             st.caption(escape_inline("No chunk holds these words." + left_out))
             return
         found = corpus_search.found_by_search(db, query_id, [h.chunk_id for h in hits])
+        known = hit_context.hit_contexts(db, query_id, [h.chunk_id for h in hits],
+                                         _common.sight(db, query_id))
         terms = " ".join(results.words)
         st.caption(escape_inline(
             f"Top {len(hits)} of the corpus for: {terms}. BM25, higher is better.{left_out}"))
@@ -81,6 +85,7 @@ def search_panel(
                 rank = run_ranks.get(hit.chunk_id)
                 notes.append(f"rank {rank} in {run_name}" if rank is not None
                              else f"not retrieved by {run_name}")
+            notes += known[hit.chunk_id].notes(show_runs=run_ranks is not None)
             if hit.chunk_id in found:
                 notes.append("found by search")
             if mine is not None:

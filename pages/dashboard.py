@@ -20,6 +20,7 @@ import streamlit as st
 from labeling import chunk_markup, evidence_marks
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
+    chunk_set_labels,
     deciding_pairs,
     drilldown,
     failure_tags,
@@ -29,6 +30,7 @@ from labeling.evaluation import (
     label_depth,
     label_sets,
     locked_splits,
+    rule_note,
     run_comparison,
     run_freshness,
     score_controls,
@@ -199,7 +201,7 @@ def judge_key(name: str, nonce: int) -> str:
 def judge_chunk(query_id: str) -> None:
     state = st.session_state
     nonce = state.get(JUDGE_NONCE, 0)
-    chunk = state.get(judge_key("dash_judge_chunk", nonce))
+    chunk = state.get(judge_key(f"dash_judge_chunk:{query_id}", nonce))
     grade = state.get(judge_key("dash_judge_grade", nonce))
     if chunk is None or grade is None:
         _common.flash("warning", "Choose a chunk and a grade first.", WHERE_DRILL)
@@ -313,6 +315,8 @@ def read_controls(
                 help="How several annotators' grades become one. "
                 + " ".join(f"{name}: {text}." for name, text in
                            score_controls.CONSENSUS_RULES.items())
+                + " With two annotators one grade apart, default's mean rounded half up is the "
+                "higher grade, as lenient's."
                 + " Compare strict and lenient to see how much disagreement moves the scores."),
             "relevance": row[3].selectbox(
                 "Relevant from grade", choices, key="dash_relevance",
@@ -334,6 +338,7 @@ def read_controls(
                           disabled=not _auth.can(db, "set_relevance"),
                           help=_auth.refusal_help(db, "set_relevance"))
         settings.update(read_label_source(db))
+        rule_note_panel(db, run, settings)
     # The Metric guide's chooser may have set the lead measures for this session.
     lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
     measures = tuple(dict.fromkeys((*lead, *extra)))
@@ -343,6 +348,18 @@ def read_controls(
     except ScorecardError as error:  # a bad custom measure name: say so, keep the others
         st.error(escape_inline(f"{type(error).__name__}: {error}"))
         return Controls(measures=measures, **settings), segment
+
+
+def rule_note_panel(db: sqlite_utils.Database, run: str, settings: dict) -> None:
+    """What the consensus rules change on these labels, in words: counted only while open (it
+    takes the lenient and strict labels too, which a first render need not pay for)."""
+    panel = st.expander("What the consensus rule changes on these labels",
+                        key="dash_rule_note_open", on_change="rerun")
+    if not panel.open:
+        return
+    probe = Controls(run=run, label_source=settings["label_source"],
+                     judge=settings.get("judge", ""))
+    panel.caption(escape_inline(rule_note.rule_differences(db, probe).sentence()))
 
 
 def read_label_source(db: sqlite_utils.Database) -> dict[str, str]:
@@ -406,8 +423,10 @@ def scorecard_tab(view: View) -> None:
                              hover_data=["query_id"], category_orders=order),
                       key="dash_box")
     ages = run_freshness.run_ages(view.db, controls.rule)
+    # One choice per picked run: the curve starts at the picked run alone, never keeps another.
     curve_runs = right.multiselect("Runs on the curve", view.runs, default=[controls.run],
-                                   key="dash_curve_runs", format_func=lambda r: ages[r].label())
+                                   key=f"dash_curve_runs:{controls.run}",
+                                   format_func=lambda r: ages[r].label())
     curve = scoring.curves(view.db, controls.headline(), curve_runs)
     line_chart(right, curve, "dash_curve", "Measure as k grows", x="k", y="mean", color="run",
                line_dash="measure")
@@ -432,6 +451,9 @@ def run_notices(view: View) -> None:
     age = run_freshness.run_age(view.db, view.controls.run, view.controls.rule)
     if age.stale:
         st.warning(escape_inline(age.sentence(scoring.query_count(view.db, view.controls))))
+    unstated = chunk_set_labels.unstated_chunk_set(view.db, view.controls.run)
+    if unstated:
+        st.warning(escape_inline(unstated))
     _common.show_flash(WHERE)
 
 
@@ -654,6 +676,9 @@ def worst_queries_tab(view: View) -> None:
         values, view.queries, measure, baseline=baseline, segment=view.segment,
         segment_value=value, exclude=unanswered)
     st.subheader("Retrieved badly")
+    st.caption(escape_inline(
+        f"Queries the run returned something for and scored below 1 on {measure}: a query at "
+        "1 lost nothing on it and is not listed."))
     st.dataframe(worst, hide_index=True, key="dash_worst_table")
     csv_button(worst, f"worst-{controls.run}", "dash_worst_csv")
     nothing = drilldown.not_retrieved(view.queries, unanswered, segment=view.segment,
@@ -667,7 +692,12 @@ def worst_queries_tab(view: View) -> None:
                       else "each scores 0 in the means."))
         st.dataframe(nothing, hide_index=True, key="dash_not_retrieved_table")
         csv_button(nothing, f"not-retrieved-{controls.run}", "dash_not_retrieved_csv")
-    choices = [*worst["query_id"], *nothing["query_id"]]
+    perfect = drilldown.lost_nothing(values, view.queries, measure, segment=view.segment,
+                                     segment_value=value, exclude=unanswered)
+    if perfect:
+        st.caption(escape_inline(f"{len(perfect)} more queries lost nothing on {measure}: not "
+                                 "listed above, they can still be opened below."))
+    choices = [*worst["query_id"], *nothing["query_id"], *perfect]
     if not choices:
         st.info("No evaluated queries here.")
         return
@@ -731,9 +761,8 @@ def judge_form(view: View, query_id: str, ranked: pd.DataFrame) -> None:
     chosen until the person chooses one), or any chunk of the corpus found by search."""
     choices = drilldown.judge_choices(view.db, ranked)
     nonce = st.session_state.get(JUDGE_NONCE, 0)
-    picker = judge_key("dash_judge_chunk", nonce)
-    if st.session_state.get(picker) not in choices:  # another query's chunk: start at the top
-        st.session_state.pop(picker, None)
+    # A picker of its own per query: another query's chunk never stays picked.
+    picker = judge_key(f"dash_judge_chunk:{query_id}", nonce)
     with st.expander(f"Judge an unjudged chunk ({len(choices)})", expanded=bool(choices)):
         row = st.columns([3, 2, 2, 1])
         row[0].selectbox("Chunk", list(choices), key=picker,

@@ -7,7 +7,7 @@ import streamlit as st
 
 from labeling.files import uploads
 from labeling.markdown import escape_inline
-from labeling.workspace import contents
+from labeling.workspace import chunk_sets, contents
 from pages import _auth, _common
 
 WHERE = "data"  # messages go to f"{WHERE}_{kind}", under that kind's import button
@@ -36,6 +36,9 @@ RUN_META = [
     ("notes", "Notes"),
 ]
 
+INFER_CHUNK_SET = "(from its chunk ids)"
+ALL_CHUNK_SETS = "(every chunk set, mixed)"
+
 
 def uploader_key(kind: str) -> str:
     """The uploader's key; it changes after a successful import so the uploader empties."""
@@ -55,6 +58,9 @@ def do_import(kind: str) -> None:
         options["run_name"] = state.get("run_name") or ""
         options["meta"] = {field: state.get(f"run_{field}") for field, _ in RUN_META}
         options["replace"] = bool(state.get("run_replace", False))
+        chosen = state.get("run_chunk_set")
+        if chosen and chosen != INFER_CHUNK_SET:
+            options["meta"]["chunk_set"] = chosen
     db = _common.get_db()
     before = contents.counts(db)
     try:
@@ -103,6 +109,14 @@ for tab, (kind, (label, help_text)) in zip(tabs, KINDS.items(), strict=True):
             columns = st.columns(len(RUN_META))
             for column, (field, field_label) in zip(columns, RUN_META, strict=True):
                 column.text_input(field_label, key=f"run_{field}")
+            names = chunk_sets.chunk_set_names(db)
+            if names:
+                st.selectbox(
+                    "Chunk set", [INFER_CHUNK_SET, *names], key="run_chunk_set",
+                    help="The chunk set the run retrieves from: it is scored on that chunk "
+                    "set's labels only. From its chunk ids: the one chunk set holding every "
+                    "retrieved chunk; when no single one does, the run names none and is "
+                    "scored against every chunk set's labels (a warning says so).")
             st.checkbox("Replace a run with the same name", key="run_replace")
         if kind in ("qrels", "run"):
             st.checkbox(
@@ -121,9 +135,20 @@ if not sight.sees_all:
     st.caption("Blind judging: the qrels, the BEIR folder and the judgments hold your own "
                "judgments and the grades of pairs you have judged yourself (and that are not "
                "waiting for you in the queue), nothing of the rest.")
+set_names = chunk_sets.chunk_set_names(db)
+qrels_set = None
+if len(set_names) > 1:
+    qrels_set = st.selectbox(
+        "Qrels of chunk set", [*set_names, ALL_CHUNK_SETS], key="qrels_chunk_set",
+        help="A run is scored on its own chunk set's labels (and those of chunks in no chunk "
+        "set); a file of every chunk set's labels mixes chunkings.")
+every_set = qrels_set == ALL_CHUNK_SETS
 columns = st.columns(3)
 columns[0].download_button(
-    "Qrels (TREC)", lambda: uploads.qrels_bytes(db, sight), file_name="qrels.txt",
+    "Qrels (TREC)",
+    lambda: uploads.qrels_bytes(db, sight, None if every_set else qrels_set, every_set),
+    file_name="qrels.txt" if qrels_set is None or every_set
+    else f"qrels-{uploads.safe_filename(qrels_set)}.txt",
     mime="text/plain", key="download_qrels", on_click="ignore",
 )
 columns[1].download_button(

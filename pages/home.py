@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from labeling.markdown import escape_inline
-from labeling.workspace import contents, query_store
+from labeling.workspace import chunk_sets, contents, provenance, query_store
 from pages import _common
 
 db = _common.page_setup()
@@ -24,6 +24,15 @@ for column, (label, table) in zip(
     strict=True,
 ):
     column.metric(label, f"{counts[table]:,}")
+by_origin = provenance.judgments_by_origin(db.conn)
+per_set = chunk_sets.describe_chunk_sets(db)
+if per_set:
+    st.caption(escape_inline(f"Chunks: every chunk set's together (a chunk in two sets counts "
+                             f"once); by chunk set: {per_set}."))
+st.caption(escape_inline(
+    f"Judgments: every grade stored, a changed grade counting again, of every origin: "
+    f"{provenance.describe_origins(by_origin)}. Scores use people's labels unless a machine "
+    "source is chosen on the Dashboard."))
 
 left, right = st.columns([3, 2])
 with left:

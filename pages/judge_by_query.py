@@ -75,15 +75,14 @@ queue_name = st.radio("Queue", list(queue.QUEUES), key="jbq_queue", horizontal=T
                       format_func=lambda q: "Labeling queue" if q == queue.SHARED
                       else "Audit of machine judges",
                       help="The audit's pairs are served only from its own queue.")
-queries = pooling.queued_queries(db, queue_name)
+queries = pooling.queries_to_judge(db, queue_name)
 if queries.empty:
     st.info("The audit queue is empty: draw an audit sample on the Machine judges page."
-            if queue_name == queue.AUDIT else
-            "The labeling queue is empty: build it on the Label page (Build the queue), or send "
-            "unjudged pairs from the Dashboard (Coverage tab).")
+            if queue_name == queue.AUDIT else "No queries yet: import them on the Data page.")
     st.stop()
 labels = {
-    row.query_id: f"{row.query_id} · {row.complete}/{row.pairs} complete · {row.text[:80]}"
+    row.query_id: (f"{row.query_id} · {row.complete}/{row.pairs} complete · {row.text[:80]}"
+                   if row.pairs else f"{row.query_id} · nothing queued · {row.text[:80]}")
     for row in queries.itertuples()
 }
 query_id = st.selectbox("Query", list(labels), format_func=labels.get, key="jbq_query")
@@ -102,6 +101,11 @@ if step and _evidence.draw(EVIDENCE, "jbq", queue.card_for(db, *step["pair"]).qu
 _evidence.ask_toggle()
 
 pairs = pooling.pairs_of_query(db, query_id, name, queue_name)
+if pairs.empty:  # a new query: no run has returned results for it, nothing is queued
+    st.caption("Nothing of this query is in the labeling queue (no run has returned results "
+               "for it yet): find chunks in the corpus and judge them here.")
+    _search.search_panel(db, query_id, query_text, scale, prefix="jbq_find", where="jbq_find")
+    st.stop()
 chunks = pairs["chunk_id"].astype(str).tolist()
 widgets = [f"jbq_{query_id}_{chunk}" for chunk in chunks]
 current = min(st.session_state.get(row_key(query_id), 0), len(chunks) - 1)

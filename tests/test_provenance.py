@@ -9,8 +9,8 @@ import pytest
 
 from labeling.errors import InputError
 from labeling.files import importers
-from labeling.judging import pace
-from labeling.workspace import judgments, provenance
+from labeling.judging import pace, queue
+from labeling.workspace import judgments, provenance, store
 from labeling.workspace.migrations import MIGRATIONS
 from labeling.workspace.store import open_workspace, write_transaction
 
@@ -107,3 +107,30 @@ def test_pace_without_history_uses_the_documented_default(make_workspace):
     db = make_workspace(chunks=CHUNKS[:1], queries=QUERIES)
     assert pace.judging_pace(db) == []
     assert pace.team_seconds_per_card(db) == pace.DEFAULT_SECONDS_PER_CARD
+
+
+def test_pace_leaves_out_the_time_spent_on_skipped_cards(make_workspace, monkeypatch):
+    """Issue 26 case 14: ana judges, spends 200 s on a card she skips, judges the next in 10 s,
+    and again; her cards took 10 s each, not 210 and 200."""
+    db = make_workspace("demo")  # its labels are imported files: nobody is paced yet
+    assert pace.judging_pace(db) == []
+    base = 1_700_000_000
+
+    def at(offset: float) -> str:
+        return datetime.fromtimestamp(base + offset, UTC).isoformat()
+
+    def skip_at(offset: float, chunk: str) -> None:
+        monkeypatch.setattr(store, "utc_now", lambda: at(offset))
+        queue.skip(db, "q01", chunk, "ana")
+
+    judgments.add_judgment(db, "q01", "leave-01", 1, "ana", created_at=at(0), origin="person")
+    skip_at(200, "leave-02")
+    judgments.add_judgment(db, "q01", "leave-03", 1, "ana", created_at=at(210), origin="person")
+    skip_at(400, "leave-02")  # the skipped card came back and was skipped again
+    judgments.add_judgment(db, "q01", "leave-02", 2, "ana", created_at=at(410), origin="person")
+    (ana,) = pace.judging_pace(db)
+    assert ana.judgments == 3 and ana.cards_timed == 2
+    assert ana.seconds_per_card == pytest.approx(10.0)
+    assert ana.latest_session_judgments == 3
+    assert ana.per_hour == pytest.approx(3 / (20 / 3600))
+    assert pace.team_seconds_per_card(db) == pytest.approx(10.0)

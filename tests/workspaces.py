@@ -91,3 +91,13 @@ def add_rows(
         for name, account in (accounts or {}).items():
             role, password = (account, f"{name}-password") if isinstance(account, str) else account
             account_admin.add_user(db, name, role, password)
+
+
+def rechunk(db: sqlite_utils.Database, name: str = "small", size: int = 250) -> None:
+    """A second chunk set ``name``: the workspace's documents split at ``size`` characters (a
+    tenth overlapping), with the labels of chunk set ``sections`` (the demo's) carried over,
+    through the library as the Chunking page does it."""
+    from labeling.rechunking import splitter, transfer
+
+    splitter.rechunk_documents(db, name, size, size // 10)
+    transfer.transfer_labels(db, "sections", name)

@@ -72,11 +72,14 @@ def _import(args: argparse.Namespace) -> int:
             origin=args.origin,
         )
     elif kind == "run":
+        meta = _meta(args.meta)
+        if args.chunk_set:
+            meta["chunk_set"] = args.chunk_set
         result = imports.import_run(
             db,
             args.file,
             args.run_name,
-            _meta(args.meta),
+            meta,
             strict=args.strict,
             replace=args.replace,
             format=args.format,
@@ -98,8 +101,12 @@ def _export(args: argparse.Namespace) -> int:
 
     db = open_workspace(args.db, create=False)
     if args.kind == "qrels":
-        count = exports.export_qrels(db, args.out, rule=args.consensus)
-        _out(f"wrote {count} qrels ({args.consensus} consensus) to {args.out}")
+        count = exports.export_qrels(db, args.out, rule=args.consensus,
+                                     chunk_set=args.chunk_set,
+                                     all_chunk_sets=args.all_chunk_sets)
+        which = (f", chunk set {args.chunk_set}" if args.chunk_set
+                 else ", every chunk set" if args.all_chunk_sets else "")
+        _out(f"wrote {count} qrels ({args.consensus} consensus{which}) to {args.out}")
     elif args.kind == "run":
         _out(f"wrote {exports.export_run(db, args.name, args.out)} results to {args.out}")
     elif args.kind == "judgments":
@@ -191,6 +198,11 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
         help="run metadata (index_build, chunk_size, embedding_model, "
         "query_set_version, notes or any key); repeatable",
     )
+    run.add_argument(
+        "--chunk-set", default=None, metavar="NAME",
+        help="the chunk set the run retrieves from (its labels are the ones it is scored on); "
+        "default: the one chunk set holding every retrieved chunk, else none (with a warning)",
+    )
     run.add_argument("--replace", action="store_true", help="replace a run of the same name")
     run.add_argument("--batch-rows", type=int, default=50_000, help=argparse.SUPPRESS)
     for sub in (qrels, run):
@@ -239,6 +251,12 @@ def _register_export(subparsers: argparse._SubParsersAction) -> None:
     )
     qrels.add_argument("out", metavar="OUT", type=Path)
     add_consensus_option(qrels)
+    qrels.add_argument(
+        "--chunk-set", default=None, metavar="NAME",
+        help="only the labels a run of this chunk set is scored on (needed when the workspace "
+        "holds several chunk sets)")
+    qrels.add_argument("--all-chunk-sets", action="store_true",
+                       help="write every chunk set's labels together (they mix chunkings)")
     run = out.add_parser("run", help="a run, TREC format", description="Write a run as TREC.")
     run.add_argument("name", metavar="NAME")
     run.add_argument("out", metavar="OUT", type=Path)

@@ -25,12 +25,22 @@ def labels_for_chunk_set(
 ) -> pd.DataFrame:
     """``qrels`` (query_id, doc_id = chunk id, relevance) without the labels of chunks that belong
     only to chunk sets other than ``chunk_set``; all of them for ``None``."""
-    if chunk_set is None or qrels.empty:
-        return qrels
-    foreign = chunk_sets.foreign_chunk_ids(db, chunk_set)
-    if foreign.empty:
-        return qrels
-    return qrels.loc[~qrels["doc_id"].astype("string").isin(foreign)].reset_index(drop=True)
+    return chunk_sets.keep_chunk_set_labels(db, chunk_set, qrels)
+
+
+def unstated_chunk_set(db: sqlite_utils.Database, run: str) -> str | None:
+    """The warning for a run that names no chunk set in a workspace of several: it is scored
+    against every chunk set's labels, relevant chunks it could never return among them. None
+    when the run names one or the workspace holds at most one chunk set."""
+    if run_chunk_set(db, run) is not None:
+        return None
+    names = chunk_sets.chunk_set_names(db)
+    if len(names) < 2:
+        return None
+    return (f"Run {run} names no chunk set, so it is scored against the labels of every chunk "
+            f"set ({', '.join(names)}): relevant chunks of a chunking it does not retrieve from "
+            "count as missed. Name its chunk set (Chunking page, run fields) to score it on "
+            "that chunk set's labels.")
 
 
 def labels_for_run(db: sqlite_utils.Database, run: str, qrels: pd.DataFrame) -> pd.DataFrame:

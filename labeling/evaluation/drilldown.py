@@ -25,6 +25,9 @@ from labeling.judging.visibility import Sight
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import contents, grading
 
+# A query at this value of the sorting measure (every measure here is at most 1) lost nothing on
+# it: it is never "retrieved badly", whatever its rank among the others.
+PERFECT = 1.0
 HIDDEN = "hidden"  # grade_name of a grade the viewer may not see yet (labeling.judging.visibility)
 SNIPPET_CHARS = 240
 
@@ -44,13 +47,16 @@ def worst_queries(
     limit: int = 50,
     exclude: Collection[str] = (),
 ) -> pd.DataFrame:
-    """Queries sorted by ``measure`` ascending, or by the drop versus ``baseline`` (largest
-    first) when given. Columns: query_id, text, segment, value[, baseline, drop].
+    """The queries retrieved badly on ``measure``: those below ``PERFECT`` on it (a query
+    that scores 1, e.g. R@10 with nothing missed, is never listed), sorted by ``measure``
+    ascending, or by the drop versus ``baseline`` (largest first) when given. Columns:
+    query_id, text, segment, value[, baseline, drop].
 
     ``exclude``: queries left out, e.g. those the run returned nothing for
     (``scoring.unanswered_queries``), which ``not_retrieved`` lists apart: "retrieved badly" is
     then not mixed with "not retrieved at all"."""
     frame = pd.DataFrame({"value": values[measure]})
+    frame = frame.loc[~(frame["value"] >= PERFECT - 1e-12).to_numpy(dtype=bool)]
     if len(exclude):
         frame = frame.loc[~frame.index.isin(list(exclude))]
     frame["segment"] = _segments(queries, segment, frame.index)
@@ -66,6 +72,24 @@ def worst_queries(
     frame = frame.head(limit).reset_index()
     columns = ["query_id", "text", "segment", "value"]
     return frame[columns + (["baseline", "drop"] if baseline is not None else [])]
+
+
+def lost_nothing(
+    values: pd.DataFrame,
+    queries: pd.DataFrame,
+    measure: str,
+    *,
+    segment: str = NO_SEGMENT,
+    segment_value: str | None = None,
+    exclude: Collection[str] = (),
+) -> list[str]:
+    """The queries at ``PERFECT`` on ``measure`` (those ``worst_queries`` leaves out), in id
+    order, of ``segment_value`` when given, without ``exclude``: still open to a drill-down."""
+    at_best = values.index[(values[measure] >= PERFECT - 1e-12).to_numpy(dtype=bool)]
+    at_best = at_best[~at_best.isin(list(exclude))]
+    if segment_value is not None:
+        at_best = at_best[(_segments(queries, segment, at_best) == segment_value).to_numpy(bool)]
+    return sorted(map(str, at_best))
 
 
 def not_retrieved(

@@ -9,7 +9,9 @@ Conventions
   the pair's first judgment (or at the same moment). A deeper pool queued over labels already
   made changes nothing until the pairs it adds are judged.
 - Counted over the relevant labels (consensus grade at or above ``controls.relevance``) of the
-  evaluated queries of ``controls.split``: recall's denominator.
+  evaluated queries of ``controls.split`` that the run is scored on: those of its chunk set
+  (``chunk_set_labels``), from the judgments of the controls' label source. Recall's
+  denominator; the sentence names both.
 - When most of them (more than half) come from pools of depth <= k, R@k is measured against
   what those pools found: a relevant chunk outside every pool was never labeled, so it cannot
   count as missed, and a run that made a pool finds its own labeled chunks by construction.
@@ -25,10 +27,12 @@ import pandas as pd
 import pyarrow as pa
 import sqlite_utils
 
+from labeling.evaluation.chunk_set_labels import labels_for_chunk_set, run_chunk_set
 from labeling.evaluation.label_sets import Kept, labels_for
 from labeling.evaluation.result_cache import _FORGETTERS, _workspace
 from labeling.evaluation.score_controls import Controls
 from labeling.evaluation.scoring import in_split
+from labeling.judging import label_sources
 from labeling.metrics.measures import parse_measure
 from labeling.workspace.columnar import read_columns, table_of_rows
 
@@ -52,6 +56,17 @@ class LabelDepth:
     relevance: int
     pools: dict[int, int] = field(default_factory=dict)
     others: dict[str, int] = field(default_factory=dict)
+    # What the labels are: the run's chunk set (None: every chunk set's, or there are none)
+    # and whose judgments (a key of ``label_sources.LABEL_SOURCES``).
+    chunk_set: str | None = None
+    label_source: str = label_sources.DEFAULT_SOURCE
+
+    def what(self) -> str:
+        """What was counted: grade, chunk set and label source, e.g. "grade 1 and above, of
+        chunk set sections, people's labels"."""
+        where = ("" if self.chunk_set is None else f", of chunk set {self.chunk_set}")
+        return (f"grade {self.relevance} and above{where}, "
+                f"{label_sources.LABEL_ORIGINS[self.label_source]}")
 
     def within(self, k: int) -> int:
         """Relevant labels whose deepest pool is at most ``k`` deep."""
@@ -70,10 +85,10 @@ class LabelDepth:
     def sentence(self) -> str:
         """Where the relevant labels come from, in one sentence."""
         if not self.relevant:
-            return f"No relevant labels (grade {self.relevance} and above) yet."
+            return f"No relevant labels ({self.what()}) yet."
         parts = [f"pools of depth {d} ({n})" for d, n in sorted(self.pools.items())]
         parts += [f"{name} ({n})" for name, n in self.others.items()]
-        return (f"The {self.relevant} relevant labels (grade {self.relevance} and above) come "
+        return (f"The {self.relevant} relevant labels ({self.what()}) come "
                 f"from: {', '.join(parts)}.")
 
     def warning(self, measure: str) -> str | None:
@@ -103,16 +118,22 @@ def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     split). Kept between calls: after new judgments only their queries' labels are looked up
     again (``label_sets.changes_since``); a new pair source recomputes it all."""
     labels = labels_for(db, controls)
+    chunk_set = run_chunk_set(db, controls.run)
     sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
-    state = (_workspace(db), labels.key[1:], controls.relevance, sources_version)
+    state = (_workspace(db), labels.key[1:], controls.relevance, sources_version, chunk_set)
+
+    def scored(qrels: pd.DataFrame) -> pd.DataFrame:  # the labels the run is scored on
+        return labels_for_chunk_set(db, chunk_set, qrels)
 
     def patch(known: pd.DataFrame, changed: frozenset[str]) -> pd.DataFrame:
         queries = sorted(changed)
-        fresh = _relevant_origins(db, labels.rows_of(queries), controls.relevance, queries)
+        fresh = _relevant_origins(db, scored(labels.rows_of(queries)), controls.relevance,
+                                  queries)
         return pd.concat([known.loc[~known.index.isin(queries)], fresh])
 
     origins = _KEPT.up_to_date(
-        db, state, labels, lambda: _relevant_origins(db, labels.qrels, controls.relevance),
+        db, state, labels, lambda: _relevant_origins(db, scored(labels.qrels),
+                                                     controls.relevance),
         patch, PATCH_QUERIES)
     merged = in_split(db, origins, controls.split)
     depths = merged["depth"].dropna().astype(int).value_counts()
@@ -122,6 +143,7 @@ def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
         relevant=len(merged), relevance=controls.relevance,
         pools={int(d): int(n) for d, n in sorted(depths.items())},
         others={name: int(others[name]) for name in order if name in others.index},
+        chunk_set=chunk_set, label_source=controls.label_source,
     )
 
 

@@ -65,7 +65,7 @@ class OutsideValues:
 
 def outside_values(db: sqlite_utils.Database, run: str) -> OutsideValues | None:
     """The imported per-query values of ``run``, or None (a run scored in the workspace)."""
-    run_id, created = _run_version(db, run)
+    run_id, created, _ = _run_version(db, run)
     row = db.conn.execute(
         "SELECT labels, created_at FROM run_values WHERE run_id = ?", [run_id]).fetchone()
     if row is None:

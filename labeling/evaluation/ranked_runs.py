@@ -141,7 +141,7 @@ def _read_table(db: sqlite_utils.Database, run_id: int, created: str) -> pa.Tabl
 def stored_run(db: sqlite_utils.Database, run: str) -> StoredRun:
     """The run named ``run`` in storage order; cached in memory per (run id, creation time)
     (a replaced run gets a new id, so a stale copy is never read)."""
-    run_id, created = _run_version(db, run)
+    run_id, created, _ = _run_version(db, run)
     return _HEAVY.get(("run", _workspace(db), run_id, created),
                       lambda: _from_table(_read_table(db, run_id, created)))
 

@@ -108,9 +108,11 @@ def _db_state(db: sqlite_utils.Database) -> tuple[int, int]:
     return int(version), db.conn.total_changes
 
 
-def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str]:
+def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str, str | None]:
+    """(id, created_at, chunk set) of ``run``: a run's scores change when it is imported again
+    or when its chunk set (the labels it is scored on) is named or changed."""
     row = contents.get_run(db, run)
-    return int(row["id"]), str(row["created_at"])
+    return int(row["id"]), str(row["created_at"]), row.get("chunk_set")
 
 
 def _cache_dir(db: sqlite_utils.Database) -> Path | None:

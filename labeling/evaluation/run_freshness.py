@@ -3,7 +3,8 @@ answered (they score 0 in its means, or are skipped), counted per run.
 
 A workspace numbers its queries in the order they arrive (``query_arrivals``) and records on
 each run the newest query it had when the run was stored (``runs.newest_query_seq``, migration
-9). A run is *stale* when a labeled query arrived later and the run has no result for it: an
+9). A run is *stale* when a query labeled in its chunk set (the labels it is scored on,
+``chunk_set_labels``) arrived later and the run has no result for it: an
 imported run is fixed, so accepting synthetic questions or adding queries lowers every older
 run's scores the same way. Runs stored before the record was kept are never called stale (their
 queries without results still show as "returned nothing").
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from labeling.evaluation.chunk_set_labels import labels_for_chunk_set
 from labeling.evaluation.label_sets import label_snapshot
 from labeling.evaluation.result_cache import _CACHE, _db_state, _run_version, _workspace
 from labeling.metrics.engine import QueryCount
@@ -64,7 +66,12 @@ def run_age(db: sqlite_utils.Database, run: str, rule: str = "default") -> RunAg
                 [seq, row["id"]],
             )
         }
-        labeled = set(labels.queries) if newer else set()
+        if not newer:
+            return RunAge(run, 0)
+        # Labeled for this run: a label of its chunk set's (a synthetic question asked of
+        # another chunk set's chunk is not one of its queries until someone labels it here).
+        scored = labels_for_chunk_set(db, row.get("chunk_set"), labels.qrels)
+        labeled = set(scored["query_id"].astype(str))
         return RunAge(run, len(newer & labeled))
 
     return _CACHE.get(key, compute)

@@ -32,10 +32,12 @@ import pandas as pd
 import sqlite_utils
 from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
 
+from labeling.errors import ScorecardError
 from labeling.files import formats
 from labeling.judging.consensus import run_frame
 from labeling.judging.label_sources import source_consensus
 from labeling.judging.visibility import Sight
+from labeling.workspace import chunk_sets
 from labeling.workspace.evidence import all_evidence, spans_json
 
 JUDGMENT_COLUMNS = (
@@ -100,16 +102,40 @@ def visible_qrels(qrels: pd.DataFrame, sight: Sight | None) -> pd.DataFrame:
 
 def export_qrels(
     db: sqlite_utils.Database, path: str | Path, *, rule: str = "default",
-    sight: Sight | None = None,
+    sight: Sight | None = None, chunk_set: str | None = None, all_chunk_sets: bool = False,
 ) -> int:
     """Write consensus qrels (rule: ``labeling.judging.consensus.RULES``) in TREC format;
-    return the pairs."""
-    qrels = visible_qrels(_people_qrels(db, rule), sight)
+    return the pairs.
+
+    ``chunk_set``: only the labels a run of that chunk set is scored on (its chunks' and those
+    of chunks in no chunk set). In a workspace of several chunk sets one must be named, or
+    ``all_chunk_sets`` asked for: a file mixing chunkings scores every run against relevant
+    chunks it could never return. A ``.jsonl`` path writes JSON lines with evidence spans."""
+    qrels = chunk_set_qrels(db, _people_qrels(db, rule), chunk_set, all_chunk_sets)
+    qrels = visible_qrels(qrels, sight)
     if Path(path).suffix.lower() == ".jsonl":
         _write_qrels_jsonl(db, qrels, path)
     else:
         formats.write_trec_qrels(qrels, path)
     return len(qrels)
+
+
+def chunk_set_qrels(
+    db: sqlite_utils.Database, qrels: pd.DataFrame, chunk_set: str | None, all_chunk_sets: bool
+) -> pd.DataFrame:
+    """``qrels`` for ``export_qrels``'s ``chunk_set`` / ``all_chunk_sets`` choice;
+    ``ScorecardError`` for a choice that would mix chunk sets unasked."""
+    if chunk_set is not None:
+        if all_chunk_sets:
+            raise ScorecardError("name one chunk set or ask for all of them, not both")
+        chunk_sets.get_chunk_set(db, chunk_set)  # an unknown name is refused, naming the known
+        return chunk_sets.keep_chunk_set_labels(db, chunk_set, qrels)
+    names = chunk_sets.chunk_set_names(db)
+    if len(names) > 1 and not all_chunk_sets:
+        raise ScorecardError(
+            f"the workspace holds {len(names)} chunk sets ({', '.join(names)}) and their labels "
+            "would be mixed: name one with --chunk-set, or write them all with --all-chunk-sets")
+    return qrels
 
 
 # The current relevant judgments of people (each annotator's latest of a pair) with evidence.

@@ -34,9 +34,15 @@ def safe_filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "export"
 
 
-def qrels_bytes(db: sqlite_utils.Database, sight: Sight | None = None) -> bytes:
-    """Consensus qrels in TREC format (the pairs ``sight`` may see; default all)."""
-    return _via_file(lambda p: exports.export_qrels(db, p, sight=sight), "qrels.txt")
+def qrels_bytes(
+    db: sqlite_utils.Database, sight: Sight | None = None, chunk_set: str | None = None,
+    all_chunk_sets: bool = False,
+) -> bytes:
+    """Consensus qrels in TREC format (the pairs ``sight`` may see; default all), of one chunk
+    set or every one as ``exporters.export_qrels`` takes them."""
+    return _via_file(lambda p: exports.export_qrels(db, p, sight=sight, chunk_set=chunk_set,
+                                                    all_chunk_sets=all_chunk_sets),
+                     "qrels.txt")
 
 
 def run_bytes(db: sqlite_utils.Database, run_name: str) -> bytes:

@@ -27,6 +27,12 @@ LABEL_SOURCES: dict[str, str] = {
     "machine": "machine only (a machine judge's labels, no person's)",
     "people+machine": "people, with a machine judge's label where no person has judged the pair",
 }
+# What a count of labels from each source is made of, in a few words.
+LABEL_ORIGINS: dict[str, str] = {
+    "people": "people's labels: persons', imported, transferred and synthetic, no machine's",
+    "machine": "machine judges' labels only",
+    "people+machine": "people's labels, a machine judge's where no person judged",
+}
 DEFAULT_SOURCE = "people"
 MACHINE_SOURCES = ("machine", "people+machine")
 

@@ -139,6 +139,22 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str,
     return frame.astype({"chunk_id": "string", "my_grade": "Int64"})
 
 
+def queries_to_judge(db: sqlite_utils.Database, queue_name: str = queue.SHARED) -> pd.DataFrame:
+    """Every query with text, as ``queued_queries``: those with queued pairs first, then the
+    rest (pairs 0: nothing queued, e.g. a new query no run has returned results for yet, which
+    is judged from a corpus search), each part by query id. The audit lists its own queries
+    only: nothing outside it is audited."""
+    queued = queued_queries(db, queue_name)
+    if queue_name != queue.SHARED:
+        return queued
+    rest = pd.read_sql_query(
+        "SELECT id AS query_id, text FROM queries WHERE text IS NOT NULL AND text <> ''"
+        " AND id NOT IN (SELECT query_id FROM label_queue) ORDER BY id", db.conn)
+    rest = rest.assign(pairs=0, complete=0).astype(
+        {"query_id": "string", "pairs": "int64", "complete": "int64"})
+    return pd.concat([queued, rest], ignore_index=True) if len(rest) else queued
+
+
 def queued_queries(db: sqlite_utils.Database, queue_name: str = queue.SHARED) -> pd.DataFrame:
     """Queries with pairs queued in ``queue_name``: query_id, text, pairs, complete (sorted
     by query id)."""

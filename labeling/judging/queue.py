@@ -367,11 +367,15 @@ def skip(db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str
     """Put the pair at the end of ``annotator``'s queue (others still get it as usual)."""
     name = _clean_annotator(annotator)
     with store.write_transaction(db, action="skip") as conn:
+        now = store.utc_now()
         conn.execute(
             "INSERT OR REPLACE INTO queue_skips (annotator, query_id, chunk_id, skipped_at)"
             " VALUES (?, ?, ?, ?)",
-            [name, query_id, chunk_id, store.utc_now()],
+            [name, query_id, chunk_id, now],
         )
+        conn.execute(  # kept for judging pace: a skipped card's time is not judging time
+            "INSERT INTO skip_times (annotator, query_id, chunk_id, skipped_at)"
+            " VALUES (?, ?, ?, ?)", [name, query_id, chunk_id, now])
         conn.execute("DELETE FROM queue_leases WHERE annotator = ?", [name])
 
 

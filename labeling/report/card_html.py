@@ -138,8 +138,9 @@ def _worst_html(card: Scorecard) -> list[str]:
     _, k = drilldown.miss_scope(card.controls, card.worst_measure)
     parts = [f"<h2>The {len(card.worst)} worst queries by {_e(card.worst_measure)} "
              "(retrieved badly)</h2>",
-             f"<p class='muted'>Missed: relevant chunks outside the top {k}, with their rank "
-             "or “not retrieved”.</p>"]
+             f"<p class='muted'>Queries below 1 on {_e(card.worst_measure)} (a query at 1 lost "
+             f"nothing on it and is not listed). Missed: relevant chunks outside the top {k}, "
+             "with their rank or “not retrieved”.</p>"]
     for item in card.worst:
         value = f"{_e(card.worst_measure)} = {fmt(item['value'])}"
         if "baseline" in item:

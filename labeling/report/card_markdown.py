@@ -77,7 +77,9 @@ def to_markdown(card: Scorecard) -> str:
               _md_table(interval_table(card.card), ("segment",)), ""]
     if card.label_depth is not None:
         lines += [_md(card.label_depth.sentence()), ""]
-    lines += [f"### Worst queries by {_md(card.worst_measure)} (retrieved badly)", ""]
+    lines += [f"### Worst queries by {_md(card.worst_measure)} (retrieved badly)", "",
+              f"Queries below 1 on {_md(card.worst_measure)}: a query at 1 lost nothing on it "
+              "and is not listed.", ""]
     for item in card.worst:
         lines.append(f"- **{_md(item['query_id'])}** ({fmt(item['value'])}): "
                      f"{_md(item['text'])} — missed: {_md_missed(item['missed'])}")

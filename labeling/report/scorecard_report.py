@@ -36,6 +36,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation import (
+    chunk_set_labels,
     corrected_scores,
     drilldown,
     label_depth,
@@ -174,6 +175,7 @@ class Scorecard:
             "threshold": self.threshold,
             "label_depth": None if self.label_depth is None else {
                 "relevant_labels": self.label_depth.relevant,
+                "chunk_set": self.label_depth.chunk_set,
                 "pools": {str(d): n for d, n in self.label_depth.pools.items()},
                 "others": self.label_depth.others, "sentence": self.label_depth.sentence()},
             "warnings": self.warnings, "glossary": GLOSSARY,
@@ -298,12 +300,14 @@ def _warnings(
     depth: label_depth.LabelDepth,
 ) -> list[str]:
     """What could make the numbers mislead: queries without results, a run older than the
-    query set, recall measured as deep as the labels go."""
+    query set or naming no chunk set among several, recall measured as deep as the labels
+    go."""
     warnings = [counts.sentence()] if counts.returned_nothing else []
     for name in filter(None, (controls.run, baseline)):
         age = run_freshness.run_age(db, name, controls.rule)
         if age.stale:
             warnings.append(age.sentence(scoring.query_count(db, controls.for_run(name))))
+        warnings += filter(None, [chunk_set_labels.unstated_chunk_set(db, name)])
     warnings += filter(None, (depth.warning(m) for m in controls.measures))
     return warnings
 

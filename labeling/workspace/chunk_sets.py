@@ -12,6 +12,7 @@ Conventions
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 import pandas as pd
@@ -78,6 +79,16 @@ def chunk_sets_table(db: sqlite_utils.Database) -> pd.DataFrame:
     )
 
 
+def describe_chunk_sets(db: sqlite_utils.Database) -> str | None:
+    """The chunks of each chunk set in words ("sections 88, small 312"); None when there is at
+    most one chunk set (every chunk then belongs to the one chunking or to none)."""
+    table = chunk_sets_table(db)
+    if len(table) < 2:
+        return None
+    return ", ".join(f"{name} {int(n):,}" for name, n in zip(table["name"], table["chunks"],
+                                                            strict=True))
+
+
 def chunk_spans(db: sqlite_utils.Database, chunk_set: str) -> pd.DataFrame:
     """The spans of a chunk set's chunks, in file order: chunk_id, doc_id, doc_version, start,
     end (int64). Chunks without a span are left out."""
@@ -111,6 +122,21 @@ def foreign_chunk_ids(db: sqlite_utils.Database, chunk_set: str) -> pd.Index:
         [chunk_set],
     ).fetchall()
     return pd.Index([r[0] for r in rows], dtype="string")
+
+
+def keep_chunk_set_labels(
+    db: sqlite_utils.Database, chunk_set: str | None, labels: pd.DataFrame,
+    column: str = "doc_id",
+) -> pd.DataFrame:
+    """``labels`` (one row per labelled pair, the chunk id in ``column``) without the rows of
+    chunks that belong only to chunk sets other than ``chunk_set``: the labels a run of
+    ``chunk_set`` is scored on. All of them for ``None``."""
+    if chunk_set is None or labels.empty:
+        return labels
+    foreign = foreign_chunk_ids(db, chunk_set)
+    if foreign.empty:
+        return labels
+    return labels.loc[~labels[column].astype("string").isin(foreign)].reset_index(drop=True)
 
 
 def documents_table(db: sqlite_utils.Database) -> pd.DataFrame:
@@ -154,6 +180,38 @@ def document_texts(db: sqlite_utils.Database, keys: list[tuple[str, str]]) -> di
 def run_chunk_set(db: sqlite_utils.Database, run: str) -> str | None:
     """The chunk set ``run`` retrieves from, or None when not stated."""
     return contents.get_run(db, run).get("chunk_set")
+
+
+def infer_chunk_set(
+    conn: sqlite3.Connection, run_id: int, run_name: str
+) -> tuple[str | None, str | None]:
+    """(chunk set, sentence) for a run that names no chunk set, from its chunk ids.
+
+    Rule: when the workspace holds chunk sets and exactly one of them holds every retrieved
+    chunk that belongs to any chunk set, the run retrieves from it (the sentence says it was
+    inferred). When several hold them all (chunk sets that share the retrieved ids) or none
+    does (ids of several chunk sets mixed), nothing is inferred and the sentence says the run
+    is scored against every chunk set's labels until its chunk set is named. (None, None) when
+    the workspace holds no chunk set or no retrieved chunk belongs to one."""
+    counts = dict(conn.execute(
+        "SELECT m.chunk_set, count(*) FROM (SELECT DISTINCT chunk_id FROM run_results"
+        " WHERE run_id = ?) r JOIN chunk_set_members m ON m.chunk_id = r.chunk_id"
+        " GROUP BY m.chunk_set", [run_id]).fetchall())
+    if not counts:
+        return None, None
+    (members,) = conn.execute(
+        "SELECT count(*) FROM (SELECT DISTINCT chunk_id FROM run_results WHERE run_id = ?) r"
+        " WHERE r.chunk_id IN (SELECT chunk_id FROM chunk_set_members)", [run_id]).fetchone()
+    holding = sorted(name for name, n in counts.items() if n == members)
+    if len(holding) == 1:
+        return holding[0], (f"run {run_name!r} names no chunk set: every retrieved chunk belongs "
+                            f"to chunk set {holding[0]!r}, so it is scored on that chunk set's "
+                            "labels")
+    found = ", ".join(f"{name} ({n} chunks)" for name, n in sorted(counts.items()))
+    why = ("its chunks belong to several chunk sets alike" if holding
+           else "its chunks come from different chunk sets")
+    return None, (f"run {run_name!r} names no chunk set and {why} ({found}): it is scored "
+                  "against every chunk set's labels until its chunk set is named")
 
 
 def runs_of(db: sqlite_utils.Database, chunk_set: str) -> list[str]:

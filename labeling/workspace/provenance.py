@@ -21,6 +21,26 @@ from labeling.workspace.store import utc_now
 
 ORIGINS = ("person", "import", "generator", "machine", "transferred", "unknown")
 PAIR_SOURCES = ("pool", "search", "import", "synthetic", "transfer", "queue")
+# What a count of judgments of each origin is, in words (``judgments_by_origin``).
+ORIGIN_WORDS = {
+    "person": "by people", "import": "imported", "generator": "by the question generator",
+    "machine": "by machine judges", "transferred": "transferred from another chunk set",
+    "unknown": "of unknown origin",
+}
+
+
+def judgments_by_origin(conn: sqlite3.Connection) -> dict[str, int]:
+    """Stored judgment rows (every grade ever given, a changed grade being a new row) per
+    origin, in ``ORIGINS`` order, origins without rows left out."""
+    found = dict(conn.execute("SELECT origin, count(*) FROM judgments GROUP BY origin"))
+    return {origin: int(found[origin]) for origin in ORIGINS if found.get(origin)}
+
+
+def describe_origins(by_origin: dict[str, int]) -> str:
+    """``judgments_by_origin`` in words: "612 by people, 1,301 transferred from another chunk
+    set" ("none yet" when empty)."""
+    return ", ".join(f"{n:,} {ORIGIN_WORDS[origin]}" for origin, n in by_origin.items()) \
+        or "none yet"
 
 
 def check_origin(origin: str) -> str:

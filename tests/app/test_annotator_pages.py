@@ -105,7 +105,7 @@ def test_drill_down_judge_form_starts_empty_after_a_save(open_app, workspace):
     at.session_state["dash_tab"] = "Worst queries"
     at.run()
     at.selectbox(key="dash_drill_query").set_value("q01").run()
-    picker = at.selectbox(key="dash_judge_chunk")
+    picker = at.selectbox(key="dash_judge_chunk:q01")
     ranked = next(d.value for d in at.dataframe if "snippet" in d.value.columns)
     first = ranked.loc[ranked["grade"].isna()].iloc[0]
     assert picker.value == first["chunk_id"]

@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeling.commands.cli import main
+from labeling.evaluation import scoring
 from labeling.judging import consensus, pooling
 from labeling.report import scorecard_report as report
 from labeling.workspace import grading, store
@@ -134,7 +135,7 @@ def test_a_run_older_than_the_query_set_is_flagged_where_it_is_picked(partial_pa
     # bm25 never answered q44 either: it covers 45 of the 49.
     assert warning.startswith("bm25 is older than the query set: 3 labeled queries were added")
     assert f"It covers 45 of the {EVALUATED} evaluated queries" in warning
-    assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_curve_runs").options
+    assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_curve_runs:bm25").options
     open_tab(at, "Coverage")
     assert "fusion (stale: 3 newer queries)" in at.multiselect(key="dash_cov_runs").options
     open_tab(at, "Compare")
@@ -195,7 +196,8 @@ def pooled_path(make_workspace, monkeypatch):
 
 def test_pool_depth_is_shown_beside_recall_and_warned_at_k(pooled_path) -> None:
     at = start()
-    assert any("The 9 relevant labels (grade 1 and above) come from: pools of depth 5 (9)." in c
+    assert any("The 9 relevant labels (grade 1 and above, people's labels: persons', imported,"
+               " transferred and synthetic, no machine's) come from: pools of depth 5 (9)." in c
                for c in texts(at.caption))
     warning = next(w for w in texts(at.warning) if "looks as deep as the labels go" in w)
     assert warning.startswith("R@10 looks as deep as the labels go: 9 of the 9 relevant labels "
@@ -259,11 +261,14 @@ def test_drill_down_missed_list_equals_the_reports_for_every_demo_query(
                                    n_resamples=50)
     expected = {item["query_id"]: [(m["chunk_id"], m["where"]) for m in item["missed"]]
                 for item in built.worst + built.not_retrieved}
-    assert len(expected) == 46
+    # Retrieved badly or not at all: every query but those that lost nothing on R@k.
+    values = scoring.per_query(db, report.report_controls("bm25", k=k))
+    assert len(expected) == 46 - int((values[f"R@{k}"] >= 1).sum()) < 46
     at = open_app("dashboard")
     at.number_input(key="dash_k").set_value(k).run()
     open_tab(at, "Worst queries")
-    assert sorted(at.selectbox(key="dash_drill_query").options) == sorted(expected)
+    options = at.selectbox(key="dash_drill_query").options
+    assert len(options) == 46 and set(expected) <= set(options)  # any query can be opened
     for query_id, missed in expected.items():
         at.selectbox(key="dash_drill_query").set_value(query_id).run()
         assert _missed_on_page(at) == missed, query_id

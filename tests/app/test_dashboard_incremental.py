@@ -28,7 +28,7 @@ def test_a_judgment_in_the_drill_down_patches_the_scorecard(open_app, workspace)
         at.selectbox(key="dash_drill_query").set_value("q01").run()
         ranked = next(d.value for d in at.dataframe if "snippet" in d.value.columns)
         unjudged = ranked.loc[(ranked["rank"] <= 10) & ranked["grade"].isna()]
-        at.selectbox(key="dash_judge_chunk").set_value(unjudged["chunk_id"].iloc[0])
+        at.selectbox(key="dash_judge_chunk:q01").set_value(unjudged["chunk_id"].iloc[0])
         at.radio(key="dash_judge_grade").set_value(3)
         at.button(key="dash_judge_save").click().run()
         assert not at.exception and not at.error

@@ -67,7 +67,7 @@ def test_drill_down_judging_updates_the_metric(open_app):
     ranked = next(d.value for d in at.dataframe if "snippet" in d.value.columns)
     top = ranked.loc[(ranked["rank"] <= 10) & ranked["grade"].isna(), "chunk_id"]
     assert len(top)
-    at.selectbox(key="dash_judge_chunk").set_value(top.iloc[0])
+    at.selectbox(key="dash_judge_chunk:q01").set_value(top.iloc[0])
     at.radio(key="dash_judge_grade").set_value(3)
     at.button(key="dash_judge_save").click().run()
     assert not at.exception and not at.error

@@ -66,7 +66,7 @@ def check_scorecard(at, db, rule: str, downloads) -> None:
     expected = engine(db, rule, "bm25", MEASURES).mean()
     same(overall[MEASURES], expected[MEASURES])
     differ(expected, engine(db, "default", "bm25", MEASURES).mean())
-    at.multiselect(key="dash_curve_runs").set_value(["bm25", "fusion"]).run()
+    at.multiselect(key="dash_curve_runs:bm25").set_value(["bm25", "fusion"]).run()
     curve = downloaded(downloads, "curves.csv")
     names = [f"{m}@{k}" for m, k in zip(curve["measure"], curve["k"], strict=True)]
     for run in ("bm25", "fusion"):

@@ -150,6 +150,7 @@ def _walk_everything(open_app) -> Walk:
     walk.page("dashboard")
     at.selectbox(key="dash_run").set_value(hostile.RUN)
     at.selectbox(key="dash_segment").set_value(hostile.ATTRIBUTE)
+    at.multiselect(key="dash_extra").set_value(["P@k"])  # the hostile query is below 1 on it
     walk.run("dashboard: hostile run")
     for tab in DASHBOARD_TABS:
         at.session_state["dash_tab"] = tab
@@ -157,6 +158,7 @@ def _walk_everything(open_app) -> Walk:
     at.selectbox(key="dash_history_set").set_value(hostile.SHORT)  # the History tab is open
     walk.run("dashboard: History of the hostile query set")
     at.session_state["dash_tab"] = "Worst queries"
+    at.session_state["dash_worst_measure"] = "P@10"  # R@10 is 1: not "retrieved badly"
     at.run()
     at.selectbox(key="dash_drill_query").set_value(hostile.QUERY)
     walk.run("dashboard: drill-down")
@@ -165,7 +167,7 @@ def _walk_everything(open_app) -> Walk:
     at.radio(key="dash_unit").set_value("document")
     walk.run("dashboard: drill-down by document")
     at.radio(key="dash_unit").set_value("chunk")
-    at.selectbox(key="dash_judge_chunk").set_value(hostile.CHUNKS[2])
+    at.selectbox(key=f"dash_judge_chunk:{hostile.QUERY}").set_value(hostile.CHUNKS[2])
     at.radio(key="dash_judge_grade").set_value(1)
     at.button(key="dash_judge_save").click()
     walk.run("dashboard: judged")

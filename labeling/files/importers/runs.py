@@ -17,7 +17,7 @@ from labeling.files.importers.ids import first_duplicate, missing_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace import staged_runs, write_turns
+from labeling.workspace import chunk_sets, staged_runs, write_turns
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import insert_run_part, run_part_rows
 from labeling.workspace.store import utc_now
@@ -61,7 +61,10 @@ def import_run(
     db.conn.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")  # index pages stay in memory
     try:
         result = _stage(db, run_id, path, format, batch_rows, strict, source)
-        replaced = _publish(db, run_id, run_name, replace, result, source)
+        chunk_set = None
+        if not (meta or {}).get("chunk_set"):  # a read, outside the write lock
+            chunk_set = _infer_chunk_set(db.conn, run_id, run_name, result)
+        replaced = _publish(db, run_id, run_name, replace, result, source, chunk_set)
     except BaseException:
         _drop_staged(db, run_id)
         raise
@@ -101,15 +104,18 @@ def _stage(
 
 def _publish(
     db: sqlite_utils.Database, run_id: int, run_name: str, replace: bool, result: _Staged,
-    source: str,
+    source: str, chunk_set: str | None = None,
 ) -> int | None:
-    """Add the placeholders and make the run visible; returns the id of the run it replaced."""
+    """Add the placeholders, store an inferred ``chunk_set`` and make the run visible; returns
+    the id of the run it replaced."""
     few = sum(map(len, result.unknown.values())) <= staged_runs.PLACEHOLDER_ROWS
     if not few:  # many: their own transactions, before the short one that publishes
         result.add_placeholders(*_placeholders(db.conn, result.unknown))
     with import_transaction(db, source) as conn:
         if few:
             result.add_placeholders(*_placeholders(conn, result.unknown))
+        if chunk_set is not None:
+            conn.execute("UPDATE runs SET chunk_set = ? WHERE id = ?", [chunk_set, run_id])
         try:
             return staged_runs.publish(conn, run_id, run_name, replace=replace)
         except FileExistsError:
@@ -191,6 +197,19 @@ class _Staged(ImportResult):
     def __init__(self) -> None:
         super().__init__("run")
         self.unknown: dict[str, set[str]] = {"queries": set(), "chunks": set()}
+
+
+def _infer_chunk_set(
+    conn: sqlite3.Connection, run_id: int, run_name: str, result: ImportResult
+) -> str | None:
+    """Name the chunk set of a run imported without one when its chunk ids say it: the one chunk
+    set holding every retrieved chunk that belongs to any (``chunk_sets.infer_chunk_set``);
+    otherwise a warning that the run is scored against every chunk set's labels. Returns the
+    chunk set to store with the run, or None."""
+    name, warning = chunk_sets.infer_chunk_set(conn, run_id, run_name)
+    if warning:
+        result.warnings.append(warning)
+    return name
 
 
 def _store_run(

@@ -30,6 +30,7 @@ from labeling.workspace.migrations import (
     m015_connections,
     m016_staged_imports,
     m017_evidence,
+    m018_skip_times,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -50,4 +51,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m015_connections.migrate,
     m016_staged_imports.migrate,
     m017_evidence.migrate,
+    m018_skip_times.migrate,
 ]
