@@ -28,6 +28,7 @@ from labeling.workspace.migrations import (
     m013_chunk_sets,
     m014_run_columns,
     m015_connections,
+    m016_live_runs,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -46,4 +47,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m010_search_and_narratives.migrate,
     m014_run_columns.migrate,
     m015_connections.migrate,
+    m016_live_runs.migrate,
 ]

@@ -1,0 +1,83 @@
+"""``scorecard retrieve DB --connection NAME --run-name NAME``: a live run of a retriever.
+
+Every query (of ``--split``) is asked of the retriever through a stored connection (or one
+described in ``--connection-file``, for CI) and the answers are stored as the run ``NAME``.
+Running the same command again after failures asks only the queries not done yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from labeling.commands import add_command
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(
+        subparsers, "retrieve", "run a retriever live and store its results as a run",
+        "Ask every query (of a split) of a retriever connection: an HTTP JSON search service "
+        "(Elasticsearch, OpenSearch, Solr or your own) or a Python callable. Failed queries are "
+        "listed and the run is marked incomplete; running the same command again completes it "
+        "without asking the finished queries again.", handler=run_retrieve)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--connection", metavar="NAME", help="a stored retriever connection")
+    source.add_argument("--connection-file", metavar="FILE.json",
+                        help="a connection described in a JSON file (CI; never stored)")
+    parser.add_argument("--run-name", required=True, metavar="NAME")
+    parser.add_argument("--param", action="append", default=[], metavar="K=V",
+                        help="a named template parameter (a JSON number/true/false, else text)")
+    parser.add_argument("--split", default=None, help="only the queries of this split")
+    parser.add_argument("-k", type=int, default=100, help="results asked per query (100)")
+    parser.add_argument("--threads", type=int, default=4, help="queries in flight (4)")
+
+
+def parse_params(pairs: list[str]) -> dict:
+    """``K=V`` pairs as a dict; a value that reads as a JSON number or boolean is one."""
+    from labeling.errors import InputError
+
+    params = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--param takes NAME=VALUE, not {pair!r}", source="--param")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        params[name.strip()] = parsed if isinstance(parsed, (int, float, bool)) else value
+    return params
+
+
+def run_retrieve(args: argparse.Namespace) -> int:
+    from labeling.files.live_runs import live_run
+    from labeling.workspace import connections
+    from labeling.workspace.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    if args.connection_file:
+        try:
+            with open(args.connection_file, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except ValueError as error:
+            from labeling.errors import InputError
+            raise InputError(f"not JSON: {error}", source=args.connection_file) from error
+        connection = connections.connection_from_file(data, args.connection_file)
+    else:
+        connection = connections.get_retriever(db, args.connection)
+
+    def progress(done: int, total: int, failed: int) -> None:
+        print(f"\rretrieve: {done}/{total} queries, {failed} failed", end="", file=sys.stderr,
+              flush=True)
+
+    result = live_run(db, connection, args.run_name, params=parse_params(args.param), k=args.k,
+                      split=args.split, threads=args.threads, progress=progress)
+    print(file=sys.stderr)
+    for query_id, error in sorted(result.failed.items()):
+        print(f"failed: query {query_id}: {error}")
+    if result.unknown_ids:
+        print(f"hits naming no chunk of the workspace ({result.unknown_hits:,}): "
+              + ", ".join(result.unknown_ids))
+    print(result.summary())
+    return 1 if result.incomplete else 0
