@@ -234,5 +234,10 @@ def test_the_cli_runs_a_connection_file_and_reports_incompleteness(make_workspac
     out = capsys.readouterr()
     assert "failed: query" in out.out and "undefined field" in out.out
     assert "incomplete: 1 queries failed" in out.out and "/" in out.err  # the progress line
+    assert main(["evaluate", "--db", str(path), "--run", "ci-run", "-m", "nDCG@10"]) == 1
+    assert "ci-run is incomplete: 1 queries failed" in capsys.readouterr().err
+    assert main(["gate", str(path), "--run", "ci-run", "--baseline", "ci-run", "-m", "nDCG@10",
+                 "--max-drop", "0.05"]) == 2
+    assert "incomplete: 1 queries failed" in capsys.readouterr().err
     assert main(argv) == 0 and "complete" in capsys.readouterr().out
     assert main(argv[:-2] + ["--param", "novalue"]) == 2
