@@ -33,25 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=4, help="queries in flight (4)")
 
 
-def parse_params(pairs: list[str]) -> dict:
-    """``K=V`` pairs as a dict; a value that reads as a JSON number or boolean is one."""
-    from labeling.errors import InputError
-
-    params = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"--param takes NAME=VALUE, not {pair!r}", source="--param")
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = value
-        params[name.strip()] = parsed if isinstance(parsed, (int, float, bool)) else value
-    return params
-
-
 def run_retrieve(args: argparse.Namespace) -> int:
-    from labeling.files.live_runs import live_run
+    from labeling.files.live_runs import live_run, parse_params
     from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 

@@ -64,6 +64,22 @@ class LiveRunResult:
                 f"{self.unknown_hits:,} hits naming no chunk of the workspace; {state}")
 
 
+def parse_params(pairs: list[str], source: str = "--param") -> dict[str, Any]:
+    """``NAME=VALUE`` pairs as a dict; a value that reads as a JSON number or boolean is one,
+    any other is text. ``InputError`` naming a pair without ``=``."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"a parameter is NAME=VALUE, not {pair!r}", source=source)
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        params[name.strip()] = parsed if isinstance(parsed, (int, float, bool)) else value
+    return params
+
+
 def setup_of(connection: connections.Connection, params: Mapping[str, Any], k: int,
              split: str | None) -> dict[str, Any]:
     """The setup a run is made with (module conventions; never a secret's value)."""

@@ -1,0 +1,73 @@
+"""Live runs on the Data page (issue 31): an admin stores a retriever connection through the
+form, a run is made with a progress bar, its failed queries are listed; an annotator sees no
+form and cannot store one."""
+
+from __future__ import annotations
+
+import pytest
+
+from labeling.judging.consensus import run_frame
+from labeling.workspace import store
+from pages import _auth
+from tests.markup import shown
+from tests.search_server import SearchServer
+from tests.workspaces import add_rows
+
+pytestmark = pytest.mark.usefixtures("fresh_result_cache", "fast_hashes")
+
+
+@pytest.fixture
+def server(workspace):
+    db = store.open_workspace(workspace)
+    docs = dict(db.conn.execute("SELECT id, text FROM chunks WHERE placeholder = 0"))
+    texts = dict(db.conn.execute("SELECT id, text FROM queries WHERE placeholder = 0"))
+    db.close()
+    started = SearchServer(docs)
+    started.texts = texts
+    yield started
+    started.close()
+
+
+def _messages(at) -> str:
+    return " | ".join(shown(m.value) for m in [*at.success, *at.warning, *at.error, *at.info])
+
+
+def test_an_admin_stores_a_retriever_and_runs_it_live(workspace, server, open_app):
+    at = open_app("data")
+    at.text_input(key="lr_name").input("es")
+    at.selectbox(key="lr_shape").set_value("Elasticsearch _search")
+    at.text_input(key="lr_url").input(server.es_url)
+    at.button(key="lr_save").click().run()
+    assert not at.exception and "Stored the retriever es" in _messages(at)
+    failing_id, failing = next(iter(server.texts.items()))
+    server.script[failing] = ["400"]
+    at.text_input(key="lr_run_name").input("es-v1")
+    at.number_input(key="lr_k").set_value(5)
+    at.button(key="lr_run").click().run()
+    assert not at.exception
+    assert "incomplete: 1 queries failed" in _messages(at)
+    table = next(d.value for d in at.dataframe if "error" in d.value.columns)
+    assert list(table["query"]) == [failing_id] and "malformed" in table["error"][0]
+    at.button(key="lr_run").click().run()  # the same run again completes it
+    assert "complete" in _messages(at) and "incomplete" not in _messages(at)
+    assert server.asked[failing] == 2
+    db = store.open_workspace(workspace)
+    try:
+        run = run_frame(db, "es-v1")
+    finally:
+        db.close()
+    assert set(run["query_id"]) == {q for q, t in server.texts.items() if server.ranking(t, 5)}
+
+
+def test_an_annotator_sees_no_connection_form(workspace, server, open_app):
+    db = store.open_workspace(workspace)
+    add_rows(db, accounts={"ada": "admin", "bob": "annotator"})
+    db.close()
+    at = open_app()
+    at.text_input(key=_auth.NAME_KEY).input("bob")
+    at.text_input(key=_auth.PASSWORD_KEY).input("bob-password")
+    at.button(key="sign_in_submit").click().run()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    assert "lr_name" not in {w.key for w in at.text_input}
+    assert "No retriever connection yet: an admin adds one." in _messages(at)
