@@ -13,7 +13,7 @@ import argparse
 from labeling.commands import add_command
 
 # labeling.workspace.connections.KINDS (a test keeps them in step)
-KINDS = ("model_server", "http_json", "python")
+KINDS = ("model_server", "http_json", "python", "postgres_fts")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add.add_argument("--text-field", default="text", help="the field a preset searches (text)")
     add.add_argument("--id-field", default="",
                      help="the source field holding the chunk id (default: the hit's own id)")
+    add.add_argument("--table", default=None,
+                     help="the table a PostgreSQL full-text connection searches (chunks)")
     add.add_argument("--options", metavar="FILE.json", default=None,
                      help="an HTTP JSON retriever's options (method, headers, body, query, "
                      "hits_path, id_path, score_path, params); over the preset's")
@@ -85,6 +87,9 @@ def _options(args: argparse.Namespace) -> dict | None:
     from labeling.errors import InputError
     from labeling.workspace import connections
 
+    if args.kind == "postgres_fts":
+        options = {"table": args.table or "chunks", "text_column": args.text_field}
+        return {**options, "id_column": args.id_field or "id"}
     if args.kind != "http_json":
         return None
     options = connections.preset_options(args.preset, text_field=args.text_field,

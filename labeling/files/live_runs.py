@@ -28,6 +28,7 @@ from typing import Any
 import sqlite_utils
 
 from labeling.errors import InputError
+from labeling.model_calls.postgres_search import PostgresRetriever
 from labeling.model_calls.retrievers import HttpRetriever, PythonRetriever, RetrievalFailed
 from labeling.workspace import connections
 from labeling.workspace.ids import check_run_name
@@ -95,10 +96,16 @@ def setup_hash(setup: Mapping[str, Any]) -> str:
 def retriever_for(connection: connections.Connection,
                   environ: Mapping[str, str] | None = None, **settings: Any):
     """The caller of ``connection``'s retriever (``settings``: ``HttpRetriever`` fields)."""
+    environ = os.environ if environ is None else environ
     if connection.kind == connections.PYTHON:
         return PythonRetriever(connection.base_url)
-    return HttpRetriever(connection.base_url, connection.options,
-                         os.environ if environ is None else environ, **settings)
+    if connection.kind == connections.POSTGRES:
+        if connection.key_env and connection.key_env not in environ:
+            raise InputError(f"the environment variable {connection.key_env} (the password) is "
+                             "not set here", source="retrieve")
+        return PostgresRetriever(connection.base_url, connection.options,
+                                 environ.get(connection.key_env) if connection.key_env else None)
+    return HttpRetriever(connection.base_url, connection.options, environ, **settings)
 
 
 def live_run(db: sqlite_utils.Database, connection: connections.Connection, run_name: str, *,

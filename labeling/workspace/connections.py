@@ -37,9 +37,13 @@ from labeling.workspace.store import utc_now, write_transaction
 MODEL_SERVER = "model_server"
 HTTP_JSON = "http_json"
 PYTHON = "python"
+POSTGRES = "postgres_fts"
 KINDS = {MODEL_SERVER: "model server", HTTP_JSON: "HTTP JSON retriever",
-         PYTHON: "Python retriever"}
-RETRIEVERS = (HTTP_JSON, PYTHON)
+         PYTHON: "Python retriever", POSTGRES: "PostgreSQL full-text search"}
+RETRIEVERS = (HTTP_JSON, PYTHON, POSTGRES)
+SQL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+POSTGRES_DEFAULTS = {"table": "chunks", "id_column": "id", "text_column": "text",
+                     "config": "english"}
 MAX_CEILING = 100_000
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,99}")
 ENV_REFERENCE = re.compile(r"\$\{([A-Z_][A-Z0-9_]{0,99})\}")
@@ -70,6 +74,10 @@ class Connection:
         if self.kind == PYTHON:
             return f"{self.name}: Python retriever {self.base_url} (at most " \
                 f"{self.call_ceiling:,} queries a run)"
+        if self.kind == POSTGRES:
+            key = f"password from ${self.key_env}" if self.key_env else "no password"
+            return (f"{self.name}: PostgreSQL full-text search of {self.options.get('table')} "
+                    f"at {self.base_url} ({key}; at most {self.call_ceiling:,} queries a run)")
         if self.kind == HTTP_JSON:
             secrets = sorted(set(ENV_REFERENCE.findall(json.dumps(self.options))))
             keys = ", ".join(f"${s}" for s in secrets) or "no secrets"
@@ -94,6 +102,9 @@ def _check(kind: str, name: str, base_url: str, model: str, key_env: str,
             raise InputError(f"a Python retriever is named module:callable, not {base_url!r}",
                              source="connection")
         return name, base_url, "", "", _ceiling(call_ceiling)
+    if kind == POSTGRES:
+        return name, _check_postgres_url(base_url), "", _check_env(key_env), \
+            _ceiling(call_ceiling)
     parts = urllib.parse.urlsplit(base_url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname or parts.username \
             or parts.password or parts.query or parts.fragment:
@@ -105,6 +116,40 @@ def _check(kind: str, name: str, base_url: str, model: str, key_env: str,
         raise InputError("the key field takes the NAME of an environment variable (capital "
                          "letters, digits and _), never the key itself", source="connection")
     return name, base_url, model, key_env, _ceiling(call_ceiling)
+
+
+def _check_env(key_env: str) -> str:
+    if key_env and not ENV_NAME.fullmatch(key_env):
+        raise InputError("the key field takes the NAME of an environment variable (capital "
+                         "letters, digits and _), never the key itself", source="connection")
+    return key_env
+
+
+def _check_postgres_url(url: str) -> str:
+    """postgresql://[user@]host[:port]/database: no password (it comes from ``key_env``)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "postgresql" or not parts.hostname or parts.password \
+            or not SQL_NAME.fullmatch(parts.path.lstrip("/") or "-") or parts.query \
+            or parts.fragment:
+        raise InputError(f"{url!r} is not postgresql://[user@]host[:port]/database (the "
+                         "password comes from the environment variable named as the key)",
+                         source="connection")
+    return url
+
+
+def check_postgres_options(options: Mapping[str, Any]) -> dict[str, str]:
+    """A PostgreSQL full-text connection's ``table``, ``id_column``, ``text_column`` and text
+    search ``config`` (each a plain SQL name; defaults ``POSTGRES_DEFAULTS``)."""
+    unknown = set(options) - set(POSTGRES_DEFAULTS)
+    if unknown:
+        raise InputError(f"unknown options {', '.join(sorted(unknown))} (known: "
+                         f"{', '.join(POSTGRES_DEFAULTS)})", source="connection")
+    checked = {**POSTGRES_DEFAULTS, **options}
+    for key, value in checked.items():
+        if not isinstance(value, str) or not SQL_NAME.fullmatch(value):
+            raise InputError(f"{key} is a plain SQL name (letters, digits, _), not {value!r}",
+                             source="connection")
+    return checked
 
 
 def _ceiling(call_ceiling: int) -> int:
@@ -161,7 +206,7 @@ def save_connection(db: sqlite_utils.Database, kind: str, name: str, base_url: s
     """Store a connection, or change the one of that kind and name (admins only)."""
     name, base_url, model, key_env, call_ceiling = _check(kind, name, base_url, model, key_env,
                                                           call_ceiling)
-    checked = check_retriever_options(options or {}) if kind == HTTP_JSON else {}
+    checked = _checked_options(kind, options or {})
     with write_transaction(db, action="manage_connections") as conn:
         conn.execute(
             "INSERT INTO connections (kind, name, base_url, model, key_env, call_ceiling,"
@@ -281,8 +326,17 @@ def connection_from_file(data: Any, source: str) -> Connection:
     if data.get("preset"):
         options = {**preset_options(str(data["preset"]), text_field=data.get("text_field", "text"),
                                     id_field=data.get("id_field", "")), **options}
-    name, base_url, _, _, ceiling = _check(data["kind"], str(data.get("name", "file")),
-                                           str(data.get("base_url", "")), "", "",
-                                           data.get("call_ceiling", MAX_CEILING))
-    checked = check_retriever_options(options) if data["kind"] == HTTP_JSON else {}
-    return Connection(0, data["kind"], name, base_url, "", "", ceiling, checked)
+    name, base_url, _, key_env, ceiling = _check(data["kind"], str(data.get("name", "file")),
+                                                 str(data.get("base_url", "")), "",
+                                                 str(data.get("key_env", "")),
+                                                 data.get("call_ceiling", MAX_CEILING))
+    checked = _checked_options(data["kind"], options)
+    return Connection(0, data["kind"], name, base_url, "", key_env, ceiling, checked)
+
+
+def _checked_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    if kind == HTTP_JSON:
+        return check_retriever_options(options)
+    if kind == POSTGRES:
+        return check_postgres_options(options)
+    return {}
