@@ -16,7 +16,8 @@ from pages import _auth, _common
 
 WHERE = "live_runs"
 SHAPES = {"Elasticsearch _search": "elasticsearch", "OpenSearch _search": "opensearch",
-          "Solr select": "solr", "Python module:callable": "python"}
+          "Solr select": "solr", "PostgreSQL full-text search": "postgres_fts",
+          "Python module:callable": "python"}
 
 
 def _retrievers(db) -> list[connections.Connection]:
@@ -27,8 +28,15 @@ def _save() -> None:
     state = st.session_state
     shape = SHAPES[state.get("lr_shape") or next(iter(SHAPES))]
     try:
-        options = None
-        if shape != "python":
+        options, kind, key_env = None, connections.HTTP_JSON, ""
+        if shape == "python":
+            kind = connections.PYTHON
+        elif shape == "postgres_fts":
+            kind, key_env = connections.POSTGRES, str(state.get("lr_key_env") or "")
+            options = {"table": str(state.get("lr_table") or "chunks"),
+                       "text_column": str(state.get("lr_text_field") or "text"),
+                       "id_column": str(state.get("lr_id_field") or "id")}
+        else:
             options = connections.preset_options(
                 shape, text_field=str(state.get("lr_text_field") or "text"),
                 id_field=str(state.get("lr_id_field") or ""))
@@ -36,8 +44,8 @@ def _save() -> None:
             if header:
                 options["headers"] = {header: str(state.get("lr_header_value") or "")}
         saved = connections.save_connection(
-            _common.get_db(), connections.PYTHON if shape == "python" else connections.HTTP_JSON,
-            str(state.get("lr_name") or ""), str(state.get("lr_url") or ""), "", "",
+            _common.get_db(), kind, str(state.get("lr_name") or ""),
+            str(state.get("lr_url") or ""), "", key_env,
             int(state.get("lr_ceiling", 1000)), who=_common.annotator() or None,
             options=options)
     except Exception as error:  # shown to the user as one line
@@ -70,6 +78,10 @@ def admin_form(db) -> None:
                               "environment, never stored.")
             row[4].number_input("Most queries a run", 1, connections.MAX_CEILING, 1000,
                                 key="lr_ceiling")
+            row = st.columns(2)
+            row[0].text_input("Table (PostgreSQL)", "chunks", key="lr_table")
+            row[1].text_input("Environment variable holding the password (PostgreSQL)",
+                              key="lr_key_env", help="Its name only; never the password.")
             st.form_submit_button("Store the retriever", key="lr_save", on_click=_save)
 
 

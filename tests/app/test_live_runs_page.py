@@ -4,6 +4,8 @@ form and cannot store one."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from labeling.judging.consensus import run_frame
@@ -48,8 +50,13 @@ def test_an_admin_stores_a_retriever_and_runs_it_live(workspace, server, open_ap
     assert "incomplete: 1 queries failed" in _messages(at)
     table = next(d.value for d in at.dataframe if "error" in d.value.columns)
     assert list(table["query"]) == [failing_id] and "malformed" in table["error"][0]
+    assert "incomplete: 1 queries failed" in _dashboard_warnings(at, "es-v1")
+    at.switch_page("pages/data.py").run()  # widgets of another page start anew
+    at.text_input(key="lr_run_name").input("es-v1")
+    at.number_input(key="lr_k").set_value(5)
     at.button(key="lr_run").click().run()  # the same run again completes it
     assert "complete" in _messages(at) and "incomplete" not in _messages(at)
+    assert "incomplete" not in _dashboard_warnings(at, "es-v1")
     assert server.asked[failing] == 2
     db = store.open_workspace(workspace)
     try:
@@ -57,6 +64,54 @@ def test_an_admin_stores_a_retriever_and_runs_it_live(workspace, server, open_ap
     finally:
         db.close()
     assert set(run["query_id"]) == {q for q, t in server.texts.items() if server.ranking(t, 5)}
+
+
+def _dashboard_warnings(at, run: str) -> str:
+    at.switch_page("pages/dashboard.py").run()
+    at.selectbox(key="dash_run").set_value(run).run()
+    assert not at.exception
+    return " | ".join(shown(w.value) for w in at.warning)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    from tests.postgres_server import PostgresServer, binaries
+
+    if binaries() is None and not os.environ.get("CI"):
+        pytest.skip("PostgreSQL is not installed here (.ci/run installs it)")
+    server = PostgresServer()
+    yield server
+    server.close()
+
+
+def test_a_postgres_retriever_made_on_the_page_scores_on_the_dashboard(workspace, postgres,
+                                                                      open_app):
+    import psycopg
+
+    db = store.open_workspace(workspace)
+    chunks = db.conn.execute("SELECT id, text FROM chunks WHERE placeholder = 0").fetchall()
+    db.close()
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS passages")
+        conn.execute("CREATE TABLE passages (chunk text PRIMARY KEY, body text NOT NULL)")
+        conn.cursor().executemany("INSERT INTO passages VALUES (%s, %s)", chunks)
+    at = open_app("data")
+    at.text_input(key="lr_name").input("pg")
+    at.selectbox(key="lr_shape").set_value("PostgreSQL full-text search")
+    at.text_input(key="lr_url").input(postgres.url)
+    at.text_input(key="lr_table").input("passages")
+    at.text_input(key="lr_text_field").input("body")
+    at.text_input(key="lr_id_field").input("chunk")
+    at.button(key="lr_save").click().run()
+    assert "Stored the retriever pg" in _messages(at), _messages(at)
+    at.text_input(key="lr_run_name").input("pg-v1")
+    at.text_area(key="lr_params").input("config=english")
+    at.button(key="lr_run").click().run()
+    assert not at.exception and "; complete" in _messages(at), _messages(at)
+    assert "incomplete" not in _dashboard_warnings(at, "pg-v1")
+    card = at.dataframe[0].value
+    assert list(card["measure"]) == ["R@10", "RR"] and card["n"].iloc[0] > 0
+    assert card["mean"].notna().all()
 
 
 def test_an_annotator_sees_no_connection_form(workspace, server, open_app):
