@@ -10,6 +10,9 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import InputError
+from labeling.evaluation import tuning
+from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.scoring import per_query
 from labeling.files.baseline import bm25_run
 from labeling.files.live_runs import live_run, run_incompleteness
 from labeling.judging.consensus import run_frame
@@ -241,3 +244,33 @@ def test_the_cli_runs_a_connection_file_and_reports_incompleteness(make_workspac
     assert "incomplete: 1 queries failed" in capsys.readouterr().err
     assert main(argv) == 0 and "complete" in capsys.readouterr().out
     assert main(argv[:-2] + ["--param", "novalue"]) == 2
+
+
+def test_the_tuning_loop_compares_with_the_previous_version_and_queues_new_results(
+        make_workspace, monkeypatch):
+    db = make_workspace("demo")
+    monkeypatch.setenv("SCORECARD_BM25_WORKSPACE",
+                       db.conn.execute("PRAGMA database_list").fetchone()[2])
+    connection = connections.save_connection(db, connections.PYTHON, "bm25-python",
+                                             "tests.bm25_adapter:search", "", "", 10_000)
+    live_run(db, connection, "v1", k=10, params={"k1": 1.5})
+    assert tuning.compare_with_previous(db, "v1") is None
+    live_run(db, connection, "v2", k=10, params={"k1": 0.2, "b": 0.1})
+    assert tuning.previous_version(db, "v2") == "v1"
+    assert tuning.setup_change(db, "v1", "v2") == {"b": (None, 0.1), "k1": (1.5, 0.2)}
+    frame = tuning.compare_with_previous(db, "v2", measures=("nDCG@10",))
+    means = {run: per_query(db, Controls(run, measures=("nDCG@10",)))["nDCG@10"]
+             for run in ("v1", "v2")}
+    row = frame.iloc[0]
+    assert row["candidate"] == "v2" and row["n"] == len(means["v1"])
+    assert row["difference"] == pytest.approx(means["v2"].mean() - means["v1"].mean(), abs=1e-12)
+    assert 0 <= row["p_randomization"] <= 1
+    judged = set(db.conn.execute("SELECT query_id, chunk_id FROM judgments"))
+    queued = set(db.conn.execute("SELECT query_id, chunk_id FROM label_queue"))
+    run = run_frame(db, "v2")
+    top = set(zip(run[run["rank"] <= 10]["query_id"], run[run["rank"] <= 10]["doc_id"],
+                  strict=True))
+    expected = top - judged - queued
+    assert set(tuning.new_unjudged_results(db, "v2", 10)) == expected and expected
+    assert tuning.queue_new_results(db, "v2", 10) == len(expected)
+    assert tuning.new_unjudged_results(db, "v2", 10) == []
