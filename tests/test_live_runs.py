@@ -11,11 +11,12 @@ import pytest
 from labeling.commands.cli import main
 from labeling.errors import InputError
 from labeling.evaluation import tuning
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.score_controls import SEED, Controls
 from labeling.evaluation.scoring import per_query
 from labeling.files.baseline import bm25_run
 from labeling.files.live_runs import live_run, run_incompleteness
 from labeling.judging.consensus import run_frame
+from labeling.metrics.statistics import bootstrap_ci
 from labeling.model_calls.retrievers import HttpRetriever, RetrievalFailed, fill
 from labeling.workspace import backup, connections, roles
 from labeling.workspace.roles import AccessDenied
@@ -265,6 +266,10 @@ def test_the_tuning_loop_compares_with_the_previous_version_and_queues_new_resul
     assert row["candidate"] == "v2" and row["n"] == len(means["v1"])
     assert row["difference"] == pytest.approx(means["v2"].mean() - means["v1"].mean(), abs=1e-12)
     assert 0 <= row["p_randomization"] <= 1
+    differences = (means["v2"] - means["v1"]).to_numpy()
+    assert (row["diff_low"], row["diff_high"]) == (
+        bootstrap_ci(differences, seed=SEED).low, bootstrap_ci(differences, seed=SEED).high)
+    assert row["diff_low"] <= row["difference"] <= row["diff_high"]
     judged = set(db.conn.execute("SELECT query_id, chunk_id FROM judgments"))
     queued = set(db.conn.execute("SELECT query_id, chunk_id FROM label_queue"))
     run = run_frame(db, "v2")

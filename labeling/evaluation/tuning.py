@@ -15,9 +15,10 @@ from collections.abc import Sequence
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.run_comparison import compare_runs
-from labeling.evaluation.score_controls import DEFAULT_K, DEFAULT_MEASURES, Controls
+from labeling.evaluation.run_comparison import compare_runs, paired_scores
+from labeling.evaluation.score_controls import DEFAULT_K, DEFAULT_MEASURES, SEED, Controls
 from labeling.judging.queue import enqueue_pairs
+from labeling.metrics.statistics import bootstrap_ci
 
 
 def previous_version(db: sqlite_utils.Database, run_name: str) -> str | None:
@@ -49,11 +50,19 @@ def compare_with_previous(db: sqlite_utils.Database, run_name: str,
                           measures: Sequence[str] = DEFAULT_MEASURES,
                           k: int = DEFAULT_K) -> pd.DataFrame | None:
     """``compare_runs`` of ``run_name`` against its previous version (None when it has none):
-    per measure, the means, their difference, the randomization p-value and the wins."""
+    per measure, the means, their difference, the randomization p-value and the wins; with
+    ``diff_low``/``diff_high``, the 95% percentile bootstrap interval of the mean paired
+    difference (queries resampled, seed ``SEED``)."""
     previous = previous_version(db, run_name)
     if previous is None:
         return None
-    return compare_runs(db, Controls(previous, measures=tuple(measures), k=k), [run_name])
+    controls = Controls(previous, measures=tuple(measures), k=k)
+    frame = compare_runs(db, controls, [run_name])
+    intervals = [bootstrap_ci(paired_scores(db, controls, run_name, m)["difference"]
+                              .to_numpy(), seed=SEED) for m in frame["measure"]]
+    frame.insert(6, "diff_low", [i.low for i in intervals])
+    frame.insert(7, "diff_high", [i.high for i in intervals])
+    return frame
 
 
 def new_unjudged_results(db: sqlite_utils.Database, run_name: str,
