@@ -8,9 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from labeling.evaluation import tuning
 from labeling.files import live_runs
 from labeling.markdown import escape_inline
-from labeling.workspace import connections
+from labeling.workspace import connections, contents
 from labeling.workspace.query_store import split_counts
 from pages import _auth, _common
 
@@ -107,6 +108,38 @@ def _run(db, connection: connections.Connection) -> None:
     _common.flash("warning" if result.incomplete else "success", result.summary(), WHERE)
     state["lr_failed"] = sorted(result.failed.items())
     state["lr_unknown"] = result.unknown_ids
+    state["lr_last"] = result.run_name
+
+
+def _queue(run_name: str) -> None:
+    try:
+        queued = tuning.queue_new_results(_common.get_db(), run_name)
+    except Exception as error:  # shown to the user as one line
+        _common.report_failure(error, WHERE)
+        return
+    _common.flash("success", f"Queued {queued} new unjudged result(s) of {run_name} for "
+                  "labeling.", WHERE)
+
+
+def tuning_block(db, run_name: str) -> None:
+    """The last run against its previous version (paired test, interval of the difference)
+    and the button sending its new unjudged results to the labeling queue."""
+    previous = tuning.previous_version(db, run_name)
+    if previous is not None:
+        changed = tuning.setup_change(db, previous, run_name)
+        st.caption(escape_inline(
+            f"{run_name} against the previous version {previous} (changed: "
+            + (", ".join(f"{k} {a} → {b}" for k, (a, b) in changed.items()) or "nothing")
+            + "); the difference's 95% bootstrap interval and the randomization test's p over "
+            "the queries both runs answer, on people's labels."))
+        frame = tuning.compare_with_previous(db, run_name)
+        st.dataframe(frame[["measure", "n", "baseline", "candidate_mean", "difference",
+                            "diff_low", "diff_high", "p_randomization", "significant"]],
+                     hide_index=True, key="lr_compare")
+    unjudged = len(tuning.new_unjudged_results(db, run_name))
+    st.button(f"Queue {unjudged} new unjudged result(s) of {run_name}", key="lr_queue",
+              disabled=not unjudged or not _auth.can(db, "enqueue"),
+              help=_auth.refusal_help(db, "enqueue"), on_click=_queue, args=(run_name,))
 
 
 def section(db) -> None:
@@ -140,3 +173,6 @@ def section(db) -> None:
     unknown = st.session_state.get("lr_unknown") or []
     if unknown:
         st.caption("Hits naming no chunk of the workspace: " + escape_inline(", ".join(unknown)))
+    last = st.session_state.get("lr_last")
+    if last and last in contents.run_names(db):
+        tuning_block(db, last)

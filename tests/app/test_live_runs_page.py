@@ -126,3 +126,30 @@ def test_an_annotator_sees_no_connection_form(workspace, server, open_app):
     assert not at.exception
     assert "lr_name" not in {w.key for w in at.text_input}
     assert "No retriever connection yet: an admin adds one." in _messages(at)
+
+
+def test_the_tuning_loop_on_the_page(workspace, open_app, monkeypatch):
+    monkeypatch.setenv("SCORECARD_BM25_WORKSPACE", str(workspace))
+    at = open_app("data")
+    at.text_input(key="lr_name").input("bm25")
+    at.selectbox(key="lr_shape").set_value("Python module:callable")
+    at.text_input(key="lr_url").input("tests.bm25_adapter:search")
+    at.button(key="lr_save").click().run()
+    at.text_input(key="lr_run_name").input("bm25-v1")
+    at.text_area(key="lr_params").input("k1=1.5")
+    at.button(key="lr_run").click().run()
+    assert "; complete" in _messages(at) and not at.exception
+    assert not [d for d in at.dataframe if "diff_low" in d.value.columns]  # no version before
+    at.text_input(key="lr_run_name").input("bm25-v2")
+    at.text_area(key="lr_params").input("k1=0.2")
+    at.button(key="lr_run").click().run()
+    assert any("previous version bm25-v1 (changed: k1 1.5 → 0.2)" in shown(c.value)
+               for c in at.caption)
+    table = next(d.value for d in at.dataframe if "diff_low" in d.value.columns)
+    assert list(table["measure"]) == ["R@10", "RR"] and (table["n"] > 0).all()
+    button = at.button(key="lr_queue")
+    queued = int(button.label.split()[1])
+    assert queued > 0 and not button.disabled
+    button.click().run()
+    assert f"Queued {queued} new unjudged result(s) of bm25-v2" in _messages(at)
+    assert at.button(key="lr_queue").disabled  # nothing new is left
