@@ -245,6 +245,12 @@ def test_the_cli_runs_a_connection_file_and_reports_incompleteness(make_workspac
     assert "incomplete: 1 queries failed" in capsys.readouterr().err
     assert main(argv) == 0 and "complete" in capsys.readouterr().out
     assert main(argv[:-2] + ["--param", "novalue"]) == 2
+    v2 = ["retrieve", str(path), "--connection-file", str(spec), "--run-name", "ci-run-2",
+          "-k", "2"]
+    assert main(v2) == 0
+    out = capsys.readouterr().out
+    assert "against the previous version ci-run (changed: k 3 -> 2)" in out
+    assert "R@10:" in out and "95% interval" in out
 
 
 def test_the_tuning_loop_compares_with_the_previous_version_and_queues_new_results(

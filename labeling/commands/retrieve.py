@@ -63,4 +63,21 @@ def run_retrieve(args: argparse.Namespace) -> int:
         print(f"hits naming no chunk of the workspace ({result.unknown_hits:,}): "
               + ", ".join(result.unknown_ids))
     print(result.summary())
+    _print_comparison(db, args.run_name)
     return 1 if result.incomplete else 0
+
+
+def _print_comparison(db, run_name: str) -> None:
+    """The run against its previous version through the same connection (the tuning loop)."""
+    from labeling.evaluation import tuning
+
+    previous = tuning.previous_version(db, run_name)
+    if previous is None:
+        return
+    changed = tuning.setup_change(db, previous, run_name)
+    print(f"against the previous version {previous} (changed: "
+          + (", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items()) or "nothing") + "):")
+    for row in tuning.compare_with_previous(db, run_name).itertuples():
+        print(f"  {row.measure}: {row.baseline:.4f} -> {row.candidate_mean:.4f} "
+              f"({row.difference:+.4f}, 95% interval {row.diff_low:+.4f} to "
+              f"{row.diff_high:+.4f}, p = {row.p_randomization:.3g}, n = {row.n} queries)")
