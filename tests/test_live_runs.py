@@ -193,6 +193,16 @@ def test_an_annotator_runs_a_stored_retriever_and_a_viewer_cannot(db, server):
                             retriever=_fast(connection)).incomplete
 
 
+def test_in_the_app_a_run_goes_only_through_a_stored_connection(db, server):
+    unstored = connections.connection_from_file(
+        {"kind": "http_json", "name": "mine", "base_url": server.es_url,
+         "preset": "elasticsearch"}, "test")
+    for who in ("ada", "bob"):
+        with roles.acting_as(who), pytest.raises(AccessDenied, match="an admin stored"):
+            live_run(db, unstored, f"{who}-run", k=3, retriever=_fast(unstored))
+    assert sum(server.asked.values()) == 0
+
+
 def test_a_secret_given_as_a_header_value_is_refused(db, server):
     with pytest.raises(InputError, match=r"\$\{VARIABLE\}"):
         _store(db, server, "elasticsearch", headers={"Authorization": f"ApiKey {SECRET}"})

@@ -30,7 +30,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.model_calls.postgres_search import PostgresRetriever
 from labeling.model_calls.retrievers import HttpRetriever, PythonRetriever, RetrievalFailed
-from labeling.workspace import connections
+from labeling.workspace import connections, roles
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
@@ -115,6 +115,9 @@ def live_run(db: sqlite_utils.Database, connection: connections.Connection, run_
     """Ask every query of ``split`` (all queries: None) and store the run ``run_name``
     (module conventions). ``progress(done, total, failed)`` is called after each answer."""
     check_run_name(run_name)
+    if not connection.id and roles.current_actor(db) is not None:
+        raise roles.AccessDenied("runs from the app go only through a connection an admin "
+                                 "stored")
     if not 1 <= k <= 10_000:
         raise InputError("k is between 1 and 10,000", source="retrieve")
     params = dict(params or {})
