@@ -255,6 +255,12 @@ def test_the_cli_runs_a_connection_file_and_reports_incompleteness(make_workspac
     assert "incomplete: 1 queries failed" in capsys.readouterr().err
     assert main(argv) == 0 and "complete" in capsys.readouterr().out
     assert main(argv[:-2] + ["--param", "novalue"]) == 2
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"kind": "http_json",')
+    assert main(["retrieve", str(path), "--connection-file", str(broken), "--run-name", "x"]) == 2
+    assert main(["connection", str(path), "add", "es", "--kind", "http_json", "--base-url",
+                 server.es_url, "--preset", "elasticsearch", "--options", str(broken)]) == 2
+    assert "broken.json" in capsys.readouterr().err
     v2 = ["retrieve", str(path), "--connection-file", str(spec), "--run-name", "ci-run-2",
           "-k", "2"]
     assert main(v2) == 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from labeling.commands import add_command
+from labeling.commands import add_command, read_json_object
 
 # labeling.workspace.connections.KINDS (a test keeps them in step)
 KINDS = ("model_server", "http_json", "python", "postgres_fts")
@@ -82,9 +82,7 @@ def run_connection(args: argparse.Namespace) -> int:
 
 def _options(args: argparse.Namespace) -> dict | None:
     """An HTTP JSON retriever's options: the preset's, then the options file's over them."""
-    import json
 
-    from labeling.errors import InputError
     from labeling.workspace import connections
 
     if args.kind == "postgres_fts":
@@ -95,12 +93,5 @@ def _options(args: argparse.Namespace) -> dict | None:
     options = connections.preset_options(args.preset, text_field=args.text_field,
                                          id_field=args.id_field) if args.preset else {}
     if args.options:
-        try:
-            with open(args.options, encoding="utf-8") as handle:
-                extra = json.load(handle)
-        except ValueError as error:
-            raise InputError(f"not JSON: {error}", source=args.options) from error
-        if not isinstance(extra, dict):
-            raise InputError("the options file holds one JSON object", source=args.options)
-        options.update(extra)
+        options.update(read_json_object(args.options))
     return options

@@ -8,10 +8,9 @@ Running the same command again after failures asks only the queries not done yet
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from labeling.commands import add_command
+from labeling.commands import add_command, read_json_object
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,13 +39,8 @@ def run_retrieve(args: argparse.Namespace) -> int:
 
     db = open_workspace(args.db, create=False)
     if args.connection_file:
-        try:
-            with open(args.connection_file, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except ValueError as error:
-            from labeling.errors import InputError
-            raise InputError(f"not JSON: {error}", source=args.connection_file) from error
-        connection = connections.connection_from_file(data, args.connection_file)
+        connection = connections.connection_from_file(read_json_object(args.connection_file),
+                                                      args.connection_file)
     else:
         connection = connections.get_retriever(db, args.connection)
 
