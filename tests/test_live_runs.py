@@ -135,6 +135,15 @@ def test_a_failed_query_is_listed_and_a_rerun_asks_only_the_rest(db, server):
     assert set(run_frame(db, "live")["query_id"]) >= {failing_id}
 
 
+def test_the_rate_limit_spaces_the_queries(db, server):
+    connection = _store(db, server, "elasticsearch")
+    started = time.monotonic()
+    live_run(db, connection, "paced", k=3, rate=5, threads=4, retriever=_fast(connection))
+    assert time.monotonic() - started >= (len(_texts(db)) - 1) / 5
+    with pytest.raises(InputError, match="above 0"):
+        live_run(db, connection, "paced-2", k=3, rate=0, retriever=_fast(connection))
+
+
 def test_another_setup_under_the_same_name_is_refused(db, server):
     connection = _store(db, server, "elasticsearch")
     live_run(db, connection, "live", k=3, retriever=_fast(connection))

@@ -30,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--split", default=None, help="only the queries of this split")
     parser.add_argument("-k", type=int, default=100, help="results asked per query (100)")
     parser.add_argument("--threads", type=int, default=4, help="queries in flight (4)")
+    parser.add_argument("--rate", type=float, default=None, metavar="PER_SECOND",
+                        help="at most this many queries start a second (default: no limit)")
 
 
 def run_retrieve(args: argparse.Namespace) -> int:
@@ -49,7 +51,8 @@ def run_retrieve(args: argparse.Namespace) -> int:
               flush=True)
 
     result = live_run(db, connection, args.run_name, params=parse_params(args.param), k=args.k,
-                      split=args.split, threads=args.threads, progress=progress)
+                      split=args.split, threads=args.threads, rate=args.rate,
+                      progress=progress)
     print(file=sys.stderr)
     for query_id, error in sorted(result.failed.items()):
         print(f"failed: query {query_id}: {error}")

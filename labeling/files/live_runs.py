@@ -8,7 +8,8 @@ Conventions
 - Each query's answer (or error) is committed as it arrives (``live_run_queries``); running the
   same name with the same setup again asks only the queries that are not done, so an
   interrupted or partly failed run is completed without repeating finished queries.
-- ``threads`` queries are in flight at once; only the calling thread writes the workspace.
+- ``threads`` queries are in flight at once, and at most ``rate`` queries start per second (None:
+  no limit); only the calling thread writes the workspace.
 - The run is (re)stored after every pass from the done queries. A query that failed is never a
   silent zero: the run's metadata ``live_run.incomplete`` lists the failed queries with their
   errors, and the scorecard says so. Hits whose id is no chunk of the workspace are counted and
@@ -20,6 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -110,7 +113,8 @@ def retriever_for(connection: connections.Connection,
 
 def live_run(db: sqlite_utils.Database, connection: connections.Connection, run_name: str, *,
              params: Mapping[str, Any] | None = None, k: int = 100, split: str | None = None,
-             threads: int = 4, progress: Callable[[int, int, int], None] | None = None,
+             threads: int = 4, rate: float | None = None,
+             progress: Callable[[int, int, int], None] | None = None,
              retriever: Any = None) -> LiveRunResult:
     """Ask every query of ``split`` (all queries: None) and store the run ``run_name``
     (module conventions). ``progress(done, total, failed)`` is called after each answer."""
@@ -133,8 +137,10 @@ def live_run(db: sqlite_utils.Database, connection: connections.Connection, run_
     caller = retriever or retriever_for(connection)
     finished = len(queries) - len(todo)
     failures = 0
+    pacer = Pacer(rate)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        futures = {pool.submit(_ask, caller, text, k, params): qid for qid, text in todo}
+        futures = {pool.submit(_ask, caller, text, k, params, pacer): qid
+                   for qid, text in todo}
         for future in as_completed(futures):
             hits, error = future.result()
             _record(db, run_name, digest, futures[future], hits, error)
@@ -145,7 +151,29 @@ def live_run(db: sqlite_utils.Database, connection: connections.Connection, run_
     return _store_run(db, run_name, setup, digest, [q for q, _ in queries], len(todo))
 
 
-def _ask(caller: Any, text: str, k: int, params: Mapping[str, Any]):
+class Pacer:
+    """At most ``rate`` starts a second across threads (``wait`` blocks until the next slot);
+    None: no limit."""
+
+    def __init__(self, rate: float | None) -> None:
+        if rate is not None and not rate > 0:
+            raise InputError("the rate is a number of queries a second above 0",
+                             source="retrieve")
+        self.gap = 1 / rate if rate else 0.0
+        self.next = time.monotonic()
+        self.lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.gap:
+            return
+        with self.lock:
+            slot = max(self.next, time.monotonic())
+            self.next = slot + self.gap
+        time.sleep(max(0.0, slot - time.monotonic()))
+
+
+def _ask(caller: Any, text: str, k: int, params: Mapping[str, Any], pacer: Pacer):
+    pacer.wait()
     try:
         return caller.search(text, k, params), None
     except RetrievalFailed as error:
