@@ -166,7 +166,9 @@ def section(db) -> None:
                  help=_auth.refusal_help(db, "live_run")):
         _run(db, next(c for c in found if c.name == chosen))
     _common.show_flash(WHERE)
-    failed = st.session_state.get("lr_failed") or []
+    admin = _auth.can(db, "manage_connections")
+    failed = [(query, live_runs.error_shown(error, admin=admin))
+              for query, error in st.session_state.get("lr_failed") or []]
     if failed:
         st.dataframe(pd.DataFrame(failed, columns=["query", "error"]), hide_index=True,
                      key="lr_failed_table")

@@ -14,7 +14,7 @@ from labeling.evaluation import tuning
 from labeling.evaluation.score_controls import SEED, Controls
 from labeling.evaluation.scoring import per_query
 from labeling.files.baseline import bm25_run
-from labeling.files.live_runs import live_run, run_incompleteness
+from labeling.files.live_runs import error_shown, live_run, run_incompleteness
 from labeling.judging.consensus import run_frame
 from labeling.metrics.statistics import bootstrap_ci
 from labeling.model_calls.retrievers import HttpRetriever, RetrievalFailed, fill
@@ -310,3 +310,12 @@ def test_the_tuning_loop_compares_with_the_previous_version_and_queues_new_resul
     assert set(tuning.new_unjudged_results(db, "v2", 10)) == expected and expected
     assert tuning.queue_new_results(db, "v2", 10) == len(expected)
     assert tuning.new_unjudged_results(db, "v2", 10) == []
+
+
+def test_what_a_server_said_is_shown_to_admins_only():
+    said = "HTTP 503: all shards failed: db_password=hunter2 (after 3 attempts)"
+    assert error_shown(said, admin=True) == said
+    assert error_shown(said, admin=False) == \
+        "HTTP 503 (the server's reason: admins see it) (after 3 attempts)"
+    assert error_shown("no reply from http://x/_search within 2 s", admin=False) == \
+        "no reply from http://x/_search within 2 s"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -253,6 +254,16 @@ def _store_run(db: sqlite_utils.Database, run_name: str, setup: dict, digest: st
                          " VALUES (?, ?, ?, ?, ?)", ((run_id, *row) for row in rows))
         write_run_parts(conn, run_id)
     return result
+
+
+def error_shown(error: str, *, admin: bool) -> str:
+    """A query's error as a person sees it: whole for an admin; for anyone else without what
+    the server said in its reply (an internal service's error body may hold what only admins
+    should read), e.g. "HTTP 400 (the server's reason: admins see it)"."""
+    if admin:
+        return error
+    return re.sub(r"^(HTTP \d{3}): .*?( \(after \d+ attempts\))?$",
+                  r"\1 (the server's reason: admins see it)\2", error, flags=re.S)
 
 
 def run_incompleteness(db: sqlite_utils.Database, run_name: str) -> str | None:

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from labeling.judging.consensus import run_frame
-from labeling.workspace import store
+from labeling.workspace import connections, store
 from pages import _auth
 from tests.markup import shown
 from tests.search_server import SearchServer
@@ -126,6 +126,18 @@ def test_an_annotator_sees_no_connection_form(workspace, server, open_app):
     assert not at.exception
     assert "lr_name" not in {w.key for w in at.text_input}
     assert "No retriever connection yet: an admin adds one." in _messages(at)
+    db = store.open_workspace(workspace)
+    connections.save_connection(db, connections.HTTP_JSON, "es", server.es_url, "", "", 1000,
+                                options=connections.preset_options("elasticsearch"))
+    db.close()
+    failing_id, failing = next(iter(server.texts.items()))
+    server.script[failing] = ["400"]
+    at.switch_page("pages/data.py").run()
+    at.text_input(key="lr_run_name").input("bob-run")
+    at.button(key="lr_run").click().run()
+    assert "incomplete: 1 queries failed" in _messages(at)
+    table = next(d.value for d in at.dataframe if "error" in d.value.columns)
+    assert list(table["error"]) == ["HTTP 400 (the server's reason: admins see it)"]
 
 
 def test_the_tuning_loop_on_the_page(workspace, open_app, monkeypatch):
