@@ -48,7 +48,7 @@ from labeling.evaluation.score_controls import (
     Controls,
 )
 from labeling.files import exporters as exports
-from labeling.files import uploads
+from labeling.files import live_runs, uploads
 from labeling.judging import machine_judge
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.metrics.measures import parse_measure
@@ -293,6 +293,10 @@ def read_controls(
                                help="A run marked stale is older than the query set: labeled "
                                "queries were added after it was made and it has no results "
                                "for them.")
+        incomplete = live_runs.run_incompleteness(db, run)
+        if incomplete:
+            st.warning(f"This live run is {incomplete}: they count as returning nothing here. "
+                       "Run it again (Data page, Live runs) to complete it.")
         k = row[1].number_input("k", 1, 1000, score_controls.DEFAULT_K, 1, key="dash_k",
                                 help="The cutoff your pipeline passes to its model.")
         extra = row[2].multiselect("More measures", MORE_MEASURES, key="dash_extra",

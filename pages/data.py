@@ -8,7 +8,7 @@ import streamlit as st
 from labeling.files import uploads
 from labeling.markdown import escape_inline
 from labeling.workspace import chunk_sets, contents
-from pages import _auth, _common
+from pages import _auth, _common, _live_runs
 
 WHERE = "data"  # messages go to f"{WHERE}_{kind}", under that kind's import button
 KINDS = {
@@ -171,3 +171,5 @@ if names:
             file_name=f"{uploads.safe_filename(name)}.trec", mime="text/plain",
             key=f"download_run_{i}", on_click="ignore",
         )
+
+_live_runs.section(db)

@@ -35,6 +35,22 @@ def add_command(
     return parser
 
 
+def read_json_object(path: str | Path) -> dict:
+    """The JSON object in the file ``path``; ``InputError`` naming the file otherwise."""
+    import json
+
+    from labeling.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except ValueError as error:
+        raise InputError(f"not JSON: {error}", source=str(path)) from error
+    if not isinstance(data, dict):
+        raise InputError("the file holds one JSON object", source=str(path))
+    return data
+
+
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
     """The workspace file as the positional argument ``DB``."""
     parser.add_argument("db", metavar="DB", type=Path, help=DB_HELP)

@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "labeling.commands.synthetic",
     "labeling.commands.judge",
     "labeling.commands.connection",
+    "labeling.commands.retrieve",
     "labeling.commands.chunking",
 ]
 

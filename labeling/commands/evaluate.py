@@ -339,4 +339,22 @@ def run_evaluate(args: argparse.Namespace) -> int:
     ]
     for line in failed:
         print(f"scorecard: below floor: {line}", file=sys.stderr)
-    return 1 if failed else 0
+    incomplete = _incomplete_live_run(args)
+    if incomplete:
+        print(f"scorecard: the run {args.run_name} is {incomplete} (they count as returning "
+              "nothing): run `scorecard retrieve` again to complete it", file=sys.stderr)
+    return 1 if failed or incomplete else 0
+
+
+def _incomplete_live_run(args: argparse.Namespace) -> str | None:
+    """"incomplete: n queries failed" when the stored run is a live run with failed queries."""
+    if not (getattr(args, "db", None) and args.run_name):
+        return None
+    from labeling.files.live_runs import run_incompleteness
+    from labeling.workspace.store import open_workspace
+
+    db = open_workspace(args.db, create=False)
+    try:
+        return run_incompleteness(db, args.run_name)
+    finally:
+        db.close()

@@ -89,10 +89,23 @@ def _on_workspace(args: argparse.Namespace, settings):
 
     db = open_workspace(args.db, create=False)
     try:
+        _refuse_incomplete(db, (args.run, args.baseline))
         return gate_stored_runs(db, args.run, args.baseline, settings, rule=args.consensus,
                                 split=args.split)
     finally:
         db.close()
+
+
+def _refuse_incomplete(db, names: tuple[str, str]) -> None:
+    """A live run with failed queries is no evidence either way: the gate refuses it."""
+    from labeling.errors import ScorecardError
+    from labeling.files.live_runs import run_incompleteness
+
+    for name in names:
+        incomplete = run_incompleteness(db, name)
+        if incomplete:
+            raise ScorecardError(f"the run {name} is {incomplete}: run `scorecard retrieve` "
+                                 "again to complete it before gating")
 
 
 def _write(path: str, text: str) -> None:

@@ -1,5 +1,5 @@
-"""One bounded HTTP POST: to one origin, never redirected, read up to a size limit, within a
-whole-call deadline.
+"""One bounded HTTP request (POST, or GET for search services): to one origin, never
+redirected, read up to a size limit, within a whole-call deadline.
 
 Conventions
 - The *origin* of a URL is its (scheme, host, port), the port defaulting to 80 or 443. A request
@@ -65,6 +65,13 @@ def origin(url: str) -> tuple[str, str, int]:
 def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
          max_bytes: int) -> Reply:
     """POST ``body`` to ``url`` under the module's rules; ``CallFailed`` otherwise."""
+    return request("POST", url, body, headers, deadline=deadline, max_bytes=max_bytes)
+
+
+def request(method: str, url: str, body: bytes | None, headers: dict[str, str], *,
+            deadline: float, max_bytes: int) -> Reply:
+    """Send ``method`` (GET or POST) to ``url`` under the module's rules; ``CallFailed``
+    otherwise."""
     scheme, host, port = origin(url)
     parts = urllib.parse.urlsplit(url.strip())
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -86,7 +93,7 @@ def post(url: str, body: bytes, headers: dict[str, str], *, deadline: float,
         raise CallFailed("unreachable", f"cannot reach {url}: {error}") from error
     try:
         watchdog.args = [connection.sock]  # the response may take the socket over
-        connection.request("POST", target, body=body, headers=headers)
+        connection.request(method, target, body=body, headers=headers)
         response = connection.getresponse()
         status = response.status
         if 300 <= status < 400:

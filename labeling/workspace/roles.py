@@ -64,6 +64,7 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "lock": ("locking the test split", _ADMIN),
     "unlock": ("unlocking the test split", _ADMIN),
     "manage": ("managing accounts", _ADMIN),
+    "live_run": ("running a retriever through a connection", _TEAM),
     "manage_connections": ("changing the connections to outside servers", _ADMIN),
     "edit": ("changing the workspace", _ADMIN),
 }

@@ -31,6 +31,7 @@ from labeling.workspace.migrations import (
     m016_staged_imports,
     m017_evidence,
     m018_skip_times,
+    m019_live_runs,
 )
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
@@ -52,4 +53,5 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m016_staged_imports.migrate,
     m017_evidence.migrate,
     m018_skip_times.migrate,
+    m019_live_runs.migrate,
 ]
