@@ -121,6 +121,27 @@ def _keep_annotator() -> None:
     st.session_state[_auth.ANNOTATOR_KEY] = _clean_name(st.session_state[ANNOTATOR_INPUT_KEY])
 
 
+def judging_as(key: str) -> str:
+    """Who is judging, said on the page: "Judging as NAME" (and where to change it), or, with no
+    name yet, a name field right here that starts judging when filled (the same name as the
+    sidebar's). Returns the name ('' while none is typed)."""
+    name = annotator()
+    if name:
+        where = "signed in" if _auth.user() is not None else "change it in the sidebar"
+        st.caption(f"Judging as **{escape_markdown(name)}** ({where}).")
+        return name
+    st.text_input(
+        "Who is judging? Type your name to start", key=key, placeholder="your name",
+        max_chars=NAME_CHARS, on_change=_keep_page_name, args=(key,),
+        help="Every judgment records this name; it is the sidebar's Annotator field too.",
+    )
+    return ""
+
+
+def _keep_page_name(key: str) -> None:
+    st.session_state[_auth.ANNOTATOR_KEY] = _clean_name(st.session_state.get(key))
+
+
 def flash(kind: str, message: str, where: str) -> None:
     """Queue a message (success / warning / error; plain text, ``show_flash`` escapes it) for
     ``where`` to show on the next render."""

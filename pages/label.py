@@ -168,7 +168,7 @@ def save_overlap() -> None:
 
 db = _common.page_setup()
 st.title("Label")
-name = _common.annotator()
+name = _common.judging_as("label_name")
 scale = grading.get_scale(db)
 grades = [g for g, _, _ in scale]
 keys = shortcuts.grade_keys(grades)
@@ -215,8 +215,7 @@ with st.expander("Judging guideline", expanded=False):
     _common.show_flash("label_guideline")
 
 if not name:
-    st.info("Type your name in the sidebar to start judging. Every judgment records it.")
-    st.stop()
+    st.stop()  # the name field above starts judging
 
 state = _state()
 if CURRENT not in state:

@@ -13,6 +13,7 @@ from pathlib import Path
 import sqlite_utils
 
 from labeling.files import importers as imports
+from labeling.judging import pooling
 from labeling.workspace import grading, provenance, store
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "data"
@@ -35,21 +36,31 @@ ANNOTATORS = ("alice", "bob")
 QUERY_SET_VERSION = "demo-1"
 CHUNK_SET = {"name": "sections", "splitter": "one chunk per markdown ## section"}
 
-# The annotators judged the union of the three runs' top 10 (scripts/make_demo_data.py).
+# The annotators judged the union of the three runs' top 10 (scripts/make_demo_data.py), and
+# the demo's queue is that pool: its pairs nobody has judged yet wait for the first visitor.
 POOL_DEPTH = 10
 
 
-def _record_pool(db: sqlite_utils.Database) -> None:
-    """Record that every judged pair of the demo reached the annotators through the pool of
-    the runs' top ``POOL_DEPTH`` (how its labels were made)."""
+def _record_judged_pool(db: sqlite_utils.Database) -> None:
+    """Record that every judged pair of the demo reached the annotators through the pool of the
+    runs' top ``POOL_DEPTH`` (how its labels were made), where no pool recorded it yet."""
     with store.write_transaction(db, action="import") as conn:
-        pairs = conn.execute("SELECT DISTINCT query_id, chunk_id FROM judgments").fetchall()
+        pairs = conn.execute(
+            "SELECT DISTINCT query_id, chunk_id FROM judgments j WHERE NOT EXISTS ("
+            " SELECT 1 FROM pair_sources s WHERE s.query_id = j.query_id"
+            " AND s.chunk_id = j.chunk_id AND s.source = 'pool')").fetchall()
         provenance.add_pair_sources(conn, pairs, "pool", pool_depth=POOL_DEPTH,
-                                    detail=f"top {POOL_DEPTH} of {', '.join(RUNS)}")
+                                    detail=pooling.pool_detail(list(RUNS), POOL_DEPTH))
 
 
-def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
+def build_demo(
+    db_path: str | Path, data_dir: str | Path = DEMO_DATA, *, with_queue: bool = True
+) -> None:
     """Create the demo workspace at ``db_path`` from ``data_dir``; do nothing if it exists.
+
+    ``with_queue``: put the pool of the runs in the labeling queue, so that the demo opens with
+    pairs to judge (``False`` leaves the queue empty, as in a workspace nobody has pooled yet;
+    the tests' template is built so, the demo's queue has a test of its own).
 
     The workspace is built in a temporary file next to ``db_path`` and moved into place when
     complete, so a reader never sees half a demo and a failed build leaves nothing behind.
@@ -77,7 +88,9 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
                     db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
                     origin="person", strict=True,
                 )
-            _record_pool(db)
+            if with_queue:  # the library's pooling, as the Label page's "Build the queue"
+                pooling.build_pool(db, list(RUNS), POOL_DEPTH)
+            _record_judged_pool(db)
         finally:
             db.conn.close()  # the last connection checkpoints and removes the WAL file
         try:
