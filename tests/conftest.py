@@ -99,7 +99,8 @@ class WorkspaceFactory:
     queries, three runs and alice's and bob's labels, nothing queued) or ``"demo-with-queue"``
     (the demo as the app builds it: the same, with its runs' pool in the labeling queue).
     ``at`` is where the file goes (by default a name ``new_path`` gives). The rows (``chunks``,
-    ``queries``, ``runs``, ``judgments``, ``accounts``) are added on top by ``tests.workspaces.add_rows``, which shows their shapes.
+    ``queries``, ``runs``, ``judgments``, ``accounts``) are added on top by
+    ``tests.workspaces.add_rows``, which shows their shapes.
     """
 
     def __init__(self, templates: Templates, new_path: Callable[[], Path]) -> None:
