@@ -121,6 +121,14 @@ def _keep_annotator() -> None:
     st.session_state[_auth.ANNOTATOR_KEY] = _clean_name(st.session_state[ANNOTATOR_INPUT_KEY])
 
 
+def time_zone() -> str | None:
+    """The browser's IANA time zone (None before the browser said it): readable times use it."""
+    try:
+        return st.context.timezone
+    except Exception:  # no browser context (a bare script run)
+        return None
+
+
 def judging_as(key: str) -> str:
     """Who is judging, said on the page: "Judging as NAME" (and where to change it), or, with no
     name yet, a name field right here that starts judging when filled (the same name as the

@@ -201,6 +201,7 @@ CONTROL_ACTIONS = {
     "suggest_grade_": "judge",
     "label_find_hit_": "judge", "dash_find_hit_": "judge", "grid_grade_": "judge",
     "review_reason_": "reject", "guideline_save": "set_guideline",
+    "guide_set_defaults": "set_score_defaults",
 }
 READ_ONLY_CONTROLS = (
     "sign_out", "label_back", "review_previous", "review_next", "review_mode", "sim_", "guide_",

@@ -49,3 +49,28 @@ def test_overview_names_every_page(open_app):
     for title, _ in app.KNOWN_PAGES.values():
         if title != "Overview":
             assert f"- **{title}**:" in listed, title
+
+
+def _widget_keys(block) -> dict[str, str]:
+    """key -> help of the input widgets inside ``block``."""
+    found = {}
+    for kind in ("selectbox", "multiselect", "text_input", "number_input", "radio", "toggle"):
+        for widget in getattr(block, kind):
+            found[widget.key] = widget.proto.help
+    return found
+
+
+def test_dashboard_shows_the_first_controls_and_folds_the_scoring_rules(open_app):
+    at = open_app("dashboard")
+    assert not at.exception
+    rules = next(e for e in at.expander if e.label == "Scoring rules")
+    folded = _widget_keys(rules)
+    in_view = {"dash_run", "dash_k", "dash_segment", "dash_split"}
+    assert in_view <= set(_widget_keys(at.main))
+    assert {"dash_extra", "dash_custom", "dash_unit", "dash_rule", "dash_relevance",
+            "dash_policy", "dash_skip_missing", "dash_label_source"} <= set(folded)
+    assert not in_view & set(folded)
+    for key, text in folded.items():  # every term of the rules is explained in plain words
+        assert text and len(text) > 30, key
+    line = next(c for c in at.caption if "Label snapshot" in c.value)
+    assert "\n" not in line.value and "](guide)" in line.value
