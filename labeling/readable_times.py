@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import pandas as pd
+
 RECENT_DAYS = 7  # up to this many days back: "N days ago"; older: the date
 
 
@@ -67,3 +69,25 @@ def exact(stamp: object, zone: str | None = None) -> str:
     if place is not UTC:
         text += f" ({moment.astimezone(place):%Y-%m-%d %H:%M:%S} {zone})"
     return text
+
+
+def is_time_column(name: object) -> bool:
+    """Whether a table column holds workspace timestamps, by the schema's naming (``*_at``)."""
+    return str(name).endswith("_at")
+
+
+def readable_frame(
+    frame: pd.DataFrame, zone: str | None = None, now: datetime | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """A copy of ``frame`` to show: each timestamp column (``is_time_column``) as people read it
+    (``readable``), and its exact time in a column ``<name> (exact)`` at the end. Returns the
+    frame and, per readable column, the sentence for its header tooltip."""
+    shown = frame.copy()
+    helps = {}
+    for column in [c for c in frame.columns if is_time_column(c)]:
+        shown[column] = [readable(v, zone, now) for v in frame[column]]
+        exact_column = f"{column} (exact)"
+        shown[exact_column] = [exact(v) for v in frame[column]]
+        helps[column] = (f"As people read it, in your time zone ({zone or 'UTC'}). The exact "
+                         f"time, ISO 8601 in UTC, is in the column {exact_column}.")
+    return shown, helps

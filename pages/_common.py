@@ -10,9 +10,11 @@ from __future__ import annotations
 import logging
 import os
 
+import pandas as pd
 import sqlite_utils
 import streamlit as st
 
+from labeling import readable_times
 from labeling.errors import describe_failure
 from labeling.judging import visibility
 from labeling.markdown import escape_markdown
@@ -127,6 +129,16 @@ def time_zone() -> str | None:
         return st.context.timezone
     except Exception:  # no browser context (a bare script run)
         return None
+
+
+def dataframe(frame: pd.DataFrame, key: str, **options) -> None:
+    """``st.dataframe`` with timestamps as people read them ("today 14:02", "3 days ago", in
+    the browser's time zone; ``readable_times.readable_frame``): the exact time is in a column
+    beside it, and the header's tooltip says so."""
+    shown, helps = readable_times.readable_frame(frame, time_zone())
+    config = {column: st.column_config.TextColumn(help=text) for column, text in helps.items()}
+    config.update(options.pop("column_config", None) or {})
+    st.dataframe(shown, key=key, column_config=config, **options)
 
 
 def judging_as(key: str) -> str:

@@ -781,7 +781,7 @@ def tag_form(view: View, query_id: str) -> None:
                       help=_auth.refusal_help(view.db, "add_tag"))
         reviews = failure_tags.failure_reviews(view.db, query_id)
         if not reviews.empty:
-            st.dataframe(reviews, hide_index=True, key="dash_query_reviews")
+            _common.dataframe(reviews, "dash_query_reviews", hide_index=True)
 
 
 def failure_tags_tab(view: View) -> None:

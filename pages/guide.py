@@ -77,15 +77,16 @@ with right:
     st.button(
         "Use as the dashboard's defaults", key="guide_set_defaults", on_click=set_defaults,
         args=(advice.measures,), type="primary", disabled=not _auth.can(db, "set_score_defaults"),
-        help=_auth.refusal_help(db, "set_score_defaults") or "Stored in the workspace: the "
-        "Dashboard's k and lead measures start from these in every new session.",
+        help=_auth.refusal_help(db, "set_score_defaults"),
     )
     _common.show_flash(WHERE)
     current = score_defaults.score_defaults(db)  # again: the button may have just set them
     who = (f", set by {current.set_by or 'someone'} "
            f"{readable_times.readable(current.set_at, _common.time_zone())}"
            if current.set_at else " (built in)")
-    st.caption(escape_inline(f"Dashboard defaults now: {current.shown()} at k = {current.k}{who}."),
+    st.caption(escape_inline(f"Dashboard defaults now: {current.shown()} at k = {current.k}{who}. "
+                             "Stored in the workspace: every new session's Dashboard starts "
+                             "from them."),
                help=None if current.set_at is None else readable_times.exact(current.set_at))
 st.caption("Then add one guardrail from the generation side, usually faithfulness: these "
            "retrieval measures cannot see it.")

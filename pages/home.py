@@ -49,7 +49,7 @@ with left:
     if runs.empty:
         st.info("No runs yet: import one on the Data page.")
     else:
-        st.dataframe(runs, hide_index=True, key="home_runs")
+        _common.dataframe(runs, "home_runs", hide_index=True)
     splits = query_store.split_counts(db)
     people = query_store.annotators(db)
     st.caption(

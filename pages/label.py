@@ -378,7 +378,7 @@ with st.expander(f"History of this pair ({len(history)} judgment{plural})", expa
     frame = pd.DataFrame(history, columns=["id", "annotator", "origin", "origin_source", "grade",
                                            "created_at", "note", "flags"])
     frame["flags"] = frame["flags"].map(lambda f: ", ".join(sorted(f)) if f else "")
-    st.dataframe(frame, hide_index=True, key="label_history")
+    _common.dataframe(frame, "label_history", hide_index=True)
     st.download_button("Download CSV", exports.csv_bytes(frame), "pair_history.csv",
                        "text/csv", key="label_history_csv")
 

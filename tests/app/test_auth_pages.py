@@ -293,7 +293,8 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
             assert roles.action_phrase(action) in help_text.replace("\\", "")
     db.close()
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
-                  "unlock", "synthetic_settings", "set_guideline", "edit_runs", "baseline"}
+                  "unlock", "synthetic_settings", "set_guideline", "edit_runs", "baseline",
+                  "set_score_defaults"}
     refused = {"vic": set(CONTROL_ACTIONS.values()), "bob": admin_only, "ada": set()}[name]
     assert seen["refused"] == refused
     assert seen["allowed"] == set(CONTROL_ACTIONS.values()) - refused
