@@ -104,16 +104,24 @@ def number_columns(columns: tuple[str, ...], fmt: str) -> dict:
     return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def figure(kind: str, frame: pd.DataFrame, **options: object) -> dict:
+    """``px.<kind>(frame, **options)`` as a figure dict, kept across sessions: building a
+    Plotly Express figure costs a few tenths of a second, and the same frame gives the same
+    figure (the key is the frame's content and the options, never a connection)."""
+    return getattr(px, kind)(frame, **options).to_dict()
+
+
 def line_chart(place, frame: pd.DataFrame, key: str, title: str, **encoding: str) -> None:
     """A line chart with markers of ``frame`` (user text escaped) in ``place``."""
-    figure = px.line(escape_chart_frame(frame), markers=True, title=title, **encoding)
-    place.plotly_chart(figure, key=key)
+    place.plotly_chart(figure("line", escape_chart_frame(frame), markers=True, title=title,
+                              **encoding), key=key)
 
 
-def bar_chart(frame: pd.DataFrame, title: str, **encoding: object):
+def bar_chart(frame: pd.DataFrame, title: str, **encoding: object) -> dict:
     """Grouped bars of values in [0, 1] (user text escaped)."""
-    return px.bar(escape_chart_frame(frame), barmode="group", range_y=FULL_RANGE, title=title,
-                  **encoding)
+    return figure("bar", escape_chart_frame(frame), barmode="group", range_y=FULL_RANGE,
+                  title=title, **encoding)
 
 
 def grade_badge(label: str, scale: list[tuple]) -> str:
@@ -421,8 +429,8 @@ def scorecard_tab(view: View) -> None:
                                 error_y_minus="err_minus", category_orders=order),
                       key="dash_bars")
     matrix = scoring.scorecard_matrix(card).reindex(segments)
-    heat = px.imshow(
-        matrix.rename(index=escape_chart_text, columns=escape_chart_text),
+    heat = figure(
+        "imshow", matrix.rename(index=escape_chart_text, columns=escape_chart_text),
         text_auto=".2f", zmin=0, zmax=1, aspect="auto", color_continuous_scale="RdYlGn",
         title="Segment × measure",
     )
@@ -430,8 +438,8 @@ def scorecard_tab(view: View) -> None:
     left, right = st.columns(2)
     values = scoring.per_query(view.db, controls)
     long = segmenting.segment_values(values, view.queries, view.segment)
-    left.plotly_chart(px.box(escape_chart_frame(long), x="segment", y="value", color="measure",
-                             points="all", title="Per-query distribution",
+    left.plotly_chart(figure("box", escape_chart_frame(long), x="segment", y="value",
+                             color="measure", points="all", title="Per-query distribution",
                              hover_data=["query_id"], category_orders=order),
                       key="dash_box")
     ages = run_freshness.run_ages(view.db, controls.rule)
