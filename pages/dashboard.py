@@ -881,9 +881,11 @@ def main() -> None:
     lock = locked_splits.split_lock(db)
     locked = (f" · test split locked at {lock['snapshot_hash']} (rule {lock['rule']})"
               if lock else "")
-    st.caption(_judge_escaped(f"{controls.one_line()} · Label snapshot {labels.snapshot}{locked}",
-                              controls) + " · [what these mean](guide)",
-               help=_judge_escaped(controls.describe(), controls))
+    line = st.columns([6, 1], vertical_alignment="center")
+    line[0].caption(_judge_escaped(
+        f"{controls.one_line()} · Label snapshot {labels.snapshot}{locked}", controls),
+        help=_judge_escaped(controls.describe(), controls))
+    line[1].page_link(GUIDE_PAGE, label="What these mean", icon=":material/menu_book:")
     view = View(db, runs, segmenting.query_table(db), scale, controls, segment, lock)
     run_notices(view)
     tabs = st.tabs(list(TABS), key="dash_tab", on_change="rerun")

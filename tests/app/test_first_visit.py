@@ -73,4 +73,5 @@ def test_dashboard_shows_the_first_controls_and_folds_the_scoring_rules(open_app
     for key, text in folded.items():  # every term of the rules is explained in plain words
         assert text and len(text) > 30, key
     line = next(c for c in at.caption if "Label snapshot" in c.value)
-    assert "\n" not in line.value and "](guide)" in line.value
+    assert "\n" not in line.value
+    assert [link.proto.page for link in at.get("page_link")] == ["guide"]

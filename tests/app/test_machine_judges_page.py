@@ -37,7 +37,7 @@ def _frame(at, column: str):
 
 
 def _captions(at) -> str:
-    return " ".join(f"{shown(c.value)} {c.proto.help}" for c in at.caption)  # with tooltips
+    return " ".join(f"{shown(c.value)} {shown(c.proto.help)}" for c in at.caption)  # tooltips
 
 
 def _label_a_batch(at, server: ChatServer, runs=("bm25", "fusion"), k=10, pairs=405):
