@@ -156,25 +156,40 @@ def warm_rounds(browser, repeat: int) -> dict[str, list[float]]:
     return times
 
 
-def summary(times: dict[str, list[float]]) -> dict[str, dict[str, float]]:
-    return {name: {"median": statistics.median(values), "min": min(values), "max": max(values)}
-            for name, values in times.items()}
+def summary(times: dict[str, list[float]]) -> dict[str, dict]:
+    return {name: {"median": statistics.median(values), "min": min(values), "max": max(values),
+                   "values": values} for name, values in times.items()}
+
+
+def _columns(records: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """label -> measurement -> every time measured under that label (runs with the same label,
+    e.g. interleaved A/B runs of ``--repeat 1``, pool their times). A record without its times
+    (written before they were kept) gives its min, median and max."""
+    columns: dict[str, dict[str, list[float]]] = {}
+    for record in records:
+        column = columns.setdefault(record["label"], {})
+        for name, figure in {**record["cold"], **record["warm"]}.items():
+            kept = figure.get("values") or [figure["min"], figure["median"], figure["max"]]
+            column.setdefault(name, []).extend(kept)
+    return columns
 
 
 def markdown(records: list[dict]) -> str:
     lines = ["# First renders (bench_first_render.py)", "",
-             "Seconds; median of the repeats (min-max). Written by the script; one column per "
-             "run, newest last.", ""]
-    names = list(records[-1]["cold"]) + list(records[-1]["warm"])
-    lines.append("| | " + " | ".join(r["label"] for r in records) + " |")
-    lines.append("|---|" + "---|" * len(records))
+             "Seconds; median of the runs (min-max, n). Written by the script; one column per "
+             "label (runs with the same label pool their times), in first-run order.", ""]
+    columns = _columns(records)
+    names = list(dict.fromkeys(n for column in columns.values() for n in column))
+    cold = {n for r in records for n in r["cold"]}
+    lines.append("| | " + " | ".join(columns) + " |")
+    lines.append("|---|" + "---|" * len(columns))
     for name in names:
         cells = []
-        for record in records:
-            figure = record["cold"].get(name) or record["warm"].get(name)
-            cells.append("" if figure is None else
-                         f"{figure['median']:.2f} ({figure['min']:.2f}-{figure['max']:.2f})")
-        shown = name if name in records[-1]["cold"] else f"{name} (new session)"
+        for column in columns.values():
+            values = column.get(name)
+            cells.append("" if not values else f"{statistics.median(values):.2f} "
+                         f"({min(values):.2f}-{max(values):.2f}, {len(values)})")
+        shown = name if name in cold else f"{name} (new session)"
         lines.append(f"| {shown} | " + " | ".join(cells) + " |")
     lines += ["", "| run | when (UTC) | commit | repeats | nice | load before | load after |",
               "|---|---|---|---|---|---|---|"]
@@ -195,6 +210,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--label", default="run", help="the column name in the results")
     parser.add_argument("--only", choices=["cold", "warm"], help="one of the two parts")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="the folder of first_render.json/.md (to A/B two checkouts "
+                        "interleaved, point both at one folder)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -210,12 +228,12 @@ def main() -> None:
               "load_before": load_before,
               "load_after": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
               "cold": cold, "warm": warm}
-    RESULTS.mkdir(exist_ok=True)
-    store = RESULTS / "first_render.json"
+    args.results.mkdir(exist_ok=True)
+    store = args.results / "first_render.json"
     records = json.loads(store.read_text()) if store.exists() else []
     records.append(record)
     store.write_text(json.dumps(records, indent=1) + "\n")
-    (RESULTS / "first_render.md").write_text(markdown(records))
+    (args.results / "first_render.md").write_text(markdown(records))
     print(markdown(records))
 
 
