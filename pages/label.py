@@ -338,8 +338,10 @@ columns[1].text_input("Can't judge: why?", key=f"label_reason_{nonce}",
 action_buttons = [
     ("cant_judge", cant_judge), ("skip", skip), ("back", back), ("undo", undo),
 ]
-columns = st.columns(len(action_buttons) + len(PANELS))
-for column, (action, callback) in zip(columns, action_buttons, strict=False):
+# Actions on one row, panels on the next: in one row of seven, a 1280-pixel window cut the
+# labels off ("Find in the co…").
+columns = st.columns(len(action_buttons))
+for column, (action, callback) in zip(columns, action_buttons, strict=True):
     column.button(
         shortcuts.LABELS[action], key=f"label_{action}",
         on_click=callback, shortcut=shortcuts.key(action), width="stretch",
@@ -349,7 +351,7 @@ for column, (action, callback) in zip(columns, action_buttons, strict=False):
         else _auth.refusal_help(db, "judge" if action == "cant_judge" else action),
     )
 opened = {}
-for column, (flag, action) in zip(columns[len(action_buttons):], PANELS.items(), strict=True):
+for column, (flag, action) in zip(st.columns(len(PANELS)), PANELS.items(), strict=True):
     with column:
         opened[action] = _judging.toggle(flag, shortcuts.LABELS[action], f"label_toggle_{action}",
                                          shortcuts.key(action))
