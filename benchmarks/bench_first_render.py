@@ -28,13 +28,11 @@ import contextlib
 import datetime as dt
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,12 +41,11 @@ sys.path.insert(0, str(ROOT))
 
 from labeling.files.demo import build_demo  # noqa: E402
 
+# The browser tests' loopback helpers and Chromium flags: one place for both.
+from tests.e2e.conftest import CHROMIUM_ARGS, _free_port, _healthy  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 # A render is done when the session is connected, its script is not running and a title is on
 # the page (a page's first request may rerun once through app.py before it draws).
 RENDERED = """() => {
@@ -59,20 +56,6 @@ RENDERED = """() => {
 }"""
 PAGES = ["home", "label", "judge_by_query", "agreement", "review", "dashboard", "machine_judges",
          "queries", "data", "chunking", "guide", "simulator"]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.read().strip() == b"ok"
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager
