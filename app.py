@@ -19,7 +19,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import _auth, _common
+from pages import _auth, _common, _warmup
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 # file stem -> (title, icon); pages not listed here follow, alphabetically, with default titles.
@@ -58,3 +58,4 @@ if __name__ == "__main__":  # a browser session's run (AppTest runs it the same 
     st.navigation(page_list()).run()
 else:  # imported by `streamlit run` to serve the app
     app = st.App(__file__, routes=_auth.routes())
+    _warmup.start()  # the pages' libraries load while the server waits for its first browser

@@ -10,9 +10,11 @@ from __future__ import annotations
 import logging
 import os
 
+import pandas as pd
 import sqlite_utils
 import streamlit as st
 
+from labeling import readable_times
 from labeling.errors import describe_failure
 from labeling.judging import visibility
 from labeling.markdown import escape_markdown
@@ -119,6 +121,45 @@ def _name_in_address(name: str) -> None:
 
 def _keep_annotator() -> None:
     st.session_state[_auth.ANNOTATOR_KEY] = _clean_name(st.session_state[ANNOTATOR_INPUT_KEY])
+
+
+def time_zone() -> str | None:
+    """The browser's IANA time zone (None before the browser said it): readable times use it."""
+    try:
+        return st.context.timezone
+    except Exception:  # no browser context (a bare script run)
+        return None
+
+
+def dataframe(frame: pd.DataFrame, key: str, **options) -> None:
+    """``st.dataframe`` with timestamps as people read them ("today 14:02", "3 days ago", in
+    the browser's time zone; ``readable_times.readable_frame``): the exact time is in a column
+    beside it, and the header's tooltip says so."""
+    shown, helps = readable_times.readable_frame(frame, time_zone())
+    config = {column: st.column_config.TextColumn(help=text) for column, text in helps.items()}
+    config.update(options.pop("column_config", None) or {})
+    st.dataframe(shown, key=key, column_config=config, **options)
+
+
+def judging_as(key: str) -> str:
+    """Who is judging, said on the page: "Judging as NAME" (and where to change it), or, with no
+    name yet, a name field right here that starts judging when filled (the same name as the
+    sidebar's). Returns the name ('' while none is typed)."""
+    name = annotator()
+    if name:
+        where = "signed in" if _auth.user() is not None else "change it in the sidebar"
+        st.caption(f"Judging as **{escape_markdown(name)}** ({where}).")
+        return name
+    st.text_input(
+        "Who is judging? Type your name to start", key=key, placeholder="your name",
+        max_chars=NAME_CHARS, on_change=_keep_page_name, args=(key,),
+        help="Every judgment records this name; it is the sidebar's Annotator field too.",
+    )
+    return ""
+
+
+def _keep_page_name(key: str) -> None:
+    st.session_state[_auth.ANNOTATOR_KEY] = _clean_name(st.session_state.get(key))
 
 
 def flash(kind: str, message: str, where: str) -> None:

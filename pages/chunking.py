@@ -131,7 +131,7 @@ def contents_section(db) -> None:
     st.caption(f"{len(documents)} documents. A chunk set is one chunking of them; each chunk "
                "knows the characters of its document it covers, so labels can follow the text "
                "when the chunking changes.")
-    st.dataframe(chunk_sets.chunk_sets_table(db), hide_index=True, key="chunk_sets_table")
+    _common.dataframe(chunk_sets.chunk_sets_table(db), "chunk_sets_table", hide_index=True)
     admin = _auth.can(db, "import")
     why = _auth.refusal_help(db, "import")
     tabs = st.tabs(["Documents", "Chunk set", "Split the documents"], key="chunking_import_tab",
@@ -178,7 +178,7 @@ def runs_section(db, set_names: list[str]) -> None:
     st.subheader("Runs and what they were made with")
     st.caption("A run is scored against the labels of the chunk set it names (and of chunks in "
                "no chunk set), never against another chunking's units.")
-    st.dataframe(chunk_sets.runs_versioning(db), hide_index=True, key="runs_versioning")
+    _common.dataframe(chunk_sets.runs_versioning(db), "runs_versioning", hide_index=True)
     runs = contents.run_names(db)
     if not runs:
         return
@@ -275,7 +275,7 @@ def report_section(db) -> tuple[report.TransferReport | None, int | None]:
         st.caption(f"{len(labels)} labels of origin 'transferred' you may see{shown}: the "
                    "blind rule hides grades of pairs you have not judged yourself. Sort or "
                    "filter the table, or download it.")
-        st.dataframe(labels.head(5000), hide_index=True, key="transferred_labels")
+        _common.dataframe(labels.head(5000), "transferred_labels", hide_index=True)
         st.download_button("Transferred labels (CSV)", lambda: exporters.csv_bytes(labels),
                            file_name="transferred-labels.csv", mime="text/csv",
                            key="download_transferred_labels", on_click="ignore")

@@ -34,6 +34,7 @@ from labeling.evaluation import (
     run_comparison,
     run_freshness,
     score_controls,
+    score_defaults,
     score_history,
     scoring,
     segmenting,
@@ -107,16 +108,24 @@ def number_columns(columns: tuple[str, ...], fmt: str) -> dict:
     return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def figure(kind: str, frame: pd.DataFrame, **options: object) -> dict:
+    """``px.<kind>(frame, **options)`` as a figure dict, kept across sessions: building a
+    Plotly Express figure costs a few tenths of a second, and the same frame gives the same
+    figure (the key is the frame's content and the options, never a connection)."""
+    return getattr(px, kind)(frame, **options).to_dict()
+
+
 def line_chart(place, frame: pd.DataFrame, key: str, title: str, **encoding: str) -> None:
     """A line chart with markers of ``frame`` (user text escaped) in ``place``."""
-    figure = px.line(escape_chart_frame(frame), markers=True, title=title, **encoding)
-    place.plotly_chart(figure, key=key)
+    place.plotly_chart(figure("line", escape_chart_frame(frame), markers=True, title=title,
+                              **encoding), key=key)
 
 
-def bar_chart(frame: pd.DataFrame, title: str, **encoding: object):
+def bar_chart(frame: pd.DataFrame, title: str, **encoding: object) -> dict:
     """Grouped bars of values in [0, 1] (user text escaped)."""
-    return px.bar(escape_chart_frame(frame), barmode="group", range_y=FULL_RANGE, title=title,
-                  **encoding)
+    return figure("bar", escape_chart_frame(frame), barmode="group", range_y=FULL_RANGE,
+                  title=title, **encoding)
 
 
 def grade_badge(label: str, scale: list[tuple]) -> str:
@@ -279,73 +288,62 @@ def save_history(controls: Controls) -> None:
 
 # --- controls ---------------------------------------------------------------------------------
 
-GUIDE_DEFAULTS_KEY = "dashboard_default_measures"  # set by the Metric guide page
+GUIDE_PAGE = "pages/guide.py"
+HELP = {  # the scoring rules in plain words, one tooltip each
+    "run": "The ranked results being scored. A run marked stale is older than the query set: "
+           "labeled queries were added after it was made and it has no results for them.",
+    "k": "How many results of each query count: the chunks your pipeline passes to its model. "
+         "Measures written @k use it. The workspace's default comes from the Metric guide.",
+    "segment": "Split the scores by a query attribute (topic, source, ...); (all) shows one "
+               "row for every query together.",
+    "split": "Score all queries, or only the dev or the test queries.",
+    "extra": "Measures shown beside the lead ones; @k takes the k above.",
+    "custom": "Any measure the engine knows, written as in the Metric guide, e.g. nDCG@5 or "
+              "P(rel=2)@10.",
+    "unit": "What one result is. chunk: each chunk on its own. document: a document takes its "
+            "best chunk's rank and its highest chunk grade, so runs that cut documents into "
+            "chunks differently stay comparable.",
+    "rule": "When several people graded the same pair, how their grades become one. ",
+    "relevance": "The lowest grade that counts as a hit for P, R, Success, RR and AP (as "
+                 "trec_eval's -l); nDCG uses the grades themselves. Grades: ",
+    "policy": "What a retrieved chunk nobody has judged yet counts as: not relevant (as "
+              "trec_eval does, so scores can only rise as labels come in), or left out so "
+              "only judged results are scored (trec_eval -J).",
+    "missing": "Leave out labeled queries the run returned nothing for (--skip-missing). Off: "
+               "they score 0 and count in the means, as trec_eval -c does.",
+    "labels": "Whose labels the scores use. Machine labels count only when chosen here; "
+              "people and machines never vote together. Audit a machine judge on the Machine "
+              "judges page.",
+    "judge": "The machine judge (model and prompt version) whose labels are used.",
+}
 
 
 def read_controls(
     db: sqlite_utils.Database, runs: list[str], scale: list[tuple]
 ) -> tuple[Controls, str]:
-    """The widgets at the top, read into one ``Controls``, and the segment attribute."""
+    """The widgets at the top, read into one ``Controls``, and the segment attribute: what a
+    first visit needs (run, k, segment, split) in view, the rest under "Scoring rules". k and
+    the lead measures start from the workspace's defaults (set on the Metric guide)."""
     ages = run_freshness.run_ages(db)
-    with st.container(border=True):
-        row = st.columns([2, 1, 2, 1, 1])
+    defaults = score_defaults.score_defaults(db)
+    with st.container(border=True, key="dash_controls"):
+        row = st.columns([3, 1, 2, 1])
         run = row[0].selectbox("Run", runs, key="dash_run", format_func=lambda r: ages[r].label(),
-                               help="A run marked stale is older than the query set: labeled "
-                               "queries were added after it was made and it has no results "
-                               "for them.")
+                               help=HELP["run"])
         incomplete = live_runs.run_incompleteness(db, run)
         if incomplete:
             st.warning(f"This live run is {incomplete}: they count as returning nothing here. "
                        "Run it again (Data page, Live runs) to complete it.")
-        k = row[1].number_input("k", 1, 1000, score_controls.DEFAULT_K, 1, key="dash_k",
-                                help="The cutoff your pipeline passes to its model.")
-        extra = row[2].multiselect("More measures", MORE_MEASURES, key="dash_extra",
-                                   help="@k takes the k on the left.")
-        custom = row[3].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5")
-        segment = row[4].selectbox("Segment", segmenting.segment_options(db), index=0,
-                                   key="dash_segment")
-        row = st.columns([1, 1, 1, 1, 2])
-        default = grading.default_relevance(db)
-        choices = score_controls.relevance_choices(g for g, _, _ in scale)
-        settings = {
-            "run": run, "k": int(k),
-            "split": row[0].selectbox("Split", score_controls.SPLITS, key="dash_split"),
-            "unit": row[1].radio(
-                "Unit", score_controls.UNITS, key="dash_unit", horizontal=True,
-                help="document: a document takes its best chunk's rank and its highest chunk "
-                "grade, so runs with different chunking stay comparable."),
-            "rule": row[2].selectbox(
-                "Consensus rule", list(score_controls.CONSENSUS_RULES), key="dash_rule",
-                help="How several annotators' grades become one. "
-                + " ".join(f"{name}: {text}." for name, text in
-                           score_controls.CONSENSUS_RULES.items())
-                + " With two annotators one grade apart, default's mean rounded half up is the "
-                "higher grade, as lenient's."
-                + " Compare strict and lenient to see how much disagreement moves the scores."),
-            "relevance": row[3].selectbox(
-                "Relevant from grade", choices, key="dash_relevance",
-                index=choices.index(default) if default in choices else 0,
-                help="The lowest grade binary measures (P, R, Success, RR, AP) count as "
-                "relevant, as trec_eval's -l; nDCG uses the grades themselves. Grades: "
-                + escape_inline(", ".join(f"{g} {n}" for g, n, _ in scale))
-                + f". The workspace's default is grade {default}."),
-            "policy": row[4].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
-                                   key="dash_policy", format_func=score_controls.POLICIES.get),
-            "missing": "skip" if st.toggle(
-                "Skip queries the run returned nothing for", key="dash_skip_missing",
-                help="Leave out labeled queries the run returned nothing for (--skip-missing). "
-                "Off: they score 0 and count in the means, as trec_eval -c does.") else "zero",
-        }
-        if settings["relevance"] != default:
-            row[3].button(f"Make grade {settings['relevance']} the default",
-                          key="dash_relevance_default", on_click=set_default_threshold,
-                          disabled=not _auth.can(db, "set_relevance"),
-                          help=_auth.refusal_help(db, "set_relevance"))
-        settings.update(read_label_source(db))
+        k = row[1].number_input("k", 1, 1000, defaults.k, 1, key="dash_k", help=HELP["k"])
+        segment = row[2].selectbox("Segment", segmenting.segment_options(db), index=0,
+                                   key="dash_segment", help=HELP["segment"])
+        split = row[3].selectbox("Split", score_controls.SPLITS, key="dash_split",
+                                 help=HELP["split"])
+        with st.expander("Scoring rules", key="dash_rules"):
+            extra, custom, settings = scoring_rules(db, scale)
         rule_note_panel(db, run, settings)
-    # The Metric guide's chooser may have set the lead measures for this session.
-    lead = st.session_state.get(GUIDE_DEFAULTS_KEY) or score_controls.DEFAULT_MEASURES
-    measures = tuple(dict.fromkeys((*lead, *extra)))
+    settings.update(run=run, k=int(k), split=split)
+    measures = tuple(dict.fromkeys((*defaults.measures, *extra)))
     try:
         return Controls(measures=(*measures, custom) if custom.strip() else measures,
                         **settings), segment
@@ -366,18 +364,59 @@ def rule_note_panel(db: sqlite_utils.Database, run: str, settings: dict) -> None
     panel.caption(escape_inline(rule_note.rule_differences(db, probe).sentence()))
 
 
+def scoring_rules(db: sqlite_utils.Database, scale: list[tuple]) -> tuple[list, str, dict]:
+    """The folded controls: more measures, a custom one, unit, consensus rule, relevance
+    threshold, unjudged policy, queries without results, label source. Returns (extra
+    measures, custom measure text, the other settings)."""
+    row = st.columns([2, 2])
+    extra = row[0].multiselect("More measures", MORE_MEASURES, key="dash_extra",
+                               help=HELP["extra"])
+    custom = row[1].text_input("Any measure", key="dash_custom", placeholder="e.g. nDCG@5",
+                               help=HELP["custom"])
+    row = st.columns([1, 1, 1, 2])
+    default = grading.default_relevance(db)
+    choices = score_controls.relevance_choices(g for g, _, _ in scale)
+    settings = {
+        "unit": row[0].radio("Unit", score_controls.UNITS, key="dash_unit", horizontal=True,
+                             help=HELP["unit"]),
+        "rule": row[1].selectbox(
+            "Consensus rule", list(score_controls.CONSENSUS_RULES), key="dash_rule",
+            help=HELP["rule"] + " ".join(f"{name}: {text}." for name, text in
+                                         score_controls.CONSENSUS_RULES.items())
+            + " With two annotators one grade apart, default's mean rounded half up is the "
+            "higher grade, as lenient's."
+            + " Compare strict and lenient to see how much disagreement moves the scores."),
+        "relevance": row[2].selectbox(
+            "Relevant from grade", choices, key="dash_relevance",
+            index=choices.index(default) if default in choices else 0,
+            help=HELP["relevance"] + escape_inline(", ".join(f"{g} {n}" for g, n, _ in scale))
+            + f". The workspace's default is grade {default}."),
+        "policy": row[3].radio("Unjudged retrieved chunks", list(score_controls.POLICIES),
+                               key="dash_policy", format_func=score_controls.POLICIES.get,
+                               help=HELP["policy"]),
+        "missing": "skip" if st.toggle(
+            "Skip queries the run returned nothing for", key="dash_skip_missing",
+            help=HELP["missing"]) else "zero",
+    }
+    if settings["relevance"] != default:
+        row[2].button(f"Make grade {settings['relevance']} the default",
+                      key="dash_relevance_default", on_click=set_default_threshold,
+                      disabled=not _auth.can(db, "set_relevance"),
+                      help=_auth.refusal_help(db, "set_relevance"))
+    settings.update(read_label_source(db))
+    return extra, custom, settings
+
+
 def read_label_source(db: sqlite_utils.Database) -> dict[str, str]:
     """The label source (people only by default) and, for a machine source, the judge."""
     judges = machine_judge.judges(db)
     row = st.columns([2, 2, 1])
     source = row[0].selectbox(
         "Labels", list(score_controls.LABEL_SOURCES), key="dash_label_source",
-        format_func=score_controls.LABEL_SOURCES.get,
-        help="Whose labels the scores use. Machine labels count only when chosen here; people "
-        "and machines never vote together. Audit a machine judge on the Machine judges page.")
+        format_func=score_controls.LABEL_SOURCES.get, help=HELP["labels"])
     if source == "people" or not judges:
         return {"label_source": source}
-    judge = row[1].selectbox("Machine judge", judges, key="dash_judge")
+    judge = row[1].selectbox("Machine judge", judges, key="dash_judge", help=HELP["judge"])
     return {"label_source": source, "judge": judge}
 
 
@@ -413,8 +452,8 @@ def scorecard_tab(view: View) -> None:
                                 error_y_minus="err_minus", category_orders=order),
                       key="dash_bars")
     matrix = scoring.scorecard_matrix(card).reindex(segments)
-    heat = px.imshow(
-        matrix.rename(index=escape_chart_text, columns=escape_chart_text),
+    heat = figure(
+        "imshow", matrix.rename(index=escape_chart_text, columns=escape_chart_text),
         text_auto=".2f", zmin=0, zmax=1, aspect="auto", color_continuous_scale="RdYlGn",
         title="Segment × measure",
     )
@@ -422,8 +461,8 @@ def scorecard_tab(view: View) -> None:
     left, right = st.columns(2)
     values = scoring.per_query(view.db, controls)
     long = segmenting.segment_values(values, view.queries, view.segment)
-    left.plotly_chart(px.box(escape_chart_frame(long), x="segment", y="value", color="measure",
-                             points="all", title="Per-query distribution",
+    left.plotly_chart(figure("box", escape_chart_frame(long), x="segment", y="value",
+                             color="measure", points="all", title="Per-query distribution",
                              hover_data=["query_id"], category_orders=order),
                       key="dash_box")
     ages = run_freshness.run_ages(view.db, controls.rule)
@@ -805,7 +844,7 @@ def tag_form(view: View, query_id: str) -> None:
                       help=_auth.refusal_help(view.db, "add_tag"))
         reviews = failure_tags.failure_reviews(view.db, query_id)
         if not reviews.empty:
-            st.dataframe(reviews, hide_index=True, key="dash_query_reviews")
+            _common.dataframe(reviews, "dash_query_reviews", hide_index=True)
 
 
 def failure_tags_tab(view: View) -> None:
@@ -875,6 +914,12 @@ TABS: dict[str, Callable[[View], None]] = {
 }
 
 
+def _judge_escaped(text: str, controls: Controls) -> str:
+    """``text`` (the controls in words; the judge's name is its only text from outside) with
+    the judge's name escaped for Markdown."""
+    return text.replace(controls.judge, escape_inline(controls.judge)) if controls.judge else text
+
+
 def main() -> None:
     db = _common.page_setup()
     st.title("Dashboard")
@@ -891,7 +936,11 @@ def main() -> None:
     lock = locked_splits.split_lock(db)
     locked = (f" · test split locked at {lock['snapshot_hash']} (rule {lock['rule']})"
               if lock else "")
-    st.caption(f"{controls.describe()} Label snapshot {labels.snapshot}{locked}")
+    line = st.columns([6, 1], vertical_alignment="center")
+    line[0].caption(_judge_escaped(
+        f"{controls.one_line()} · Label snapshot {labels.snapshot}{locked}", controls),
+        help=_judge_escaped(controls.describe(), controls))
+    line[1].page_link(GUIDE_PAGE, label="What these mean", icon=":material/menu_book:")
     inferred = inferred_labels.inferred_labels(db, labels.qrels).sentence()
     if inferred:
         st.caption(inferred)

@@ -5,18 +5,27 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from labeling import readable_times
+from labeling.evaluation import score_defaults
 from labeling.files import exporters as exports
+from labeling.markdown import escape_inline
 from labeling.teaching import guide
 from labeling.workspace import grading
-from pages import _common
+from pages import _auth, _common
 
-DEFAULTS_KEY = "dashboard_default_measures"  # read by the dashboard page
 WHERE = "guide_chooser"
 
 
 def set_defaults(measures: list[str]) -> None:
-    st.session_state[DEFAULTS_KEY] = list(measures)
-    _common.flash("success", f"Dashboard defaults set to {', '.join(measures)}.", WHERE)
+    """Store the advice as the workspace's dashboard defaults (every new session reads them)."""
+    try:
+        stored = score_defaults.set_score_defaults(
+            _common.get_db(), measures, by=_auth.user() or _common.annotator() or None)
+    except Exception as error:  # shown to the user as one line
+        _common.report_failure(error, WHERE)
+        return
+    _common.flash("success", f"Dashboard defaults set to {stored.shown()} (k = {stored.k}) "
+                  "for everyone using this workspace.", WHERE)
 
 
 db = _common.page_setup()
@@ -47,6 +56,7 @@ for index, definition in enumerate(guide.DEFINITIONS):
 
 st.header("Which measure should lead?")
 scale = grading.get_scale(db)
+stored = score_defaults.score_defaults(db)
 left, right = st.columns([3, 2], gap="large")
 with left:
     failure = st.radio(
@@ -54,7 +64,8 @@ with left:
         format_func=guide.FAILURES.get,
     )
     k = st.number_input(
-        "Chunks passed to the model (k)", min_value=1, max_value=100, value=5, step=1,
+        "Chunks passed to the model (k)", min_value=1, max_value=100,
+        value=min(stored.k, 100) if stored.set_at else 5, step=1,
         key="guide_k", help="Report at the cut-off your pipeline really uses.",
     )
     graded = st.toggle("We have graded labels", value=len(scale) > 2, key="guide_graded")
@@ -65,12 +76,18 @@ with right:
     st.write(advice.why)
     st.button(
         "Use as the dashboard's defaults", key="guide_set_defaults", on_click=set_defaults,
-        args=(advice.measures,), type="primary",
+        args=(advice.measures,), type="primary", disabled=not _auth.can(db, "set_score_defaults"),
+        help=_auth.refusal_help(db, "set_score_defaults"),
     )
     _common.show_flash(WHERE)
-    current = st.session_state.get(DEFAULTS_KEY)
-    if current:
-        st.caption("Dashboard defaults now: " + ", ".join(current))
+    current = score_defaults.score_defaults(db)  # again: the button may have just set them
+    who = (f", set by {current.set_by or 'someone'} "
+           f"{readable_times.readable(current.set_at, _common.time_zone())}"
+           if current.set_at else " (built in)")
+    st.caption(escape_inline(f"Dashboard defaults now: {current.shown()} at k = {current.k}{who}. "
+                             "Stored in the workspace: every new session's Dashboard starts "
+                             "from them."),
+               help=None if current.set_at is None else readable_times.exact(current.set_at))
 st.caption("Then add one guardrail from the generation side, usually faithfulness: these "
            "retrieval measures cannot see it.")
 

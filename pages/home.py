@@ -8,6 +8,23 @@ from labeling.markdown import escape_inline
 from labeling.workspace import chunk_sets, contents, provenance, query_store
 from pages import _common
 
+# One line per page of the navigation (app.py), in its order.
+PAGE_LINES = {
+    "Label": "grade the pooled results of your runs one pair at a time, blind, by keyboard; "
+             "the demo's queue is ready.",
+    "Judge by query": "one query with all its queued chunks in a keyboard grid.",
+    "Agreement": "kappa, alpha and the disagreements to adjudicate.",
+    "Review": "accept or reject synthetic questions generated from passages.",
+    "Dashboard": "metrics by segment with intervals, run comparison, coverage and the worst "
+                 "queries.",
+    "Machine judges": "label pairs with a language model, check it against people, audit it.",
+    "Queries": "add queries, edit their segments, assign dev and test splits.",
+    "Data": "import chunks, queries, runs and labels; download exports.",
+    "Chunking": "compare chunkings and carry labels over to a new one.",
+    "Metric guide": "what each measure means, and the dashboard's default measures.",
+    "Metric simulator": "reorder a ranked list and watch the measures move.",
+}
+
 db = _common.page_setup()
 counts = contents.counts(db)
 
@@ -41,7 +58,7 @@ with left:
     if runs.empty:
         st.info("No runs yet: import one on the Data page.")
     else:
-        st.dataframe(runs, hide_index=True, key="home_runs")
+        _common.dataframe(runs, "home_runs", hide_index=True)
     splits = query_store.split_counts(db)
     people = query_store.annotators(db)
     st.caption(
@@ -50,14 +67,5 @@ with left:
     )
 with right:
     st.subheader("Where things are")
-    st.markdown(
-        "- **Label** and **Judge by query**: grade the pooled results of your runs, blind, "
-        "with keyboard shortcuts.\n"
-        "- **Agreement**: kappa, alpha and the disagreements to adjudicate.\n"
-        "- **Review**: accept or reject synthetic questions generated from passages.\n"
-        "- **Dashboard**: metrics by segment with intervals, run comparison, coverage and the "
-        "worst queries.\n"
-        "- **Queries** and **Data**: add and segment queries; import files, download exports.\n"
-        "- **Metric guide** and **Metric simulator**: what each measure means, and how it moves.\n"
-        "- Share a scorecard with `scorecard report DB --run NAME --out card.html`.\n"
-    )
+    st.markdown("\n".join(f"- **{title}**: {what}" for title, what in PAGE_LINES.items()))
+    st.caption("Share a scorecard with `scorecard report DB --run NAME --out card.html`.")

@@ -113,24 +113,27 @@ mine = int(pairs["my_grade"].notna().sum())
 st.progress(mine / len(pairs), text=f"You graded {mine} of {len(pairs)} chunks of this query")
 
 with st.container(border=True, key="grid_toolbar"):
-    columns = st.columns(len(names) + 2 + len(PANELS))
-    for column, (value, grade_name) in zip(columns, names.items(), strict=False):
+    # Grades on one row, moves and panels on the next: in one row of nine, a 1280-pixel
+    # window cut the grade names off.
+    columns = st.columns(len(names))
+    for column, (value, grade_name) in zip(columns, names.items(), strict=True):
         column.button(
             escape_inline(f"{keys.get(value, '')} · {grade_name}"), key=f"grid_grade_{value}",
             on_click=grade_current, args=(query_id, chunks, widgets, value),
             shortcut=keys.get(value), width="stretch", disabled=not may_judge,
             help=_auth.refusal_help(db, "judge"),
         )
-    columns[len(names)].button(
+    columns = st.columns(2 + len(PANELS))
+    columns[0].button(
         f"{shortcuts.GRID_LABELS['row_previous']} (K ↑)", key="grid_previous", on_click=move,
         args=(query_id, -1, len(chunks)), shortcut=shortcuts.GRID_ACTIONS["row_previous"],
         width="stretch")
-    columns[len(names) + 1].button(
+    columns[1].button(
         f"{shortcuts.GRID_LABELS['row_next']} (J ↓)", key="grid_next", on_click=move,
         args=(query_id, 1, len(chunks)), shortcut=shortcuts.GRID_ACTIONS["row_next"],
         width="stretch")
     opened = {}
-    for column, (flag, action) in zip(columns[len(names) + 2:], PANELS.items(), strict=True):
+    for column, (flag, action) in zip(columns[2:], PANELS.items(), strict=True):
         with column:
             opened[action] = _judging.toggle(flag, shortcuts.GRID_LABELS[action],
                                              f"grid_{action}", shortcuts.GRID_ACTIONS[action])

@@ -178,7 +178,7 @@ def save_overlap() -> None:
 
 db = _common.page_setup()
 st.title("Label")
-name = _common.annotator()
+name = _common.judging_as("label_name")
 scale = grading.get_scale(db)
 grades = [g for g, _, _ in scale]
 keys = shortcuts.grade_keys(grades)
@@ -225,8 +225,7 @@ with st.expander("Judging guideline", expanded=False):
     _common.show_flash("label_guideline")
 
 if not name:
-    st.info("Type your name in the sidebar to start judging. Every judgment records it.")
-    st.stop()
+    st.stop()  # the name field above starts judging
 
 state = _state()
 audit_left = queue.progress(db, name, queue.AUDIT).left_for_me
@@ -367,8 +366,10 @@ columns[1].text_input("Can't judge: why?", key=f"label_reason_{nonce}",
 action_buttons = [
     ("cant_judge", cant_judge), ("skip", skip), ("back", back), ("undo", undo),
 ]
-columns = st.columns(len(action_buttons) + len(PANELS))
-for column, (action, callback) in zip(columns, action_buttons, strict=False):
+# Actions on one row, panels on the next: in one row of seven, a 1280-pixel window cut the
+# labels off ("Find in the co…").
+columns = st.columns(len(action_buttons))
+for column, (action, callback) in zip(columns, action_buttons, strict=True):
     column.button(
         shortcuts.LABELS[action], key=f"label_{action}",
         on_click=callback, shortcut=shortcuts.key(action), width="stretch",
@@ -378,7 +379,7 @@ for column, (action, callback) in zip(columns, action_buttons, strict=False):
         else _auth.refusal_help(db, "judge" if action == "cant_judge" else action),
     )
 opened = {}
-for column, (flag, action) in zip(columns[len(action_buttons):], PANELS.items(), strict=True):
+for column, (flag, action) in zip(st.columns(len(PANELS)), PANELS.items(), strict=True):
     with column:
         opened[action] = _judging.toggle(flag, shortcuts.LABELS[action], f"label_toggle_{action}",
                                          shortcuts.key(action))
@@ -408,7 +409,7 @@ with st.expander(f"History of this pair ({len(shown)} judgment{plural})", expand
     frame = pd.DataFrame(history, columns=["id", "annotator", "origin", "origin_source", "grade",
                                            "created_at", "note", "flags"])
     frame["flags"] = frame["flags"].map(lambda f: ", ".join(sorted(f)) if f else "")
-    st.dataframe(frame, hide_index=True, key="label_history")
+    _common.dataframe(frame, "label_history", hide_index=True)
     st.download_button("Download CSV", exports.csv_bytes(frame), "pair_history.csv",
                        "text/csv", key="label_history_csv")
 

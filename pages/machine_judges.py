@@ -152,7 +152,7 @@ def batches_section(db) -> None:
     if frame.empty:
         return
     st.subheader("Batches")
-    st.dataframe(frame, hide_index=True, key="mj_batches")
+    _common.dataframe(frame, "mj_batches", hide_index=True)
     open_ids = frame.loc[frame["pending"] > 0, "id"].tolist()
     if open_ids:
         row = st.columns([1, 1, 3])
@@ -297,7 +297,7 @@ def audit_tab(db, runs: list[str], judges: list[str], scale: list[tuple]) -> Non
     samples = audit_sample.samples(db)
     if samples.empty:
         return
-    st.dataframe(samples, hide_index=True, key="mj_samples")
+    _common.dataframe(samples, "mj_samples", hide_index=True)
     waiting = int(samples["waiting"].sum())
     if waiting:
         st.info(f"{waiting} audited pair(s) wait for people in the audit queue (Label or Judge "

@@ -396,11 +396,11 @@ with st.expander("Reviewer feedback", expanded=False):
 
 with st.expander("Batches", expanded=False):
     runs = batches.batches_frame(db)
-    st.dataframe(runs, key="review_batches", hide_index=True)
+    _common.dataframe(runs, "review_batches", hide_index=True)
     unmatched = batches.unmatched_frame(db)
     st.caption(f"{len(unmatched)} replies gave an answer not found in their passage "
                "(not queued):")
-    st.dataframe(unmatched, key="review_unmatched", hide_index=True)
+    _common.dataframe(unmatched, "review_unmatched", hide_index=True)
 
 with st.expander("Review statistics", expanded=False):
     stats = review.review_statistics(db)

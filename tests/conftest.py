@@ -60,8 +60,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class Templates:
-    """The files every workspace starts as a copy of: the demo, built once per session, and an
-    empty workspace per grading scale, made by ``init_workspace`` the first time one is asked
+    """The files every workspace starts as a copy of: the demo, built once per session with an
+    empty labeling queue (the demo as shipped, whose queue holds its runs' pool, is
+    ``demo-with-queue``, built the first time one is asked for), and an empty workspace per
+    grading scale, made by ``init_workspace`` the first time one is asked
     for. Every copy shares its template's signing key (a test that needs another key sets one).
     """
 
@@ -71,12 +73,17 @@ class Templates:
         self._empty: dict[str, Path] = {}
 
     def get(self, kind: str, scale: Scale) -> Path:
-        if kind == "demo":
+        if kind in ("demo", "demo-with-queue"):
             if scale != "graded":
                 raise ValueError("the demo has its own scale (graded)")
-            return self.demo_file
+            if kind == "demo":
+                return self.demo_file
+            queued = self._folder / "demo-with-queue.db"
+            if not queued.exists():
+                build_demo(queued)
+            return queued
         if kind != "empty":
-            raise ValueError(f"kind is 'empty' or 'demo', not {kind!r}")
+            raise ValueError(f"kind is 'empty', 'demo' or 'demo-with-queue', not {kind!r}")
         key = json.dumps(scale)
         if key not in self._empty:
             path = self._folder / f"empty-{len(self._empty) + 1}.db"
@@ -88,10 +95,12 @@ class Templates:
 class WorkspaceFactory:
     """``path(kind, at=..., scale=..., **rows)``: a new workspace file, closed; returns its path.
 
-    ``kind`` is ``"empty"`` (a new workspace on ``scale``) or ``"demo"`` (the demo's chunks,
-    queries, three runs and alice's and bob's labels). ``at`` is where the file goes (by default
-    a name ``new_path`` gives). The rows (``chunks``, ``queries``, ``runs``, ``judgments``,
-    ``accounts``) are added on top by ``tests.workspaces.add_rows``, which shows their shapes.
+    ``kind`` is ``"empty"`` (a new workspace on ``scale``), ``"demo"`` (the demo's chunks,
+    queries, three runs and alice's and bob's labels, nothing queued) or ``"demo-with-queue"``
+    (the demo as the app builds it: the same, with its runs' pool in the labeling queue).
+    ``at`` is where the file goes (by default a name ``new_path`` gives). The rows (``chunks``,
+    ``queries``, ``runs``, ``judgments``, ``accounts``) are added on top by
+    ``tests.workspaces.add_rows``, which shows their shapes.
     """
 
     def __init__(self, templates: Templates, new_path: Callable[[], Path]) -> None:
@@ -143,7 +152,7 @@ class TestWorkspaceFactory(WorkspaceFactory):
 def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo workspace, built once per session: the factory's template, never written."""
     path = tmp_path_factory.mktemp("demo") / WORKSPACE_NAME
-    build_demo(path)
+    build_demo(path, with_queue=False)
     return path
 
 

@@ -33,6 +33,7 @@ from labeling.evaluation import (
     failure_tags,
     judged_coverage,
     locked_splits,
+    score_defaults,
     score_history,
 )
 from labeling.evaluation.score_controls import Controls
@@ -530,6 +531,8 @@ def _write_calls(db, tmp_path: Path) -> dict[str, object]:
         "evidence.attach_evidence": lambda: attach_evidence(db, relevant, answer, "ev-owner"),
         "grading.set_scale": lambda: grading.set_scale(db, grading.GRADED_SCALE),
         "grading.set_default_relevance": lambda: grading.set_default_relevance(db, 2),
+        "score_defaults.set_score_defaults":
+            lambda: score_defaults.set_score_defaults(db, ["R@5"], by="vic"),
         "importers.records.import_chunks": lambda: imports.import_chunks(db, chunks),
         "importers.records.import_queries": lambda: imports.import_queries(db, queries),
         "importers.qrels.import_qrels": lambda: imports.import_qrels(db, qrels),
@@ -705,6 +708,7 @@ REFUSAL_PHRASES = {
     "queue.rejudge": "sending pairs back to the labeling queue",
     "queue.set_overlap_share": "changing the overlap share",
     "grading.set_default_relevance": "changing the workspace's default relevance threshold",
+    "score_defaults.set_score_defaults": "changing the dashboard's default measures",
     "pooling.build_pool": "adding pairs to the labeling queue",
     "judged_coverage.send_unjudged_to_queue": "adding pairs to the labeling queue",
     "failure_tags.add_failure_tag": "adding a failure tag",

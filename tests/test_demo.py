@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from labeling.files.demo import build_demo
+from labeling.judging import pooling, queue
 from labeling.workspace import contents, grading, store
 
 
@@ -57,3 +58,15 @@ def test_build_demo_is_idempotent(demo: Path) -> None:
     build_demo(demo)
     assert contents.counts(store.open_workspace(demo, create=False)) == before
     assert [p.name for p in demo.parent.iterdir() if "building" in p.name] == []
+
+
+def test_demo_opens_with_a_queue_of_its_runs_pool(make_workspace) -> None:
+    """A new person has pairs to judge at once: the queue is the pool of the three runs' top
+    10 (the library's pooling), and the pairs nobody judged are open."""
+    db = make_workspace("demo-with-queue")
+    pooled = pooling.pool_pairs(db, contents.run_names(db), 10)
+    queued = set(db.conn.execute("SELECT query_id, chunk_id FROM label_queue").fetchall())
+    assert queued == set(zip(pooled["query_id"], pooled["chunk_id"], strict=True))
+    progress = queue.progress(db, "newcomer")
+    assert progress.pooled == len(pooled) and progress.left_for_me > 0
+    assert queue.next_card(db, "newcomer", lease=False) is not None

@@ -33,7 +33,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 import sqlite_utils
-from scipy import stats
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.label_sets import labels_for
@@ -202,6 +201,7 @@ def _completed(qrels: pd.DataFrame, pairs: pd.DataFrame, relevant: np.ndarray,
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
+    from scipy import stats  # lazy: seconds to import
     n = len(values)
     if n < 2:
         return math.nan, math.nan

@@ -162,6 +162,17 @@ class Controls:
             "Recall is measured against the labeled set, not the whole corpus."
         )
 
+    def one_line(self) -> str:
+        """The controls in one short line for the top of the dashboard (``describe`` says each
+        in a sentence): measures, split, unit, rule, threshold, unjudged policy, labels."""
+        unjudged = "left out" if self.judged_only else "not relevant"
+        empty = "left out" if self.skip_missing else "score 0"
+        return (f"{', '.join(self.measures)} · split {self.split} · unit {self.unit} · "
+                f"consensus {self.rule} · relevant from grade {self.relevance} · unjudged "
+                f"{unjudged} · empty results {empty} · labels: {self.label_source}"
+                + (f" ({self.judge})" if self.judge else "")
+                + " · recall against the labeled set")
+
     @property
     def machine_assisted(self) -> bool:
         """Whether a machine judge's labels are part of the scores."""

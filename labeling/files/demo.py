@@ -16,6 +16,7 @@ import sqlite_utils
 from labeling import product_files
 from labeling.files import importers as imports
 from labeling.files.formats import read_qrels
+from labeling.judging import pooling
 from labeling.workspace import grading, provenance, store
 
 DEMO_DATA = product_files.demo_data()
@@ -38,7 +39,8 @@ ANNOTATORS = ("alice", "bob")
 QUERY_SET_VERSION = "demo-1"
 CHUNK_SET = {"name": "sections", "splitter": "one chunk per markdown ## section"}
 
-# The annotators judged the union of the three runs' top 10 (scripts/make_demo_data.py).
+# The annotators judged the union of the three runs' top 10 (scripts/make_demo_data.py), and
+# the demo's queue is that pool: its pairs nobody has judged yet wait for the first visitor.
 POOL_DEPTH = 10
 
 
@@ -56,8 +58,14 @@ def _record_pool(db: sqlite_utils.Database, data_dir: Path) -> None:
                                     detail=f"top {POOL_DEPTH} of {', '.join(RUNS)}")
 
 
-def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
+def build_demo(
+    db_path: str | Path, data_dir: str | Path = DEMO_DATA, *, with_queue: bool = True
+) -> None:
     """Create the demo workspace at ``db_path`` from ``data_dir``; do nothing if it exists.
+
+    ``with_queue``: put the pool of the runs in the labeling queue, so that the demo opens with
+    pairs to judge (``False`` leaves the queue empty, as in a workspace nobody has pooled yet;
+    the tests' template is built so, the demo's queue has a test of its own).
 
     The workspace is built in a temporary file next to ``db_path`` and moved into place when
     complete, so a reader never sees half a demo and a failed build leaves nothing behind.
@@ -86,6 +94,8 @@ def build_demo(db_path: str | Path, data_dir: str | Path = DEMO_DATA) -> None:
                     db, data_dir / "labels" / f"{annotator}.qrels", annotator=annotator,
                     origin="person", strict=True,
                 )
+            if with_queue:  # the library's pooling, as the Label page's "Build the queue"
+                pooling.build_pool(db, list(RUNS), POOL_DEPTH)
         finally:
             db.conn.close()  # the last connection checkpoints and removes the WAL file
         try:

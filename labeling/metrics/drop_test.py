@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from labeling.errors import ScorecardError
 
@@ -126,6 +125,7 @@ def drop_test(
     seed: int = SEED,
 ) -> DropTest:
     """The one-sided paired test of "candidate worse than baseline by more than ``max_drop``"."""
+    from scipy import stats  # lazy: seconds to import
     if not 0.0 < alpha < 0.5:
         raise ScorecardError(f"the level alpha is between 0 and 0.5, not {alpha}")
     if not max_drop >= 0.0 or math.isinf(max_drop):

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats
 
 from labeling.errors import ScorecardError
 
@@ -52,6 +51,7 @@ def paired_t_power(
     Fewer than two queries give power 0 (no test); ``sd == 0`` gives power 1 for any non-zero
     difference.
     """
+    from scipy import stats  # lazy: seconds to import
     _check(alpha, None, sides)
     queries = np.asarray(n, dtype=np.float64)
     df = np.maximum(queries - 1.0, 1.0)
@@ -73,6 +73,7 @@ def queries_for_power(
     difference: float, sd: float, *, power: float = 0.8, alpha: float = 0.05, sides: int = 2
 ) -> int:
     """Fewest queries (at least 2) whose paired t-test reaches ``power`` for ``difference``."""
+    from scipy import stats  # lazy: seconds to import
     _check(alpha, power, sides)
     if not 0 < difference < math.inf:  # also refuses nan
         raise ScorecardError(
@@ -101,6 +102,7 @@ def detectable_difference(
 
     Infinite below two queries, 0 when ``sd`` is 0.
     """
+    from scipy import optimize, stats  # lazy: seconds to import
     _check(alpha, power, sides)
     if power <= alpha:
         raise ScorecardError(f"the power must exceed the level alpha ({alpha}), not {power}")

@@ -39,7 +39,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from labeling.errors import InputError
 
@@ -282,6 +281,7 @@ def t_interval(terms: np.ndarray, confidence: float = 0.95) -> MeanInterval:
     """The mean of per-query ``terms`` (last axis) with a t interval whose degrees of freedom
     account for heavy tails (see the module conventions). Fewer than two queries: NaN bounds.
     """
+    from scipy import stats  # lazy: seconds to import
     terms = np.asarray(terms, dtype=np.float64)
     if np.isnan(terms).any():
         raise InputError("per-query terms contain NaN", source="estimate")

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from labeling.errors import InputError, ScorecardError
 
@@ -166,6 +165,7 @@ def paired_t_test(
     When every difference is the same the test is undefined in scipy (NaN); here it gives
     t = 0, p = 1 for no difference and t = +-inf, p = 0 for a constant non-zero difference.
     """
+    from scipy import stats  # lazy: seconds to import
     diff = _paired(baseline, candidate)
     n = len(diff)
     if n < 2:
@@ -225,6 +225,7 @@ def wins_ties_losses(
 
 
 def _quantiles(alpha: float, power: float, df: float) -> float:
+    from scipy import stats  # lazy: seconds to import
     return float(stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df))
 
 
@@ -249,6 +250,7 @@ def queries_needed(
 
     Starts from the normal approximation and steps up until the t-based bound holds.
     """
+    from scipy import stats  # lazy: seconds to import
     if difference <= 0:
         raise ScorecardError(f"the difference to detect must be positive, not {difference}")
     if sd_difference <= 0:

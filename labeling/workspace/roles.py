@@ -59,6 +59,7 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "assign_split": ("assigning the dev/test split", _ADMIN),
     "set_overlap": ("changing the overlap share", _ADMIN),
     "set_relevance": ("changing the workspace's default relevance threshold", _ADMIN),
+    "set_score_defaults": ("changing the dashboard's default measures", _ADMIN),
     "set_guideline": ("writing the judging guideline", _ADMIN),
     "baseline": ("adding a baseline run", _ADMIN),
     "lock": ("locking the test split", _ADMIN),

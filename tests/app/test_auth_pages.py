@@ -202,6 +202,7 @@ CONTROL_ACTIONS = {
     "label_find_hit_": "judge", "dash_find_hit_": "judge", "grid_grade_": "judge",
     "review_reason_": "reject", "guideline_save": "set_guideline",
     "mj_conn_": "manage_connections", "gen_conn_": "manage_connections",
+    "guide_set_defaults": "set_score_defaults",
 }
 # Actions whose controls are not shown at all to the roles that may not do them (a form only
 # admins see), rather than shown disabled.
@@ -296,7 +297,8 @@ def test_each_role_sees_what_it_may_do(busy_workspace, open_app, name):
             assert roles.action_phrase(action) in help_text.replace("\\", "")
     db.close()
     admin_only = {"set_overlap", "import", "add_query", "edit_queries", "assign_split", "lock",
-                  "unlock", "synthetic_settings", "set_guideline", "edit_runs", "baseline"}
+                  "unlock", "synthetic_settings", "set_guideline", "edit_runs", "baseline",
+                  "set_score_defaults"}
     refused = {"vic": set(CONTROL_ACTIONS.values()), "bob": admin_only, "ada": set()}[name]
     hidden = HIDDEN_UNLESS_ALLOWED if name != "ada" else set()
     assert seen["refused"] == refused - hidden

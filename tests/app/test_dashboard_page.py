@@ -33,7 +33,10 @@ def test_page_renders_scorecard_and_switches_segment(open_app):
     card = _card(at)
     assert set(card["segment"]) == {score_controls.OVERALL}
     assert set(card["measure"]) == {"R@10", "RR"}
-    assert any("Recall is measured against the labeled set" in c.value for c in at.caption)
+    # One line on the page, each rule's sentence in its tooltip, and a link to the guide.
+    line = next(c for c in at.caption if "recall against the labeled set" in c.value)
+    assert "Recall is measured against the labeled set" in line.proto.help
+    assert any(link.proto.page == "guide" for link in at.get("page_link"))
     at.selectbox(key="dash_segment").set_value("topic").run()
     card = _card(at)
     assert set(card["segment"]) == {score_controls.OVERALL, "hr", "it", "product", "security"}
@@ -99,7 +102,8 @@ def test_consensus_rule_changes_the_labels_used(open_app):
     before = _card(at).set_index("measure").loc["R@10", "mean"]
     at.selectbox(key="dash_rule").set_value("strict").run()
     assert not at.exception
-    assert any("Consensus rule strict: latest adjudicated grade" in c.value for c in at.caption)
+    assert any("Consensus rule strict: latest adjudicated grade" in c.proto.help
+               for c in at.caption)
     assert _card(at).set_index("measure").loc["R@10", "mean"] != before
 
 

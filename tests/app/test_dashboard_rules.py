@@ -178,7 +178,7 @@ def test_relevance_threshold_reaches_the_scores_and_the_drill_down(open_app, rul
     differ(card[written], engine(db, "default", "bm25", ["R@10", "RR"]).mean())
     open_tab(at, "Worst queries")
     assert not at.exception
-    assert any("Relevant: grade 2 and above" in c.value for c in at.caption)
+    assert any("Relevant: grade 2 and above" in c.proto.help for c in at.caption)
     labels = consensus_qrels(db, "default")
     # bm25 misses a grade-1 chunk of q43 (not relevant from grade 2) and a grade-3 one of q44.
     for query_id in ("q43", "q44"):

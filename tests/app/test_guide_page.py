@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from labeling.evaluation import score_defaults
+from labeling.workspace import store
 from tests.markup import shown
 
 
-def test_chooser_sets_dashboard_defaults(open_app) -> None:
+def test_chooser_sets_dashboard_defaults(open_app, workspace) -> None:
     at = open_app("guide")
     assert not at.exception
     at.radio(key="guide_failure").set_value("order").run()
@@ -13,13 +15,33 @@ def test_chooser_sets_dashboard_defaults(open_app) -> None:
     at.radio(key="guide_failure").set_value("miss")
     at.number_input(key="guide_k").set_value(8).run()
     assert at.metric[0].value == "R@8"
+    at.session_state["annotator"] = "ada"
     at.button(key="guide_set_defaults").click().run()
-    assert at.session_state["dashboard_default_measures"] == ["R@8", "Success@8", "RR@8"]
     assert "R@8" in shown(at.success[0].value)
-    at.switch_page("pages/dashboard.py").run()  # the Dashboard scores the chosen measures
-    assert not at.exception
-    card = at.dataframe[0].value
-    assert list(dict.fromkeys(card["measure"])) == ["R@8", "Success@8", "RR@8"]
+    stored = score_defaults.score_defaults(store.open_workspace(workspace))
+    assert (stored.measures, stored.k, stored.set_by) == (("R@k", "Success@k", "RR@k"), 8, "ada")
+    assert stored.set_at is not None
+    assert any("set by ada just now" in c.value for c in at.caption)
+
+
+def test_stored_defaults_hold_in_every_new_session(open_app, workspace) -> None:
+    """Defaults stored from the guide: a new session's Dashboard starts at their k with their
+    measures, and the measures follow the k control."""
+    first = open_app("guide")
+    first.radio(key="guide_failure").set_value("miss")
+    first.number_input(key="guide_k").set_value(8).run()
+    first.button(key="guide_set_defaults").click().run()
+    assert not first.exception
+    for _ in range(2):  # two new sessions, after the one that set them
+        at = open_app("dashboard")
+        assert not at.exception
+        assert at.number_input(key="dash_k").value == 8
+        assert list(dict.fromkeys(at.dataframe[0].value["measure"])) == [
+            "R@8", "Success@8", "RR@8"]
+    at.number_input(key="dash_k").set_value(5).run()
+    assert list(dict.fromkeys(at.dataframe[0].value["measure"])) == ["R@5", "Success@5", "RR@5"]
+    guide = open_app("guide")
+    assert guide.number_input(key="guide_k").value == 8
 
 
 def test_order_without_graded_labels_leads_with_map(open_app) -> None:

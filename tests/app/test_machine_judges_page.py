@@ -37,7 +37,7 @@ def _frame(at, column: str):
 
 
 def _captions(at) -> str:
-    return " ".join(shown(c.value) for c in at.caption)
+    return " ".join(f"{shown(c.value)} {shown(c.proto.help)}" for c in at.caption)  # tooltips
 
 
 def _store_server(at, server: ChatServer, name: str = "local", model: str = "tiny"):

@@ -1,0 +1,59 @@
+"""Import what the pages import, in a background thread, when the server starts.
+
+A page's first run in a new server imports its libraries (Plotly Express, pandas' and NumPy's
+parts, the ``labeling`` modules): seconds on a busy machine, paid by the first person to open
+the page. ``start()`` (called by ``app.py`` when ``streamlit run`` loads it) reads the import
+statements of ``pages/*.py`` and imports those modules in a daemon thread while the server waits
+for its first browser. Python's import lock makes a page that needs a module being imported wait
+for that import instead of doing it twice; a module that fails to import here is left to fail
+where the page imports it (with the page's own message).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import logging
+import threading
+from pathlib import Path
+
+PAGES_DIR = Path(__file__).resolve().parent
+# The pages a first visit opens first load first (the Overview, then the Dashboard's charts and
+# statistics); the other pages follow in name order.
+FIRST = ("_common.py", "home.py", "dashboard.py", "label.py")
+log = logging.getLogger("scorecard.app")
+
+
+def page_modules() -> list[str]:
+    """The modules ``pages/*.py`` import at their top level (``from X import Y``: ``X`` and,
+    when it is a package, ``X.Y``), in file order, without repeats."""
+    names: dict[str, None] = {}
+    paths = sorted(PAGES_DIR.glob("*.py"), key=lambda p: (p.name not in FIRST,
+                                                         FIRST.index(p.name) if p.name in FIRST
+                                                         else 0, p.name))
+    for path in paths:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                names.update(dict.fromkeys(alias.name for alias in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names[node.module] = None
+                names.update(dict.fromkeys(f"{node.module}.{a.name}" for a in node.names))
+    return list(names)
+
+
+def _import_all(modules: list[str]) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # ``from X import function``: X.function is not a module
+            continue
+        except Exception:  # the page that imports it reports the failure
+            log.debug("warm-up could not import %s", name, exc_info=True)
+
+
+def start() -> threading.Thread:
+    """Import the pages' modules in a daemon thread; returns the thread."""
+    thread = threading.Thread(target=_import_all, args=(page_modules(),),
+                              name="scorecard-warm-up", daemon=True)
+    thread.start()
+    return thread

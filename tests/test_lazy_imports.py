@@ -1,0 +1,39 @@
+"""Start-up cost: the modules the Dashboard's first tab needs do not import scipy.stats (seconds
+on a busy machine; only the statistical tests use it, and import it when they run), and the
+server's warm-up finds the pages' imports. No timing is asserted (see benchmarks/)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from pages import _warmup
+
+FIRST_TAB = ("labeling.evaluation.scoring", "labeling.evaluation.deciding_pairs",
+             "labeling.evaluation.judging_budget", "labeling.evaluation.run_comparison",
+             "labeling.evaluation.label_depth", "labeling.evaluation.score_defaults")
+
+
+def test_the_scorecard_modules_leave_scipy_stats_unimported() -> None:
+    code = ("import sys\n" + "".join(f"import {name}\n" for name in FIRST_TAB)
+            + "print(sorted(m for m in sys.modules if m.startswith('scipy.stats')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_lazy_statistic_still_computes() -> None:
+    from labeling.metrics import statistics
+
+    t, p = statistics.paired_t_test([0.5, 0.7, 0.9, 0.4], [0.4, 0.5, 0.6, 0.4])
+    assert t < 0 and 0 < p < 1  # the candidate (second) is lower
+
+
+def test_the_warm_up_lists_the_pages_imports_dashboard_first() -> None:
+    modules = _warmup.page_modules()
+    assert "plotly.express" in modules and "labeling.evaluation.scoring" in modules
+    assert modules.index("plotly.express") < modules.index("labeling.synthetic")
+    thread = _warmup.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert "plotly.express" in sys.modules
