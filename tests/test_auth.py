@@ -255,7 +255,7 @@ def test_parallel_attempts_get_no_more_guesses(db):
     start = threading.Barrier(len(handles))
 
     def guess(handle):
-        start.wait()
+        start.wait(timeout=60)  # all ten start together, or the test fails (BrokenBarrierError)
         return attempt(handle, "ada", "wrong-password")
 
     with concurrent.futures.ThreadPoolExecutor(len(handles)) as pool:
