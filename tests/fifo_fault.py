@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
+# How long a reader that opened the pipe may take to show in /proc: generous for a shared,
+# busy machine, yet a reader that never shows fails the test instead of being served.
+READER_SECONDS = 30.0
 
 
 def _readers(path: Path) -> list[int]:
@@ -42,6 +45,7 @@ class KillFirstReader:
     def __init__(self, path: Path, text: str, timeout: float = 300.0):
         self.path, self.data, self.timeout = path, text.encode(), timeout
         self.killed: int | None = None
+        self.failure: str | None = None
         self.served = 0
         self._stop = threading.Event()
         os.mkfifo(path)
@@ -60,15 +64,19 @@ class KillFirstReader:
                 time.sleep(0.01)
         return None
 
-    def _outside_readers(self) -> list[int]:
+    def _outside_readers(self) -> list[int] | None:
         """The readers other than this process; the reader's open() returns just after ours,
-        so look for it for a moment. Empty when the reader is this process."""
-        for _ in range(100):
+        so look for it for up to ``READER_SECONDS`` (a busy machine can take seconds). Empty
+        when the reader is this process; None (and ``failure`` set) when no reader shows."""
+        deadline = time.monotonic() + READER_SECONDS
+        while time.monotonic() < deadline:
             readers = _readers(self.path)
             if readers:
                 return [p for p in readers if p != os.getpid()]
             time.sleep(0.01)
-        return []
+        self.failure = (f"a reader opened {self.path.name} but no process showed holding it"
+                        f" in {READER_SECONDS:.0f} s")
+        return None
 
     def _serve(self) -> None:
         while not self._stop.is_set():
@@ -77,6 +85,8 @@ class KillFirstReader:
                 return
             try:
                 readers = self._outside_readers() if self.killed is None else []
+                if readers is None:
+                    return
                 if readers:
                     self.killed = readers[0]
                     os.kill(self.killed, signal.SIGKILL)
@@ -106,6 +116,7 @@ def with_one_part_killed(part: Path, evaluate: Callable[[], T]) -> T:
         result = evaluate()
     finally:
         fault.stop()
+    assert fault.failure is None, fault.failure
     assert fault.killed is not None, "no worker read the part"
     assert fault.served >= 1
     return result

@@ -25,6 +25,8 @@ from labeling.commands.cli import main
 from labeling.evaluation import drilldown, result_cache, scoring
 from labeling.evaluation.score_controls import Controls
 
+pytestmark = pytest.mark.slow  # starts a local Dask cluster (processes)
+
 
 @pytest.fixture(scope="module")
 def client():

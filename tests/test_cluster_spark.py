@@ -24,8 +24,8 @@ from labeling.commands.cli import main
 
 # PySpark 4 warns that it does not know pandas 3 (and uses a keyword pandas 3 deprecated) on
 # every conversion; these tests check the values that cross, so the warnings are noise here.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:PySpark does not yet fully support pandas", "ignore:The copy keyword is deprecated")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings(  # slow: starts a Spark cluster
+    "ignore:PySpark does not yet fully support pandas", "ignore:The copy keyword is deprecated")]
 
 CONF = {"spark.master": "local[2,4]", "spark.sql.shuffle.partitions": "4",
         "spark.default.parallelism": "2"}

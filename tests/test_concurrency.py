@@ -16,6 +16,7 @@ from labeling.workspace.backup import backup
 
 WRITERS = 8
 JUDGMENTS = 1_000
+WAIT_SECONDS = 240  # for a count the writers should reach; a dead or stuck writer fails here
 
 
 def _write(args: tuple[str, int, list[tuple[str, str]], object, object]) -> str:
@@ -44,7 +45,10 @@ def _read(args: tuple[str, int, list, object, object]) -> str:
         run_name = contents.run_names(db)[0]
         barrier.wait(timeout=120)
         loops, seen = 0, 0
+        deadline = time.monotonic() + WAIT_SECONDS
         while not done.is_set() or loops == 0:
+            if time.monotonic() > deadline:
+                return f"the test did not say done in {WAIT_SECONDS} s"
             total = contents.counts(db)["judgments"]
             if total < seen:
                 return f"judgments went from {seen} to {total}"
@@ -60,6 +64,17 @@ def _read(args: tuple[str, int, list, object, object]) -> str:
         return f"{type(error).__name__}: {error}"
 
 
+def _wait_for_judgments(db, count: int, pending) -> None:
+    """Wait until the workspace holds ``count`` judgments or the pool has finished (its
+    outcomes then say why); fail after ``WAIT_SECONDS`` with the count reached."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while contents.counts(db)["judgments"] < count and not pending.ready():
+        if time.monotonic() > deadline:
+            reached = contents.counts(db)["judgments"]
+            pytest.fail(f"the writers reached {reached} of {count} judgments in {WAIT_SECONDS} s")
+        time.sleep(0.02)
+
+
 def _task(args):
     return _read(args) if args[1] < 0 else _write(args)
 
@@ -71,6 +86,8 @@ def workspace(make_workspace, fast_hashes) -> Path:
     return make_workspace.path("demo", accounts={**writers, "boss": ("admin", "password-of-boss")})
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # eight processes on a shared machine; the waits inside are bounded
 def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
     db_path = workspace
     db = store.open_workspace(db_path)
@@ -88,13 +105,9 @@ def test_eight_writers_and_a_reader_lose_nothing(workspace, tmp_path):
         barrier.wait(timeout=120)
         started = time.monotonic()
         # a backup while they write: a consistent snapshot with whole transactions only
-        while contents.counts(db)["judgments"] < before + WRITERS * JUDGMENTS // 4:
-            time.sleep(0.01)
+        _wait_for_judgments(db, before + WRITERS * JUDGMENTS // 4, pending)
         copy = backup(db_path, tmp_path / "mid.db")
-        while contents.counts(db)["judgments"] < before + WRITERS * JUDGMENTS:
-            if pending.ready():
-                break
-            time.sleep(0.05)
+        _wait_for_judgments(db, before + WRITERS * JUDGMENTS, pending)
         done.set()
         outcomes = pending.get(timeout=300)
         seconds = time.monotonic() - started

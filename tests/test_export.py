@@ -53,12 +53,18 @@ def test_judgment_history_csv_keeps_every_row_and_defuses_formulas(db, tmp_path)
 
 
 def test_export_qrels_uses_consensus(db, tmp_path):
+    # c1: the majority grade 1 (the first judgment, the latest, the highest and the mean differ).
+    add_judgment(db, "q1", "c1", 3, "b")
     add_judgment(db, "q1", "c1", 1, "a")
-    add_judgment(db, "q1", "c1", 2, "b")
+    add_judgment(db, "q1", "c1", 1, "c")
+    # c2: a's current grade is 0 (a changed 3 to 0), b's 3: no majority, mean 1.5 rounds to 2.
+    add_judgment(db, "q1", "c2", 3, "a")
+    add_judgment(db, "q1", "c2", 3, "b")
     add_judgment(db, "q1", "c2", 0, "a")
     assert export_qrels(db, tmp_path / "q.txt") == 2
-    text = (tmp_path / "q.txt").read_text().split()
-    assert "c1" in text and "c2" in text
+    lines = (tmp_path / "q.txt").read_text().splitlines()
+    expected = [["q1", "0", "c1", "1"], ["q1", "0", "c2", "2"]]
+    assert sorted(line.split() for line in lines) == expected
 
 
 def test_beir_frames_skip_placeholders_and_carry_attributes(db):

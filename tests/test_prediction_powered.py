@@ -123,6 +123,7 @@ def world() -> World:
     return simulate(np.random.default_rng(20240817), WORKSPACES * QUERIES)
 
 
+@pytest.mark.slow  # the simulated world takes a minute to build on a busy machine
 def test_hybrid_scores_equal_the_metric_engine(world: World):
     rng = np.random.default_rng(3)
     picked = rng.choice(len(world.truth), size=40, replace=False)
@@ -240,6 +241,7 @@ def _check(parts: dict, measure: str, paired: bool) -> Check:
     )
 
 
+@pytest.mark.slow  # a seeded simulation of many audits
 @pytest.mark.parametrize("weighted", [False, True], ids=["uniform audit", "weighted audit"])
 def test_prediction_powered_intervals_cover_the_human_mean(world: World, weighted: bool):
     parts = _design(world, weighted, np.random.default_rng(17 + weighted))

@@ -77,6 +77,7 @@ def test_move_clamps() -> None:
     assert simulator.move(["a", "b", "c"], "a", 5) == ["b", "c", "a"]
 
 
+@pytest.mark.slow  # forty generated screens, each scored every way
 @settings(max_examples=40, deadline=None)
 @given(
     grades=st.lists(st.integers(0, 3), min_size=1, max_size=8),
