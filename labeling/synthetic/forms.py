@@ -25,7 +25,7 @@ FILLER = frozenset(
     "a an the of to in on at by for from with and or is are do does did i me my you your it "
     "its this that these those what which who when where why how can could should would will "
     "there their be been being used use using mean means difference between compare happens "
-    "happen get option stand".split()
+    "happen get option stand also only just then".split()
 )
 
 

@@ -69,6 +69,10 @@ GENERATOR = "offline"
 WEAK_VERBS = frozenset("be go come happen last start end run have do make get take see "
                        "mean use need".split())
 MEANS = frozenset({"using", "via", "through"})
+# A condition about the reader ("if you lose your badge"): only then is advice asked for.
+READER = frozenset("i you your my we our me".split())
+# Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes.
+ARTEFACTS = re.compile(r"\s--\s|[`*]|(?:^|\s)'|'(?:\s|\?)")
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
@@ -94,7 +98,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
         for question, form in _with_keyword(draft, topic, text):
-            if question.lower() in seen:
+            if question.lower() in seen or ARTEFACTS.search(question):
                 continue
             seen.add(question.lower())
             start, end = draft.span
@@ -119,9 +123,12 @@ def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[
     form = forms.form_of(draft.question)
     pairs = [(draft.question, form)]
     words = draft.question.lower().split()
-    if draft.subject is None or not draft.structured or form == "comparison" or "if" in words \
+    if draft.subject is None or form == "comparison" or "if" in words \
             or "when" in words or len(words) > 12:
         return pairs
+    if not draft.structured and not (is_named(draft.subject.name) or draft.subject.kind in (
+            "command", "function")):
+        return pairs  # a prose question gets a query only when its subject is a name
     lead = next((name for name in (topic.name if topic else "", draft.subject.name)
                  if name and name.lower() in draft.question.lower()), None)
     if lead is None or lead.lower() in draft.answer.lower():
@@ -204,6 +211,8 @@ def _from_sentence(unit: Prose, a: int, b: int, focus: Subject | None,
             named = re.sub(rf"^What does {re.escape(focus.phrase)} do (if|when) ",
                            r"What happens \1 ", named)  # the subject once, not twice
         span = passage_span(unit, start, end, (a, b))
+        if named is not None and not _names_its_subject(named, focus, topic):
+            continue  # "What can I specify?": a task without the API it belongs to
         if span is not None and named is not None:
             drafted.append(Draft(named, span, kind, sentence, subject or _named_in(
                 named, topic), structured=False))
@@ -227,6 +236,8 @@ def _resolve(clause: Clause, focus: Subject | None) -> Subject | None | bool:
     complete one that names the focus short ("The -version option" -> "the -version option of
     xset"); False when it cannot be named."""
     words = [t.text for t in clause.subj]
+    if focus is not None and focus.kind == "topic" and is_deictic(words):
+        return False  # "It" under a page or module title: often a neighbouring thing
     if not is_deictic(words):
         if focus is not None and focus.phrase != focus.name and any(
             w == focus.name for w in words
@@ -272,8 +283,8 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
         return []
     cond = render(toks[: comma + 1], text)
     if _imperative(main):
-        if len(cond) < 4:
-            return []
+        if len(cond) < 4 or not READER.intersection(w.lower() for w in cond):
+            return []  # "If n is None, list all counts": what the function does, not advice
         return [(finish_question(["what", "should", "I", "do", *cond]), main[0].start,
                  main[-1].end, "what", None)]
     clause = find_clause(main)
@@ -297,6 +308,16 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
         return [(finish_question(["what", "does", focus.phrase, "do", *cond]), main[0].start,
                  main[-1].end, "what", focus)]
     return []  # "What happens if stream is not specified?": whose stream?
+
+
+def _names_its_subject(question: str, focus: Subject | None, topic: Subject | None) -> bool:
+    """A question asked by the reader ("What can I ...?") must name the thing it is about."""
+    words = question.rstrip("?").split()
+    if not READER.intersection(w.lower() for w in words):
+        return True
+    low = question.lower()
+    return any(is_named(w) for w in words) or any(
+        s is not None and s.name.lower() in low for s in (focus, topic))
 
 
 def _names_something(words: list[Tok]) -> bool:

@@ -342,6 +342,9 @@ def from_comparison(unit: Prose, a: int, b: int, topic: Subject | None, names: l
     right = [t for t in things if t.start >= a + cue.end()]
     if not left or not right:
         return []  # the first thing must be what the sentence is about: its subject
+    lead = [t for t in toks if not t.paren][:2]
+    if left[0] not in lead or (left[0] is not lead[0] and lead[0].low not in ("the", "a", "an")):
+        return []  # "Like A but uses B", "If A is False, ...": A is not the sentence's subject
     first, second = left[0].text, right[0].text
     if first.lower().rstrip("()") == second.lower().rstrip("()"):
         return []
