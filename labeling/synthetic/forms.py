@@ -55,7 +55,10 @@ def keyword_query(question: str, subject: str | None = None, *, limit: int = 5) 
         if at >= 0:
             tokens = (body[:at] + " " + body[at + len(subject):]).split()
     content = [t.strip(",;:") for t in tokens if t.lower().strip(",;:") not in FILLER]
-    content = [t for t in content if t and not re.fullmatch(r"\W+", t)]
+    named = {subject.split(".")[-1].rstrip("()").lower()} if subject else set()
+    content = [re.sub(r"\(\)$", "", t.lstrip(".")) for t in content if "/" not in t]
+    content = [t for t in content if t and not re.fullmatch(r"\W+", t)
+               and t.lower() not in named]
     out = ([subject] if subject else []) + content
     words: list[str] = []
     for word in out:
