@@ -47,14 +47,19 @@ def _key(batch: str, cid: int) -> str:
     return "g" + hashlib.sha1(f"{batch}/{cid}".encode()).hexdigest()[:7]
 
 
-def sample(folder: Path, passages: int, seed: int) -> None:
-    chunks = CORPUS / "chunks.jsonl"
-    if not chunks.exists():
+def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> None:
+    data = ROOT / "_data" / corpus
+    chunks = data / "chunks.jsonl"
+    if not chunks.exists() and corpus == "manpages":
         import manpage_corpus
 
         manpage_corpus.build(CORPUS, 24, 10, 120)
+    elif not chunks.exists():
+        import synthetic_corpora
+
+        synthetic_corpora.build(corpus)
     digest = hashlib.sha256(chunks.read_bytes()).hexdigest()
-    path = CORPUS / "workspace.db"
+    path = data / "workspace.db"
     for extra in ("", "-wal", "-shm"):
         Path(f"{path}{extra}").unlink(missing_ok=True)
     db = init_workspace(path)
@@ -76,6 +81,8 @@ def sample(folder: Path, passages: int, seed: int) -> None:
             "form": r["form"], "generator": r["generator"], "quality": float(r["quality"]),
             "features": r["features"], "corpus_sha256": digest, "seed": seed,
         })
+    drawn = db.conn.execute(
+        "SELECT count(DISTINCT p.chunk_id) FROM synthetic_batch_passages p").fetchone()[0]
     (folder / "candidates.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     by_chunk: dict[str, list[dict]] = defaultdict(list)
@@ -97,6 +104,9 @@ def sample(folder: Path, passages: int, seed: int) -> None:
             lines.append(f"- `{r['key']}` **{r['question']}**  \n  answer: {answer}")
         lines.append("")
     (folder / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
+    (folder / "meta.json").write_text(json.dumps(
+        {"corpus": corpus, "seed": seed, "passages_asked": passages, "passages_drawn": drawn,
+         "corpus_sha256": digest}, indent=1) + "\n", encoding="utf-8")
     print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
           f"{digest[:12]}) -> {folder}")
 
@@ -171,11 +181,12 @@ def main() -> None:
     one.add_argument("--round", required=True, help="folder name under synthetic_grading")
     one.add_argument("--passages", type=int, default=80)
     one.add_argument("--seed", type=int, default=2026)
+    one.add_argument("--corpus", default="manpages", choices=("manpages", "pydoc", "info"))
     two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
     two.add_argument("--round", nargs="*", help="round folders (default: all)")
     args = parser.parse_args()
     if args.command == "sample":
-        sample(GRADING / args.round, args.passages, args.seed)
+        sample(GRADING / args.round, args.passages, args.seed, args.corpus)
     else:
         names = args.round or sorted(p.name for p in GRADING.iterdir()
                                      if (p / "grades.tsv").exists())

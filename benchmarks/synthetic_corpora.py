@@ -1,0 +1,117 @@
+"""Two more corpora for the synthetic-question measurement, from text installed here that the
+project did not write (the manual pages are ``benchmarks/manpage_corpus.py``):
+
+- ``pydoc`` (development): CPython docstrings as ``pydoc.getdoc`` returns them, of the public
+  functions and classes of ``PYDOC_MODULES`` (the modules looked at while writing the rules);
+  a docstring of at least 25 words is one passage, cut at blank lines to about 150 words, titled
+  ``module: Name``;
+- ``info`` (held out): the GNU Info manuals of ``/usr/share/info`` (texinfo prose: a different
+  kind of text, never read while writing the rules); each node is cut at blank lines into
+  passages of about 150 words, menus and copyright nodes left out, titled ``manual: Node``.
+
+Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) under
+``benchmarks/_data/<name>`` (not committed: the texts have their own licences).
+
+    python benchmarks/synthetic_corpora.py pydoc|info
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import importlib
+import json
+import pydoc
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+PYDOC_MODULES = ("queue", "collections", "tarfile", "os", "shutil", "ipaddress", "smtplib",
+                 "multiprocessing.managers", "json", "posix")
+INFO_DIR = Path("/usr/share/info")
+WORDS = 150
+
+
+def paragraphs_to_passages(text: str, words: int = WORDS) -> list[str]:
+    """``text`` cut at blank lines into runs of about ``words`` words (a paragraph is never
+    split)."""
+    out, current = [], []
+    for para in re.split(r"\n[ \t]*\n", text.strip("\n")):
+        if not para.strip():
+            continue
+        current.append(para)
+        if sum(len(p.split()) for p in current) >= words:
+            out.append("\n\n".join(current))
+            current = []
+    if current:
+        out.append("\n\n".join(current))
+    return out
+
+
+def pydoc_rows() -> list[dict]:
+    rows = []
+    for name in PYDOC_MODULES:
+        module = importlib.import_module(name)
+        for attr in sorted(a for a in dir(module) if not a.startswith("_")):
+            obj = getattr(module, attr)
+            if not callable(obj):
+                continue
+            text = pydoc.getdoc(obj) or ""
+            if len(text.split()) < 25:
+                continue
+            for i, body in enumerate(paragraphs_to_passages(text), 1):
+                rows.append({"id": f"{name}.{attr}-{i:02d}", "doc_id": f"{name}.{attr}",
+                             "title": f"{name}: {attr}", "text": body})
+    return rows
+
+
+def info_nodes(path: Path) -> list[tuple[str, str]]:
+    """(node name, text) of one Info file."""
+    raw = gzip.open(path, "rt", encoding="utf-8", errors="replace").read()
+    out = []
+    for part in raw.split("\x1f")[1:]:
+        head, _, body = part.strip("\n").partition("\n")
+        node = re.search(r"Node: ([^,\n]+)", head)
+        if node is None or node.group(1) in ("Top",) or "Copying" in node.group(1):
+            continue
+        body = body.split("* Menu:")[0]
+        body = re.sub(r"(?m)^[=*\-.]{3,}$", "", body)  # underlines of node titles
+        out.append((node.group(1).strip(), body))
+    return out
+
+
+def info_rows() -> list[dict]:
+    rows = []
+    for path in sorted(INFO_DIR.glob("*.info*.gz")):
+        manual = path.name.split(".info")[0]
+        for node, body in info_nodes(path):
+            if re.search(r"licen[cs]e|copying|index|concept", node, re.I):
+                continue
+            for i, text in enumerate(paragraphs_to_passages(body), 1):
+                if len(text.split()) < 25:
+                    continue
+                slug = re.sub(r"\s+", "_", node)
+                rows.append({"id": f"{manual}:{slug}-{i:02d}", "doc_id": f"{manual}:{slug}",
+                             "title": f"{manual}: {node}", "text": text})
+    return rows
+
+
+def build(name: str) -> Path:
+    rows = pydoc_rows() if name == "pydoc" else info_rows()
+    out = ROOT / "_data" / name
+    out.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    (out / "chunks.jsonl").write_text(data, encoding="utf-8")
+    print(f"{name}: {len(rows)} passages, sha256 {hashlib.sha256(data.encode()).hexdigest()[:12]}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", choices=("pydoc", "info"))
+    build(parser.parse_args().corpus)
+
+
+if __name__ == "__main__":
+    main()
