@@ -174,6 +174,31 @@ def figures(folder: Path) -> dict[str, float]:
     return {"top": top_rate, "bottom": bottom_rate}
 
 
+def calibration(folder: Path) -> dict[str, float]:
+    """Issue 32's figures for one graded folder: accepted as written overall and in the top half
+    by score, the score's predicted accept rate (its mean) against the observed one per half,
+    and questions per passage drawn (``meta.json``)."""
+    graded = load(folder)
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    ranked = sorted(graded, key=lambda r: (-r["quality"], r["id"]))
+    half = (len(ranked) + 1) // 2
+    halves = {"top": ranked[:half], "bottom": ranked[half:]}
+    out = {"graded": len(graded), "accepted": sum(r["accepted"] for r in graded) / len(graded),
+           "passages_drawn": meta["passages_drawn"],
+           "per_passage": len(graded) / meta["passages_drawn"]}
+    for name, rows in halves.items():
+        out[f"{name}_observed"] = sum(r["accepted"] for r in rows) / len(rows)
+        out[f"{name}_predicted"] = sum(r["quality"] for r in rows) / len(rows)
+    print(f"### {folder.parent.name}/{folder.name} ({meta['corpus']}, seed {meta['seed']})")
+    print(f"graded {len(graded)} questions from {meta['passages_drawn']} passages drawn "
+          f"({out['per_passage']:.2f} a passage); accepted as written: {rate(graded)}")
+    for name, rows in halves.items():
+        print(f"{name} half ({len(rows)}): observed {rate(rows)}, predicted "
+              f"{out[name + '_predicted']:.0%} (mean score)")
+    print()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -184,9 +209,14 @@ def main() -> None:
     one.add_argument("--corpus", default="manpages", choices=("manpages", "pydoc", "info"))
     two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
     two.add_argument("--round", nargs="*", help="round folders (default: all)")
+    three = sub.add_parser("calibration", help="issue 32 figures of graded folders")
+    three.add_argument("folders", nargs="+", help="folders under synthetic_grading")
     args = parser.parse_args()
     if args.command == "sample":
         sample(GRADING / args.round, args.passages, args.seed, args.corpus)
+    elif args.command == "calibration":
+        for name in args.folders:
+            calibration(GRADING / name)
     else:
         names = args.round or sorted(p.name for p in GRADING.iterdir()
                                      if (p / "grades.tsv").exists())
