@@ -205,5 +205,11 @@ def key_values(text: str) -> list[Question]:
         if re.search(r"[_./]|[a-z][A-Z]", match.group(1)) or SECTION_LABELS.search(text) or \
                 re.match(r"(?i)(if|when|unless)\b", match.group(2)):
             continue  # a code name with its description, a docstring section, a sentence
-        out.append((f"What is the {key}?", match.start(2), match.end(2), "what"))
+        if re.search(rf"\([^)]*\b{re.escape(match.group(1).strip())}\b[^)]*\)",
+                     text[:match.start()]):
+            continue  # a parameter of the signature above: not a term of its own
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]+|[A-Z]{2,}[\w-]*", match.group(1).strip()) or \
+                len(match.group(2).split()) < 3:
+            continue  # only a named key (PINENTRY_USER_DATA) with a value worth asking for
+        out.append((f"What is {match.group(1).strip()}?", match.start(2), match.end(2), "what"))
     return out

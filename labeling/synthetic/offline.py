@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from labeling.synthetic import forms, reference
+from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.clauses import (
     Clause,
@@ -72,7 +73,13 @@ MEANS = frozenset({"using", "via", "through"})
 # A condition about the reader ("if you lose your badge"): only then is advice asked for.
 READER = frozenset("i you your my we our me".split())
 # Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes.
-ARTEFACTS = re.compile(r"\s--\s|[`*]|(?:^|\s)'|'(?:\s|\?)")
+ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}\w[\w-]*,?\s+"
+                       r"[-+]{1,2}\w")
+# Imperatives that describe what a function does, not a reader's task.
+REFERENCE_VERBS = frozenset("return returns print output list raise yield get set".split())
+# A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
+# does using all for COMPONENT launch?" (a definition-list label or a clause misread).
+NO_SUBJECT = re.compile(r"^What (?:do|does|did) (?:always|never|not|only|also|using|\w+ly)\b")
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
@@ -95,8 +102,12 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     out: list[Candidate] = []
     seen: set[str] = set()
     topic = topic_of(title, read_passage(text, title))
+    names = passage_names(text, title)
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
+        if ARTEFACTS.search(draft.question) or NO_SUBJECT.search(draft.question) or \
+                not _bound(draft.question, draft.answer, names, topic):
+            continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft, topic, text):
             if question.lower() in seen or ARTEFACTS.search(question):
                 continue
@@ -117,6 +128,12 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     return out[:max_per_chunk] if max_per_chunk else out
 
 
+def _bound(question: str, answer: str, names: set[str], topic: Subject | None) -> bool:
+    """Whether the question's subject has evidence (``labeling.synthetic.binding``)."""
+    return is_bound(question, names, topic) or is_definition(question, answer) or \
+        answer_is_name(question, answer, names)
+
+
 def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[str, str]]:
     """The draft's question, and a keyword query for a short what/how-to question that names
     its subject (the topic first: "gzip --keep option")."""
@@ -134,9 +151,24 @@ def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[
     if lead is None or lead.lower() in draft.answer.lower():
         return pairs  # the subject is the answer ("Which command ...?"): no query names it
     query = forms.keyword_query(draft.question, lead)
-    if query:
+    if query and _searchable(query, lead):
         pairs.append((query, "keyword"))
     return pairs
+
+
+ENDS_BADLY = ALL_VERBS | frozenset("first second last other all same also".split())
+
+
+def _searchable(query: str, lead: str) -> bool:
+    """A query that reads like search-box text: the subject and at least one content word after
+    it, no two names side by side ("-p --process list", "sig_created sig_created_d first"),
+    not ending on a bare verb or ordinal ("callable return")."""
+    words = query.split()
+    rest = words[len(lead.split()):] if query.startswith(lead) else words
+    if not rest or words[-1].lower() in ENDS_BADLY:
+        return False
+    named = [is_named(w) for w in words]
+    return not any(a and b for a, b in zip(named, named[1:], strict=False))
 
 
 def drafts(text: str, title: str | None = None) -> list[Draft]:
@@ -330,6 +362,8 @@ def _procedure(toks: list[Tok], text: str) -> list[Found]:
     it names nothing."""
     out: list[Found] = []
     verb = toks[0].low
+    if verb in REFERENCE_VERBS:
+        return []  # "Return the number of CPUs in the system": what a function does
     clause = Clause([], [], toks[0], toks[1:])
     for (a, b), _, kind in times(clause):
         before = [t for t in clause.rest if t.end <= a]
