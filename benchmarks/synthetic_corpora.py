@@ -7,12 +7,16 @@ project did not write (the manual pages are ``benchmarks/manpage_corpus.py``):
   ``module: Name``;
 - ``info`` (held out): the GNU Info manuals of ``/usr/share/info`` (texinfo prose: a different
   kind of text, never read while writing the rules); each node is cut at blank lines into
-  passages of about 150 words, menus and copyright nodes left out, titled ``manual: Node``.
+  passages of about 150 words, menus and copyright nodes left out, titled ``manual: Node``;
+- ``readme`` (held out, second sample: drawn after the rules were changed on the first): the
+  ``README*`` files of ``/usr/share/doc`` (Debian package notes and upstream READMEs: plain
+  prose of yet another kind), cut at blank lines into passages of about 150 words, titled
+  ``package: README``; licence and copyright paragraphs are left out.
 
 Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) under
 ``benchmarks/_data/<name>`` (not committed: the texts have their own licences).
 
-    python benchmarks/synthetic_corpora.py pydoc|info
+    python benchmarks/synthetic_corpora.py pydoc|info|readme
 """
 
 from __future__ import annotations
@@ -97,8 +101,29 @@ def info_rows() -> list[dict]:
     return rows
 
 
+def readme_rows() -> list[dict]:
+    rows = []
+    for path in sorted(Path("/usr/share/doc").glob("*/README*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        opener = gzip.open if path.suffix == ".gz" else open
+        try:
+            with opener(path, "rt", encoding="utf-8") as handle:
+                raw = handle.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        package = path.parent.name
+        name = path.name.removesuffix(".gz")
+        for i, text in enumerate(paragraphs_to_passages(raw), 1):
+            if len(text.split()) < 25 or re.search(r"licen[cs]e|copyright|warranty", text, re.I):
+                continue
+            rows.append({"id": f"{package}:{name}-{i:02d}", "doc_id": f"{package}:{name}",
+                         "title": f"{package}: {name}", "text": text})
+    return rows
+
+
 def build(name: str) -> Path:
-    rows = pydoc_rows() if name == "pydoc" else info_rows()
+    rows = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows}[name]()
     out = ROOT / "_data" / name
     out.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -109,7 +134,7 @@ def build(name: str) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", choices=("pydoc", "info"))
+    parser.add_argument("corpus", choices=("pydoc", "info", "readme"))
     build(parser.parse_args().corpus)
 
 
