@@ -1,12 +1,13 @@
 """Is the quality score calibrated? The default weights against a refit on graded development
 rounds, both judged on a held-out round that took no part in the fit.
 
-Development rounds (the fit): ``round1`` and ``round2`` (manual pages), ``round3/pydoc`` and
-``round3/info``; held out: ``round3/readme``. The refit is ``quality_model.fit`` (the same L2
-logistic regression as the Review page's refit) on the stored features, accepted as written =
-1. For each model it prints the predicted (mean score) and observed accept rate of each half of
-the held-out round by score, and the reliability curve by decile of score (development rounds
-pooled, and the held-out round).
+Development rounds (the fit): ``round1``, ``round2`` and ``round3/manpages`` (manual pages),
+``round3/pydoc`` and ``round3/pydoc-after`` (docstrings), ``round3/info`` (GNU Info, held out
+for the first generator, development text since); held out: ``round3/readme``. The refit is
+``quality_model.fit`` (the same L2 logistic regression as the Review page's refit) on the stored
+features, accepted as written = 1. For each model it prints the predicted (mean score) and
+observed accept rate of each half of the held-out round by score, and the reliability curve by
+decile of score (development rounds pooled, and the held-out round).
 
     python benchmarks/synthetic_calibration.py
 """
@@ -27,7 +28,8 @@ from synthetic_quality import GRADING, load  # noqa: E402
 from labeling.synthetic import quality_model  # noqa: E402
 from labeling.synthetic.features import FEATURES  # noqa: E402
 
-DEVELOPMENT = ("round1", "round2", "round3/pydoc", "round3/info")
+DEVELOPMENT = ("round1", "round2", "round3/pydoc", "round3/info", "round3/manpages",
+               "round3/pydoc-after")
 HELD_OUT = "round3/readme"
 
 
