@@ -24,7 +24,7 @@ from labeling.synthetic.words import QUESTION_WORDS
 
 QUOTED = re.compile(r"[‘'`\"]{1,2}([^\s‘’'`\"]{1,40})[’'`\"]{1,2}")
 UNBOUND = re.compile(r"\b(such|this|these|those|above|below|following|for example|for "
-                     r"instance|e\.g)\b", re.I)
+                     r"instance|e\.g|in addition|for that reason|in that case)\b", re.I)
 BOUND_KINDS = ("command", "function", "option", "key", "variable", "error", "path")
 
 

@@ -106,6 +106,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
         if ARTEFACTS.search(draft.question) or NO_SUBJECT.search(draft.question) or \
+                _verb_for_subject(draft.question) or _preposition_twice(draft.question) or \
                 not _bound(draft.question, draft.answer, names, topic):
             continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft, topic, text):
@@ -128,6 +129,25 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     return out[:max_per_chunk] if max_per_chunk else out
 
 
+def _verb_for_subject(question: str) -> bool:
+    """"Where does create link to each TARGET ...?", "What does disallow processing file?": a
+    verb where the subject should be."""
+    words = question.rstrip("?").split()
+    for i, word in enumerate(words[:-1]):
+        if word.lower() in ("do", "does", "did") and i <= 3:
+            after, then = words[i + 1], (words[i + 2:] or [""])[0]
+            return after.islower() and after in ALL_VERBS and not is_named(after) and not (
+                then[:1].isdigit() or is_named(then))  # "release 4.2" is a noun
+    return False
+
+
+def _preposition_twice(question: str) -> bool:
+    """"How many stages does APT work in its internal resolver in?": a preposition left behind
+    that the question already used."""
+    words = question.rstrip("?").lower().split()
+    return len(words) > 3 and words[-1] in PREPOSITIONS and words[-1] in words[:-1]
+
+
 def _bound(question: str, answer: str, names: set[str], topic: Subject | None) -> bool:
     """Whether the question's subject has evidence (``labeling.synthetic.binding``)."""
     return is_bound(question, names, topic) or is_definition(question, answer) or \
@@ -143,9 +163,9 @@ def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[
     if draft.subject is None or form == "comparison" or "if" in words \
             or "when" in words or len(words) > 12:
         return pairs
-    if not draft.structured and not (is_named(draft.subject.name) or draft.subject.kind in (
-            "command", "function")):
-        return pairs  # a prose question gets a query only when its subject is a name
+    if not draft.structured and draft.subject.kind != "function":
+        return pairs  # prose queries read badly ("lnstat support any kind statistics") unless
+        # they name a function and what it returns ("pthread_mutexattr_setrobust return error")
     lead = next((name for name in (topic.name if topic else "", draft.subject.name)
                  if name and name.lower() in draft.question.lower()), None)
     if lead is None or lead.lower() in draft.answer.lower():
