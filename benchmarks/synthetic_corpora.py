@@ -11,12 +11,17 @@ project did not write (the manual pages are ``benchmarks/manpage_corpus.py``):
 - ``readme`` (held out, second sample: drawn after the rules were changed on the first): the
   ``README*`` files of ``/usr/share/doc`` (Debian package notes and upstream READMEs: plain
   prose of yet another kind), cut at blank lines into passages of about 150 words, titled
-  ``package: README``; licence and copyright paragraphs are left out.
+  ``package: README``; licence and copyright paragraphs are left out;
+- ``html`` (held out, third sample: drawn after the rules changed on the second): the HTML
+  manuals of ``/usr/share/doc`` (valgrind, ninja, fontconfig, the Debian Python policy...: long
+  hand-written manuals), the text of their paragraphs (``<p>``), runs of about 150 words, titled
+  ``package: page title``; generated API references (libxslt), release notes (NEWS) and the
+  manuals that are also Info manuals (nettle, libffi) are left out.
 
 Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) under
 ``benchmarks/_data/<name>`` (not committed: the texts have their own licences).
 
-    python benchmarks/synthetic_corpora.py pydoc|info|readme
+    python benchmarks/synthetic_corpora.py pydoc|info|readme|html
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import html
 import importlib
 import json
 import pydoc
@@ -122,8 +128,33 @@ def readme_rows() -> list[dict]:
     return rows
 
 
+HTML_SKIPPED = ("libxslt1-dev", "nettle-dev", "libffi-dev", "libffi8")
+
+
+def html_rows() -> list[dict]:
+    rows = []
+    for path in sorted(Path("/usr/share/doc").rglob("*.html")):
+        package = path.relative_to("/usr/share/doc").parts[0]
+        if package in HTML_SKIPPED or "NEWS" in path.name or not path.is_file():
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        title = re.search(r"(?is)<title>(.*?)</title>", raw)
+        name = html.unescape(re.sub(r"\s+", " ", title.group(1))).strip() if title else path.stem
+        paragraphs = [html.unescape(re.sub(r"<[^>]+>", "", p)).strip()
+                      for p in re.findall(r"(?is)<p\b[^>]*>(.*?)</p>", raw)]
+        text = "\n\n".join(p for p in paragraphs if len(p.split()) >= 8)
+        for i, body in enumerate(paragraphs_to_passages(text), 1):
+            if len(body.split()) < 25 or re.search(r"licen[cs]e|copyright|warranty", body, re.I):
+                continue
+            slug = re.sub(r"\W+", "_", str(path.relative_to("/usr/share/doc")))
+            rows.append({"id": f"{slug}-{i:02d}", "doc_id": slug, "title": f"{package}: {name}",
+                         "text": body})
+    return rows
+
+
 def build(name: str) -> Path:
-    rows = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows}[name]()
+    rows = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows,
+            "html": html_rows}[name]()
     out = ROOT / "_data" / name
     out.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -134,7 +165,7 @@ def build(name: str) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", choices=("pydoc", "info", "readme"))
+    parser.add_argument("corpus", choices=("pydoc", "info", "readme", "html"))
     build(parser.parse_args().corpus)
 
 
