@@ -3,7 +3,8 @@ rounds, both judged on a held-out round that took no part in the fit.
 
 Development rounds (the fit): ``round1``, ``round2`` and ``round3/manpages`` (manual pages),
 ``round3/pydoc`` and ``round3/pydoc-after`` (docstrings), ``round3/info`` (GNU Info, held out
-for the first generator, development text since); held out: ``round3/readme``. The refit is
+for the first generator, development text since); held out from the fit: ``round3/readme``
+and ``round3/html`` (the last generator's held-out sample). The refit is
 ``quality_model.fit`` (the same L2 logistic regression as the Review page's refit) on the stored
 features, accepted as written = 1. For each model it prints the predicted (mean score) and
 observed accept rate of each half of the held-out round by score, and the reliability curve by
@@ -30,7 +31,7 @@ from labeling.synthetic.features import FEATURES  # noqa: E402
 
 DEVELOPMENT = ("round1", "round2", "round3/pydoc", "round3/info", "round3/manpages",
                "round3/pydoc-after")
-HELD_OUT = "round3/readme"
+HELD_OUT = ("round3/readme", "round3/html")
 
 
 def matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
@@ -57,9 +58,10 @@ def deciles(scores: np.ndarray, y: np.ndarray) -> list[tuple[int, int, float, fl
     return out
 
 
-def report(name: str, weights: dict[str, float], dev: list[dict], held: list[dict]) -> None:
+def report(name: str, weights: dict[str, float], dev: list[dict],
+           held: dict[str, list[dict]]) -> None:
     print(f"## {name}\n")
-    for label, rows in (("development rounds", dev), ("held-out README round", held)):
+    for label, rows in (("development rounds", dev), *held.items()):
         x, y = matrix(rows)
         scores = np.array([quality_model.score(dict(zip(FEATURES, r, strict=True)), weights)
                            for r in x])
@@ -75,7 +77,7 @@ def report(name: str, weights: dict[str, float], dev: list[dict], held: list[dic
 
 def main() -> None:
     dev = [r for name in DEVELOPMENT for r in load(GRADING / name)]
-    held = load(GRADING / HELD_OUT)
+    held = {f"held out: {name}": load(GRADING / name) for name in HELD_OUT}
     report("Default weights (set by reasoning)", quality_model.DEFAULT_WEIGHTS, dev, held)
     intercept, coefficients = quality_model.fit(*matrix(dev))
     weights = {quality_model.INTERCEPT: intercept}
