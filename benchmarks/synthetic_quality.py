@@ -85,6 +85,17 @@ def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> 
         "SELECT count(DISTINCT p.chunk_id) FROM synthetic_batch_passages p").fetchone()[0]
     (folder / "candidates.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    by_chunk = _write_sheet(folder, rows, texts, seed)
+    (folder / "meta.json").write_text(json.dumps(
+        {"corpus": corpus, "seed": seed, "passages_asked": passages, "passages_drawn": drawn,
+         "corpus_sha256": digest}, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
+          f"{digest[:12]}) -> {folder}")
+
+
+def _write_sheet(folder: Path, rows: list[dict], texts: dict[str, tuple[str, str]],
+                 seed: int) -> dict[str, list[dict]]:
+    """``sheet.md``: passages in a seeded order, their questions shuffled, no scores."""
     by_chunk: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_chunk[r["chunk_id"]].append(r)
@@ -104,11 +115,7 @@ def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> 
             lines.append(f"- `{r['key']}` **{r['question']}**  \n  answer: {answer}")
         lines.append("")
     (folder / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
-    (folder / "meta.json").write_text(json.dumps(
-        {"corpus": corpus, "seed": seed, "passages_asked": passages, "passages_drawn": drawn,
-         "corpus_sha256": digest}, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
-          f"{digest[:12]}) -> {folder}")
+    return by_chunk
 
 
 def load(folder: Path) -> list[dict]:
