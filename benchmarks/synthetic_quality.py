@@ -47,14 +47,19 @@ def _key(batch: str, cid: int) -> str:
     return "g" + hashlib.sha1(f"{batch}/{cid}".encode()).hexdigest()[:7]
 
 
-def sample(folder: Path, passages: int, seed: int) -> None:
-    chunks = CORPUS / "chunks.jsonl"
-    if not chunks.exists():
+def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> None:
+    data = ROOT / "_data" / corpus
+    chunks = data / "chunks.jsonl"
+    if not chunks.exists() and corpus == "manpages":
         import manpage_corpus
 
         manpage_corpus.build(CORPUS, 24, 10, 120)
+    elif not chunks.exists():
+        import synthetic_corpora
+
+        synthetic_corpora.build(corpus)
     digest = hashlib.sha256(chunks.read_bytes()).hexdigest()
-    path = CORPUS / "workspace.db"
+    path = data / "workspace.db"
     for extra in ("", "-wal", "-shm"):
         Path(f"{path}{extra}").unlink(missing_ok=True)
     db = init_workspace(path)
@@ -76,8 +81,21 @@ def sample(folder: Path, passages: int, seed: int) -> None:
             "form": r["form"], "generator": r["generator"], "quality": float(r["quality"]),
             "features": r["features"], "corpus_sha256": digest, "seed": seed,
         })
+    drawn = db.conn.execute(
+        "SELECT count(DISTINCT p.chunk_id) FROM synthetic_batch_passages p").fetchone()[0]
     (folder / "candidates.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    by_chunk = _write_sheet(folder, rows, texts, seed)
+    (folder / "meta.json").write_text(json.dumps(
+        {"corpus": corpus, "seed": seed, "passages_asked": passages, "passages_drawn": drawn,
+         "corpus_sha256": digest}, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
+          f"{digest[:12]}) -> {folder}")
+
+
+def _write_sheet(folder: Path, rows: list[dict], texts: dict[str, tuple[str, str]],
+                 seed: int) -> dict[str, list[dict]]:
+    """``sheet.md``: passages in a seeded order, their questions shuffled, no scores."""
     by_chunk: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_chunk[r["chunk_id"]].append(r)
@@ -97,8 +115,7 @@ def sample(folder: Path, passages: int, seed: int) -> None:
             lines.append(f"- `{r['key']}` **{r['question']}**  \n  answer: {answer}")
         lines.append("")
     (folder / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
-    print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
-          f"{digest[:12]}) -> {folder}")
+    return by_chunk
 
 
 def load(folder: Path) -> list[dict]:
@@ -164,6 +181,31 @@ def figures(folder: Path) -> dict[str, float]:
     return {"top": top_rate, "bottom": bottom_rate}
 
 
+def calibration(folder: Path) -> dict[str, float]:
+    """Issue 32's figures for one graded folder: accepted as written overall and in the top half
+    by score, the score's predicted accept rate (its mean) against the observed one per half,
+    and questions per passage drawn (``meta.json``)."""
+    graded = load(folder)
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    ranked = sorted(graded, key=lambda r: (-r["quality"], r["id"]))
+    half = (len(ranked) + 1) // 2
+    halves = {"top": ranked[:half], "bottom": ranked[half:]}
+    out = {"graded": len(graded), "accepted": sum(r["accepted"] for r in graded) / len(graded),
+           "passages_drawn": meta["passages_drawn"],
+           "per_passage": len(graded) / meta["passages_drawn"]}
+    for name, rows in halves.items():
+        out[f"{name}_observed"] = sum(r["accepted"] for r in rows) / len(rows)
+        out[f"{name}_predicted"] = sum(r["quality"] for r in rows) / len(rows)
+    print(f"### {folder.parent.name}/{folder.name} ({meta['corpus']}, seed {meta['seed']})")
+    print(f"graded {len(graded)} questions from {meta['passages_drawn']} passages drawn "
+          f"({out['per_passage']:.2f} a passage); accepted as written: {rate(graded)}")
+    for name, rows in halves.items():
+        print(f"{name} half ({len(rows)}): observed {rate(rows)}, predicted "
+              f"{out[name + '_predicted']:.0%} (mean score)")
+    print()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -171,11 +213,18 @@ def main() -> None:
     one.add_argument("--round", required=True, help="folder name under synthetic_grading")
     one.add_argument("--passages", type=int, default=80)
     one.add_argument("--seed", type=int, default=2026)
+    one.add_argument("--corpus", default="manpages",
+                     choices=("manpages", "pydoc", "info", "readme", "html"))
     two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
     two.add_argument("--round", nargs="*", help="round folders (default: all)")
+    three = sub.add_parser("calibration", help="issue 32 figures of graded folders")
+    three.add_argument("folders", nargs="+", help="folders under synthetic_grading")
     args = parser.parse_args()
     if args.command == "sample":
-        sample(GRADING / args.round, args.passages, args.seed)
+        sample(GRADING / args.round, args.passages, args.seed, args.corpus)
+    elif args.command == "calibration":
+        for name in args.folders:
+            calibration(GRADING / name)
     else:
         names = args.round or sorted(p.name for p in GRADING.iterdir()
                                      if (p / "grades.tsv").exists())

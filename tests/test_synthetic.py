@@ -36,7 +36,8 @@ def _chunks() -> list[dict]:
 def test_at_least_70_percent_of_sampled_demo_chunks_get_a_well_formed_question(db):
     chunks = sampling.sample_chunks(db, 60, seed=7, min_words=1)
     passed = sum(
-        any(c.well_formed for c in offline.generate(ch.id, ch.text)) for ch in chunks
+        any(c.well_formed for c in offline.generate(ch.id, ch.text, title=ch.title))
+        for ch in chunks
     )
     assert passed / len(chunks) >= 0.70, f"{passed}/{len(chunks)}"
 
@@ -52,7 +53,8 @@ def test_question_kinds_on_known_sentences():
     text = ("Full-time employees get 26 days of annual leave per leave year. The leave year runs "
             "from 1 April to 31 March. A security incident is any event that may compromise data."
             " New joiners fill in the Display Screen Equipment (DSE) assessment.")
-    questions = {c.question: c for c in offline.generate("c1", text, max_per_chunk=20)}
+    questions = {c.question: c for c in offline.generate(
+        "c1", text, title="Leave policy: Annual leave", max_per_chunk=20)}  # the heading binds
     assert "How many days of annual leave do full-time employees get?" in questions
     assert questions["When does the leave year run?"].answer == "from 1 April to 31 March"
     assert questions["What is a security incident?"].well_formed

@@ -162,6 +162,15 @@ NAME_NOUNS = frozenset("command commands function functions option options progr
 CLAUSE_OPENERS = frozenset("if when unless once before after until while whenever as".split())
 
 
+def _in_name(toks: list[Tok], i: int) -> bool:
+    """A capitalised word beside another one is part of a name ("Richard Henderson", "Apache
+    Commons CLI", "SPARC Solaris"): its capital stays. Determiners and the like do not count."""
+    def capital(j: int) -> bool:
+        return 0 <= j < len(toks) and toks[j].text[:1].isupper() and \
+            toks[j].low not in DETERMINERS | PREPOSITIONS and not toks[j].paren
+    return toks[i].low not in DETERMINERS | PREPOSITIONS and (capital(i - 1) or capital(i + 1))
+
+
 def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> list[str]:
     """Words for the question: sentence-initial capital dropped, you -> I/me, your -> my."""
     out = []
@@ -177,7 +186,7 @@ def render(toks: list[Tok], text: str, *, first_is_subject: bool = False) -> lis
             word = "I"  # "if you need ..." -> "if I need ..."
         elif tok.low in PRONOUNS_OTHER:
             word = PRONOUNS_OTHER[tok.low]
-        elif word[:1].isupper() and not is_proper(tok, text):
+        elif word[:1].isupper() and not is_proper(tok, text) and not _in_name(toks, i):
             word = word[:1].lower() + word[1:]
         out.append(word)
     return out

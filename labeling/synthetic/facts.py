@@ -176,6 +176,12 @@ def _is_name(cell: str) -> bool:
 KEY_STOPWORDS = frozenset("note notes warning caution important tip example examples see usage "
                           "for the a an this that these to of in on at by with from and or if "
                           "when".split())
+# Docstring section labels ("Args:", "Raises:"): the lines under them name parameters and
+# exceptions of the function, not terms of the passage.
+SECTION_LABELS = re.compile(
+    r"(?im)^[ \t]*(?:args|arguments|parameters|params|keyword args|returns?|yields?|raises|"
+    r"attributes|examples?|notes?)[ \t]*:[ \t]*$"
+)
 
 
 def key_values(text: str) -> list[Question]:
@@ -196,5 +202,14 @@ def key_values(text: str) -> list[Question]:
             continue
         if re.fullmatch(r"[\dA-Fa-fx.:/+-]+", match.group(2).strip()):
             continue  # a number or hex dump: example output, not documentation
-        out.append((f"What is the {key}?", match.start(2), match.end(2), "what"))
+        if re.search(r"[_./]|[a-z][A-Z]", match.group(1)) or SECTION_LABELS.search(text) or \
+                re.match(r"(?i)(if|when|unless)\b", match.group(2)):
+            continue  # a code name with its description, a docstring section, a sentence
+        if re.search(rf"\([^)]*\b{re.escape(match.group(1).strip())}\b[^)]*\)",
+                     text[:match.start()]):
+            continue  # a parameter of the signature above: not a term of its own
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]+|[A-Z]{2,}[\w-]*", match.group(1).strip()) or \
+                len(match.group(2).split()) < 3:
+            continue  # only a named key (PINENTRY_USER_DATA) with a value worth asking for
+        out.append((f"What is {match.group(1).strip()}?", match.start(2), match.end(2), "what"))
     return out

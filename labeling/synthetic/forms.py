@@ -25,7 +25,7 @@ FILLER = frozenset(
     "a an the of to in on at by for from with and or is are do does did i me my you your it "
     "its this that these those what which who when where why how can could should would will "
     "there their be been being used use using mean means difference between compare happens "
-    "happen get option stand".split()
+    "happen get option stand also only just then".split()
 )
 
 
@@ -55,7 +55,10 @@ def keyword_query(question: str, subject: str | None = None, *, limit: int = 5) 
         if at >= 0:
             tokens = (body[:at] + " " + body[at + len(subject):]).split()
     content = [t.strip(",;:") for t in tokens if t.lower().strip(",;:") not in FILLER]
-    content = [t for t in content if t and not re.fullmatch(r"\W+", t)]
+    named = {subject.split(".")[-1].rstrip("()").lower()} if subject else set()
+    content = [re.sub(r"\(\)$", "", t.lstrip(".")) for t in content if "/" not in t]
+    content = [t for t in content if t and not re.fullmatch(r"\W+", t)
+               and t.lower() not in named]
     out = ([subject] if subject else []) + content
     words: list[str] = []
     for word in out:

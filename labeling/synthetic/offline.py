@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from labeling.synthetic import forms, reference
+from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.clauses import (
     Clause,
@@ -69,6 +70,16 @@ GENERATOR = "offline"
 WEAK_VERBS = frozenset("be go come happen last start end run have do make get take see "
                        "mean use need".split())
 MEANS = frozenset({"using", "via", "through"})
+# A condition about the reader ("if you lose your badge"): only then is advice asked for.
+READER = frozenset("i you your my we our me".split())
+# Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes.
+ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}\w[\w-]*,?\s+"
+                       r"[-+]{1,2}\w")
+# Imperatives that describe what a function does, not a reader's task.
+REFERENCE_VERBS = frozenset("return returns print output list raise yield get set".split())
+# A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
+# does using all for COMPONENT launch?" (a definition-list label or a clause misread).
+NO_SUBJECT = re.compile(r"^What (?:do|does|did) (?:always|never|not|only|also|using|\w+ly)\b")
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
@@ -91,10 +102,15 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     out: list[Candidate] = []
     seen: set[str] = set()
     topic = topic_of(title, read_passage(text, title))
+    names = passage_names(text, title)
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
+        if ARTEFACTS.search(draft.question) or NO_SUBJECT.search(draft.question) or \
+                _verb_for_subject(draft.question) or _preposition_twice(draft.question) or \
+                not _bound(draft.question, draft.answer, names, topic):
+            continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft, topic, text):
-            if question.lower() in seen:
+            if question.lower() in seen or ARTEFACTS.search(question):
                 continue
             seen.add(question.lower())
             start, end = draft.span
@@ -113,23 +129,66 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     return out[:max_per_chunk] if max_per_chunk else out
 
 
+def _verb_for_subject(question: str) -> bool:
+    """"Where does create link to each TARGET ...?", "What does disallow processing file?": a
+    verb where the subject should be."""
+    words = question.rstrip("?").split()
+    for i, word in enumerate(words[:-1]):
+        if word.lower() in ("do", "does", "did") and i <= 3:
+            after, then = words[i + 1], (words[i + 2:] or [""])[0]
+            return after.islower() and after in ALL_VERBS and not is_named(after) and not (
+                then[:1].isdigit() or is_named(then))  # "release 4.2" is a noun
+    return False
+
+
+def _preposition_twice(question: str) -> bool:
+    """"How many stages does APT work in its internal resolver in?": a preposition left behind
+    that the question already used."""
+    words = question.rstrip("?").lower().split()
+    return len(words) > 3 and words[-1] in PREPOSITIONS and words[-1] in words[:-1]
+
+
+def _bound(question: str, answer: str, names: set[str], topic: Subject | None) -> bool:
+    """Whether the question's subject has evidence (``labeling.synthetic.binding``)."""
+    return is_bound(question, names, topic) or is_definition(question, answer) or \
+        answer_is_name(question, answer, names)
+
+
 def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[str, str]]:
     """The draft's question, and a keyword query for a short what/how-to question that names
     its subject (the topic first: "gzip --keep option")."""
     form = forms.form_of(draft.question)
     pairs = [(draft.question, form)]
     words = draft.question.lower().split()
-    if draft.subject is None or not draft.structured or form == "comparison" or "if" in words \
+    if draft.subject is None or form == "comparison" or "if" in words \
             or "when" in words or len(words) > 12:
         return pairs
+    if not draft.structured and draft.subject.kind != "function":
+        return pairs  # prose queries read badly ("lnstat support any kind statistics") unless
+        # they name a function and what it returns ("pthread_mutexattr_setrobust return error")
     lead = next((name for name in (topic.name if topic else "", draft.subject.name)
                  if name and name.lower() in draft.question.lower()), None)
     if lead is None or lead.lower() in draft.answer.lower():
         return pairs  # the subject is the answer ("Which command ...?"): no query names it
     query = forms.keyword_query(draft.question, lead)
-    if query:
+    if query and _searchable(query, lead):
         pairs.append((query, "keyword"))
     return pairs
+
+
+ENDS_BADLY = ALL_VERBS | frozenset("first second last other all same also".split())
+
+
+def _searchable(query: str, lead: str) -> bool:
+    """A query that reads like search-box text: the subject and at least one content word after
+    it, no two names side by side ("-p --process list", "sig_created sig_created_d first"),
+    not ending on a bare verb or ordinal ("callable return")."""
+    words = query.split()
+    rest = words[len(lead.split()):] if query.startswith(lead) else words
+    if not rest or words[-1].lower() in ENDS_BADLY:
+        return False
+    named = [is_named(w) for w in words]
+    return not any(a and b for a, b in zip(named, named[1:], strict=False))
 
 
 def drafts(text: str, title: str | None = None) -> list[Draft]:
@@ -204,6 +263,8 @@ def _from_sentence(unit: Prose, a: int, b: int, focus: Subject | None,
             named = re.sub(rf"^What does {re.escape(focus.phrase)} do (if|when) ",
                            r"What happens \1 ", named)  # the subject once, not twice
         span = passage_span(unit, start, end, (a, b))
+        if named is not None and not _names_its_subject(named, focus, topic):
+            continue  # "What can I specify?": a task without the API it belongs to
         if span is not None and named is not None:
             drafted.append(Draft(named, span, kind, sentence, subject or _named_in(
                 named, topic), structured=False))
@@ -227,6 +288,8 @@ def _resolve(clause: Clause, focus: Subject | None) -> Subject | None | bool:
     complete one that names the focus short ("The -version option" -> "the -version option of
     xset"); False when it cannot be named."""
     words = [t.text for t in clause.subj]
+    if focus is not None and focus.kind == "topic" and is_deictic(words):
+        return False  # "It" under a page or module title: often a neighbouring thing
     if not is_deictic(words):
         if focus is not None and focus.phrase != focus.name and any(
             w == focus.name for w in words
@@ -272,8 +335,8 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
         return []
     cond = render(toks[: comma + 1], text)
     if _imperative(main):
-        if len(cond) < 4:
-            return []
+        if len(cond) < 4 or not READER.intersection(w.lower() for w in cond):
+            return []  # "If n is None, list all counts": what the function does, not advice
         return [(finish_question(["what", "should", "I", "do", *cond]), main[0].start,
                  main[-1].end, "what", None)]
     clause = find_clause(main)
@@ -299,6 +362,16 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
     return []  # "What happens if stream is not specified?": whose stream?
 
 
+def _names_its_subject(question: str, focus: Subject | None, topic: Subject | None) -> bool:
+    """A question asked by the reader ("What can I ...?") must name the thing it is about."""
+    words = question.rstrip("?").split()
+    if not READER.intersection(w.lower() for w in words):
+        return True
+    low = question.lower()
+    return any(is_named(w) for w in words) or any(
+        s is not None and s.name.lower() in low for s in (focus, topic))
+
+
 def _names_something(words: list[Tok]) -> bool:
     return any(is_named(t.text) for t in words)
 
@@ -309,6 +382,8 @@ def _procedure(toks: list[Tok], text: str) -> list[Found]:
     it names nothing."""
     out: list[Found] = []
     verb = toks[0].low
+    if verb in REFERENCE_VERBS:
+        return []  # "Return the number of CPUs in the system": what a function does
     clause = Clause([], [], toks[0], toks[1:])
     for (a, b), _, kind in times(clause):
         before = [t for t in clause.rest if t.end <= a]

@@ -35,9 +35,8 @@ PREDICATE_ENDS = frozenset(
 # Words after which the rest of a sentence restricts what its verb phrase means.
 RESTRICTING = frozenset("if unless when whenever which that where whether".split())
 COMPARISON_CUES = re.compile(
-    r"\b(unlike|just like|works like|similar to|same as|identical to|equivalent to|instead of|"
-    r"rather than|differs? from|different from|whereas|compared (?:to|with)|in contrast to|"
-    r"faster than|slower than|better than|more \w+ than|less \w+ than|but)\b",
+    r"\b(unlike|differs? from|different from|whereas|compared (?:to|with)|in contrast to|"
+    r"faster than|slower than|better than|more \w+ than|less \w+ than)\b",
     re.I,
 )
 CLASS_NOUNS = ("command", "function", "option", "program", "utility", "tool", "daemon",
@@ -342,11 +341,11 @@ def from_comparison(unit: Prose, a: int, b: int, topic: Subject | None, names: l
     right = [t for t in things if t.start >= a + cue.end()]
     if not left or not right:
         return []  # the first thing must be what the sentence is about: its subject
+    lead = [t for t in toks if not t.paren][:2]
+    if left[0] not in lead or (left[0] is not lead[0] and lead[0].low not in ("the", "a", "an")):
+        return []  # "Like A but uses B", "If A is False, ...": A is not the sentence's subject
     first, second = left[0].text, right[0].text
     if first.lower().rstrip("()") == second.lower().rstrip("()"):
-        return []
-    if cue.group(1).lower() == "but" and not re.search(r"\blike\b|\bsame\b|\bas\b", sentence,
-                                                         re.I):
         return []
     span = passage_span(unit, a, b, (a, b))
     if span is None:

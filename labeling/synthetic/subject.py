@@ -163,6 +163,8 @@ def name_deictics(question: str, focus: Subject | None) -> str | None:
     found = list(DEICTIC_PHRASE.finditer(question))
     if not found:
         return question
+    if focus is not None and focus.kind == "topic":
+        return None  # a page or module title is not what "it" points at often enough
     out = question
     for match in reversed(found):
         words = match.group().split()

@@ -4,9 +4,11 @@ generating (offline; LLM with its cost shown first), settings, reviewer feedback
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from labeling.synthetic import review, settings
+from labeling.synthetic import llm, quality_model, review, settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace import connections
 from labeling.workspace.judgments import judgment_history
@@ -68,6 +70,25 @@ def test_the_floor_hides_candidates_and_says_how_many(open_app, workspace):
     assert "2 of 3 candidates match" in captions
     at.segmented_control(key="review_mode").set_value("Table").run()
     assert set(_frame_with(at, "overlap")["id"]) == {ids[0], ids[1]}
+
+
+def test_the_queue_says_what_it_is_expected_to_yield_only_when_calibrated(open_app, workspace):
+    ids = _seed(workspace)
+    at = open_app("review").run()
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "3 pending questions" in captions and "weights are the defaults" in captions
+    assert "expected to be accepted" not in captions
+    db = open_workspace(workspace)
+    weights = {"intercept": 0.0}  # every score 0.5: a learned model, as refit stores one
+    db.conn.execute("INSERT INTO synthetic_quality_models (weights, decisions, accepted, "
+                    "fitted_by, fitted_at) VALUES (?, 40, 20, 'carol', '2026-01-01T00:00:00Z')",
+                    [json.dumps(weights)])
+    db.conn.commit()
+    quality_model.rescore(db, weights)
+    at = open_app("review").run()
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert f"About 50% of these {len(ids)} pending questions are expected" in captions
+    assert "learned from 40 decisions" in captions
 
 
 def test_accept_edit_and_reject(open_app, workspace):
