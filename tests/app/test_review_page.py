@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from labeling.synthetic import llm, quality_model, review, settings
+from labeling.synthetic import quality_model, review, settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace import connections
 from labeling.workspace.judgments import judgment_history
