@@ -35,6 +35,7 @@ from labeling.evaluation import (
     locked_splits,
     score_defaults,
     score_history,
+    tuning,
 )
 from labeling.evaluation.score_controls import Controls
 from labeling.files import baseline, chunk_uploads, uploads
@@ -683,6 +684,7 @@ def _machine_and_budget_write_calls(db, q: str, c: str, run: str) -> dict[str, o
             db, judge.name, 1.0, runs=[run], relevance=1),
         "deciding_pairs.send_deciding_pairs": lambda: deciding_pairs.send_deciding_pairs(
             db, Controls(run, ("P@5",)), other, "P@5"),
+        "tuning.queue_new_results": lambda: tuning.queue_new_results(db, run),
     }
 
 

@@ -119,5 +119,5 @@ def test_the_judgments_export_and_the_command_line_keep_origins(db, tmp_path: Pa
     out = tmp_path / "judgments.csv"
     exporters.export_judgments(db, out)
     header, *rows = out.read_text().splitlines()
-    assert header.endswith(",origin,origin_source")
-    assert rows[0].endswith(",import,gold.qrels")
+    assert header.endswith(",origin,origin_source,evidence")  # evidence: spans, JSON
+    assert rows[0].endswith(",import,gold.qrels,")  # no evidence spans

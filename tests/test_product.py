@@ -89,7 +89,7 @@ def test_a_missing_engine_names_the_extra_to_install(engine, module, files, monk
 def test_the_cluster_extra_installs_what_the_dask_engine_imports():
     assert PYPROJECT["project"]["optional-dependencies"]["cluster"] == [
         "dask[dataframe,distributed]>=2025.1"]
-    assert "retrieval-scorecard[cluster,spark,docs]" in (
+    assert "retrieval-scorecard[cluster,spark,docs,postgres]" in (
         PYPROJECT["project"]["optional-dependencies"]["test"])
 
 
@@ -141,16 +141,19 @@ def _distributions(requirements: list[str]) -> set[str]:
 
 def test_the_base_install_serves_the_app_and_the_cli():
     """Every library the app and the core import comes with the base install; the distributed
-    engines' libraries (only in labeling/cluster) come with their extras."""
+    engines' libraries (only in labeling/cluster) and PostgreSQL's client (only in the
+    postgres_fts connection's module, imported when a search runs) come with their extras."""
     from importlib.metadata import packages_distributions
 
     owners = packages_distributions()
     base = _distributions(PYPROJECT["project"]["dependencies"])
     extras = PYPROJECT["project"]["optional-dependencies"]
     engines = base | _distributions(extras["cluster"] + extras["spark"])
+    postgres = base | _distributions(extras["postgres"])
     sources = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("labeling/**/*.py")]
     for path in sources:
-        allowed = engines if "cluster" in path.relative_to(ROOT).parts else base
+        allowed = (engines if "cluster" in path.relative_to(ROOT).parts
+                   else postgres if path.name == "postgres_search.py" else base)
         for name in _third_party_imports(path):
             dists = {d.lower().replace("_", "-") for d in owners.get(name, [name])}
             assert dists & allowed, f"{path.relative_to(ROOT)} imports {name} ({dists})"

@@ -203,6 +203,7 @@ CONTROL_ACTIONS = {
     "review_reason_": "reject", "guideline_save": "set_guideline",
     "mj_conn_": "manage_connections", "gen_conn_": "manage_connections",
     "guide_set_defaults": "set_score_defaults",
+    "lr_save": "manage_connections",  # running a live run: tests/app/test_live_runs_page.py
 }
 # Actions whose controls are not shown at all to the roles that may not do them (a form only
 # admins see), rather than shown disabled.
