@@ -50,7 +50,7 @@ from labeling.evaluation.score_controls import (
 )
 from labeling.files import exporters as exports
 from labeling.files import live_runs, uploads
-from labeling.judging import machine_judge
+from labeling.judging import label_sources, machine_judge
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import contents, grading
@@ -440,7 +440,7 @@ def scorecard_tab(view: View) -> None:
     st.caption(
         f"Mean per query, {CONFIDENCE:.0%} percentile bootstrap interval "
         f"({BOOTSTRAP_RESAMPLES} resamples, seed {SEED}), n = the queries in the mean: "
-        f"{count.summary()}."
+        f"{count.summary()}. {label_sources.interval_note(controls.label_source)}"
     )
     if count.returned_nothing:
         st.warning(escape_inline(f"{controls.run}: {count.sentence()}"))
@@ -483,7 +483,8 @@ def label_depth_notes(view: View) -> None:
     if not any(parse_measure(m).kind in label_depth.RECALL_KINDS for m in measures):
         return
     depth = label_depth.label_depth(view.db, view.controls)
-    st.caption(escape_inline(depth.sentence()))
+    with st.container(key="dash_label_depth"):
+        st.caption(escape_inline(depth.sentence()))
     for warning in filter(None, (depth.warning(m) for m in measures)):
         st.warning(escape_inline(warning))
 
@@ -941,9 +942,11 @@ def main() -> None:
         f"{controls.one_line()} · Label snapshot {labels.snapshot}{locked}", controls),
         help=_judge_escaped(controls.describe(), controls))
     line[1].page_link(GUIDE_PAGE, label="What these mean", icon=":material/menu_book:")
-    inferred = inferred_labels.inferred_labels(db, labels.qrels).sentence()
+    # Counted over the labels the run is scored on, as the Scorecard's label-depth sentence.
+    inferred = inferred_labels.inferred_for_run(db, controls).sentence()
     if inferred:
-        st.caption(inferred)
+        with st.container(key="dash_inferred_labels"):
+            st.caption(escape_inline(inferred))  # names a chunk set: user text
     view = View(db, runs, segmenting.query_table(db), scale, controls, segment, lock)
     run_notices(view)
     tabs = st.tabs(list(TABS), key="dash_tab", on_change="rerun")

@@ -91,6 +91,17 @@ def source_consensus(
     return both.sort_values(["query_id", "chunk_id"], ignore_index=True)
 
 
+def interval_note(source: str) -> str:
+    """What a bootstrap interval over queries leaves out when machine labels are scored: empty
+    for people's labels; otherwise a sentence saying it ignores the judge's error (issue 30:
+    such an interval covered the truth in 0% of simulated worlds with a biased judge)."""
+    if source not in MACHINE_SOURCES:
+        return ""
+    return ("With machine labels these intervals come from the sampling of queries only and "
+            "ignore the judge's error; the interval that corrects for it is on the Machine "
+            "judges page (prediction-powered, from the audit).")
+
+
 def describe(source: str, judge: str = "") -> str:
     """The source in words, naming the judge when one is chosen."""
     text = LABEL_SOURCES[source]

@@ -136,11 +136,14 @@ def test_the_dashboard_chooses_the_label_source(open_app, server):
     at = _label_a_batch(open_app("machine_judges"), server, runs=("bm25",), k=3, pairs=131)
     at.switch_page("pages/dashboard.py").run()
     assert "Labels: people only" in _captions(at)
+    assert "ignore the judge's error" not in _captions(at)
     people_card = _frame(at, "ci_low")
     at.selectbox(key="dash_label_source").set_value("machine").run()
     assert at.selectbox(key="dash_judge").value == JUDGE
     captions = _captions(at)
     assert "Labels: machine only" in captions and f"judge {JUDGE}" in captions
+    # Issue 30 (2): the scorecard's bootstrap interval says it leaves out the judge's error.
+    assert "from the sampling of queries only and ignore the judge's error" in captions
     machine_card = _frame(at, "ci_low")
     assert not machine_card["mean"].equals(people_card["mean"])
     at.selectbox(key="dash_label_source").set_value("people+machine").run()
