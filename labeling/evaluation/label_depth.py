@@ -46,6 +46,14 @@ OTHER_SOURCES = {
 NO_RECORD = "no record"
 
 
+def labels_described(relevance: int, chunk_set: str | None, label_source: str) -> str:
+    """The relevant labels a run is scored on, in words: grade, chunk set (None: every chunk
+    set's, or there are none) and label source, e.g. "grade 1 and above, of chunk set
+    sections, people's labels"."""
+    where = "" if chunk_set is None else f", of chunk set {chunk_set}"
+    return f"grade {relevance} and above{where}, {label_sources.LABEL_ORIGINS[label_source]}"
+
+
 @dataclass(frozen=True)
 class LabelDepth:
     """Relevant labels by where their pair came from: ``pools`` maps a pool depth to the labels
@@ -64,9 +72,7 @@ class LabelDepth:
     def what(self) -> str:
         """What was counted: grade, chunk set and label source, e.g. "grade 1 and above, of
         chunk set sections, people's labels"."""
-        where = ("" if self.chunk_set is None else f", of chunk set {self.chunk_set}")
-        return (f"grade {self.relevance} and above{where}, "
-                f"{label_sources.LABEL_ORIGINS[self.label_source]}")
+        return labels_described(self.relevance, self.chunk_set, self.label_source)
 
     def within(self, k: int) -> int:
         """Relevant labels whose deepest pool is at most ``k`` deep."""

@@ -134,15 +134,23 @@ def import_run(page, wait_idle, url: str, file: Path, name: str, chunk_set: str 
 
 def scored(page, wait_idle, url: str, run: str) -> tuple[dict[str, float], str]:
     """The dashboard's overall means of ``run`` (its CSV download: the numbers the table
-    shows, unrounded) and the sentence counting the relevant labels."""
+    shows, unrounded) and the sentence counting the relevant labels (the label-depth caption
+    of the Scorecard tab). When some of them are inferred, the sentence saying so (above the
+    tabs) counts the same labels and names them the same way."""
     go(page, wait_idle, f"{url}/dashboard")
     choose(page, wait_idle, "dash_run", run)
     card = download(page, wait_idle, page.locator(".st-key-dash_card_csv button"))
     rows = [r for r in csv.DictReader(io.StringIO(card)) if r["segment"] == "(all queries)"]
     means = {r["measure"]: float(r["mean"]) for r in rows}
-    captions = page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
-    labels = next(c for c in captions if "relevant labels" in c)
-    return means, labels
+    labels = page.locator(".st-key-dash_label_depth [data-testid='stCaptionContainer']")
+    sentence = labels.inner_text()
+    inferred = page.locator(".st-key-dash_inferred_labels [data-testid='stCaptionContainer']")
+    if inferred.count():
+        counted = re.match(r"The (\d+) relevant labels (\(.*?\)) come from", sentence)
+        assert counted, sentence
+        assert re.match(rf"\d+ of the {counted[1]} relevant labels {re.escape(counted[2])} are "
+                        "inferred", inferred.inner_text()), (inferred.inner_text(), sentence)
+    return means, sentence
 
 
 def evaluate(qrels: Path, run: Path, capsys) -> dict[str, float]:
