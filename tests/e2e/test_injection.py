@@ -127,6 +127,10 @@ class Visit:
     def choose(self, key: str, value: str, where: str,
                ready: Callable[[], object] | None = None) -> None:
         box = self.page.locator(f".st-key-{key} input").first
+        # In the middle of the viewport, as a person scrolls to it: a selectbox cut by the
+        # viewport's bottom edge (the drill-down's, since the Dashboard's layout changed) does
+        # not open its list when typed into, so Enter would choose nothing.
+        box.evaluate("(e) => e.scrollIntoView({block: 'center'})")
         box.fill(value)
         self.act(partial(box.press, "Enter"), where, ready)
 
