@@ -42,7 +42,12 @@ sys.path.insert(0, str(ROOT))
 from labeling.files.demo import build_demo  # noqa: E402
 
 # The browser tests' loopback helpers and Chromium flags: one place for both.
-from tests.e2e.conftest import CHROMIUM_ARGS, _free_port, _healthy  # noqa: E402
+from tests.e2e.conftest import (  # noqa: E402
+    CHROMIUM_ARGS,
+    _free_port,
+    _healthy,
+    stop_server,
+)
 
 RESULTS = ROOT / "benchmarks" / "results"
 CHROMIUM = "/usr/bin/chromium"
@@ -80,11 +85,7 @@ def serve(workspace: Path) -> Iterator[tuple[str, float]]:
             time.sleep(0.05)
         yield url, time.perf_counter() - started
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
 
 
 def first_render(browser, url: str) -> float:

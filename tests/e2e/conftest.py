@@ -79,11 +79,16 @@ def _serve(workspace: Path) -> Iterator[str]:
         wait_until_healthy(server, url, log_path)
         yield url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """Stop an app server: politely, then by force after 10 s."""
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
 
 
 @pytest.fixture(scope="session")
