@@ -430,13 +430,14 @@ def test_init_in_a_missing_folder(tmp_path, capsys):
 
 @pytest.fixture
 def tmpfs(tmp_path: Path):
-    """A fresh 1 MB tmpfs; skips unless this process may mount one (root, a permissive kernel)."""
+    """A fresh 2 MB tmpfs (an empty workspace is half a megabyte: 1 MB left too little room for
+    its -wal at times); skips unless this process may mount one (root, a permissive kernel)."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0 or not shutil.which("mount"):
         pytest.skip("mounting a tmpfs needs root on Linux")
     point = tmp_path / "mnt"
     point.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(point)], capture_output=True
     )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
@@ -478,7 +479,7 @@ def test_a_read_only_workspace_file(ws, capsys):
 
 
 def big_chunks(path: Path) -> Path:
-    """About 2.5 MB of chunks: more than the 1 MB tmpfs and the page limit below allow."""
+    """About 2.5 MB of chunks: more than the 2 MB tmpfs and the page limit below allow."""
     return jsonl(path, [{"id": f"big{i}", "text": "word " * 100} for i in range(5_000)])
 
 
