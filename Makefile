@@ -27,6 +27,7 @@ $(RUN_STAMP): pyproject.toml
 	touch $(RUN_STAMP)
 
 run: $(RUN_STAMP)
+	mkdir -p workspace
 	$(RUN_VENV)/bin/scorecard app --workspace workspace/scorecard.db
 
 test: $(STAMP)

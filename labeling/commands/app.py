@@ -67,7 +67,10 @@ def streamlit_command(workspace: Path, host: str, port: int, *, browser: bool) -
 
     given = [
         f"--server.address={host}", f"--server.port={port}",
-        f"--server.headless={str(not browser).lower()}",
+        # Always headless: Streamlit's own browser opening comes with a first-run e-mail prompt
+        # on the terminal (it failed `make run` with no terminal); the tab is opened by
+        # `open_browser_when_ready` instead.
+        "--server.headless=true",
         "--server.fileWatcherType=none",  # the installed files do not change while it runs
     ]
     names = {option.partition("=")[0] for option in given}
@@ -94,6 +97,28 @@ def _check_served_safely(workspace: Path, host: str) -> None:
     )
 
 
+# Polls the server's health for up to a minute, then opens the app in the default browser.
+_OPENER = """
+import sys, time, urllib.request, webbrowser
+url = sys.argv[1]
+for _ in range(600):
+    try:
+        if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok":
+            webbrowser.open(url)
+            break
+    except OSError:
+        time.sleep(0.1)
+"""
+
+
+def open_browser_when_ready(url: str) -> None:
+    """Open ``url`` in a browser tab once the server answers, from a detached process (this
+    one becomes the server)."""
+    subprocess.Popen([sys.executable, "-c", _OPENER, url], start_new_session=True,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+
+
 def run_app(args: argparse.Namespace) -> int:
     workspace = args.workspace.expanduser().resolve()
     if not 0 < args.port < 65536:
@@ -107,6 +132,8 @@ def run_app(args: argparse.Namespace) -> int:
         build_demo(workspace)
     _check_served_safely(workspace, args.host)
     command = streamlit_command(workspace, args.host, args.port, browser=not args.no_browser)
+    if not args.no_browser:
+        open_browser_when_ready(f"http://{args.host}:{args.port}")
     env = {**os.environ, WORKSPACE_ENV: str(workspace)}
     sys.stdout.flush()
     sys.stderr.flush()
