@@ -94,8 +94,7 @@ def test_the_cluster_extra_installs_what_the_dask_engine_imports():
 
 
 def test_the_app_passes_every_streamlit_setting_and_serves_the_installed_app(tmp_path):
-    command = app_command.streamlit_command(tmp_path / "w.db", "127.0.0.1", 8600,
-                                            browser=False)
+    command = app_command.streamlit_command(tmp_path / "w.db", "127.0.0.1", 8600)
     assert command[1:5] == ["-m", "streamlit", "run", str(product_files.app_script())]
     settings = tomllib.loads(product_files.streamlit_config().read_text())
     for section, values in settings.items():

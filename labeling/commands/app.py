@@ -61,7 +61,7 @@ def config_options(config: Path) -> list[str]:
     return options
 
 
-def streamlit_command(workspace: Path, host: str, port: int, *, browser: bool) -> list[str]:
+def streamlit_command(workspace: Path, host: str, port: int) -> list[str]:
     """The command that serves the installed app (the settings given here come last and win)."""
     from labeling import product_files
 
@@ -107,7 +107,8 @@ for _ in range(600):
             webbrowser.open(url)
             break
     except OSError:
-        time.sleep(0.1)
+        pass
+    time.sleep(0.1)
 """
 
 
@@ -131,7 +132,7 @@ def run_app(args: argparse.Namespace) -> int:
         print(f"Building the demo workspace at {workspace} ...", file=sys.stderr)
         build_demo(workspace)
     _check_served_safely(workspace, args.host)
-    command = streamlit_command(workspace, args.host, args.port, browser=not args.no_browser)
+    command = streamlit_command(workspace, args.host, args.port)
     if not args.no_browser:
         open_browser_when_ready(f"http://{args.host}:{args.port}")
     env = {**os.environ, WORKSPACE_ENV: str(workspace)}
