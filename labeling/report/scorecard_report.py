@@ -20,7 +20,7 @@ retrieved badly apart from those it returned nothing for.
 
 Values are fractions in [0, 1]; intervals are percentile bootstrap intervals over queries;
 significance is the paired randomization test, Holm-adjusted, at ``alpha``; the conventions
-quote their settings, the constants of ``labeling.evaluation.score_controls``.
+quote their settings, the constants of ``labeling.evaluation.inputs.score_controls``.
 """
 
 from __future__ import annotations
@@ -35,28 +35,25 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import (
+from labeling.evaluation.inputs import (
     chunk_set_labels,
-    corrected_scores,
-    drilldown,
-    label_depth,
     label_sets,
-    machine_agreement,
-    run_comparison,
     run_freshness,
     score_controls,
-    scoring,
     segmenting,
 )
-from labeling.evaluation.score_controls import (
+from labeling.evaluation.inputs.score_controls import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     SEED,
     Controls,
 )
+from labeling.evaluation.scores import label_depth, run_comparison, scoring
+from labeling.evaluation.views import drilldown
 from labeling.files.formats.values import plain_value
 from labeling.judging import label_sources
+from labeling.machine_judging import corrected_scores, machine_agreement
 from labeling.metrics.engine import QueryCount
 from labeling.report.card_html import to_html
 from labeling.report.card_markdown import to_markdown

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from streamlit import config as streamlit_config
 
-from labeling.evaluation import locked_splits, result_cache
+from labeling.evaluation.inputs import locked_splits, result_cache
 from labeling.judging import pooling
 from labeling.markdown import escape_markdown
 from labeling.synthetic import review
