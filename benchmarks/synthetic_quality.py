@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
 from labeling.files.importers.records import import_chunks  # noqa: E402
-from labeling.synthetic import review  # noqa: E402
+from labeling.synthetic import batches, review  # noqa: E402
 from labeling.workspace.grading import init_workspace  # noqa: E402
 
 GRADING = ROOT / "synthetic_grading"
@@ -64,9 +64,10 @@ def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> 
         Path(f"{path}{extra}").unlink(missing_ok=True)
     db = init_workspace(path)
     import_chunks(db, chunks)
-    ids, errors = review.generate(db, passages, seed=seed, per_chunk=2)
-    if errors:
-        print("\n".join(errors), file=sys.stderr)
+    result = batches.run(db, passages, seed=seed, per_chunk=2)
+    ids = result.ids
+    if result.errors:
+        print("\n".join(result.errors), file=sys.stderr)
     frame = review.candidates_frame(db)
     frame = frame[frame["id"].isin(ids)]
     texts = {cid: (title, text) for cid, title, text in db.conn.execute(

@@ -38,8 +38,8 @@ from labeling.judging import agreement, corpus_search, guideline, pooling, queue
 from labeling.machine_judging import audit_sample, machine_judge
 from labeling.model_calls.chat import ChatClient
 from labeling.rechunking import splitter, transfer
+from labeling.synthetic import batches, quality_model, review
 from labeling.synthetic import importers as synthetic_imports
-from labeling.synthetic import quality_model, review
 from labeling.synthetic import settings as synthetic_settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace import (
@@ -623,7 +623,7 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
         "synthetic.review.reject_many": lambda: review.reject_many(
             db, ids, "vic", "off topic"
         ),
-        "synthetic.review.generate": lambda: review.generate(db, 2, seed=1),
+        "synthetic.batches.run": lambda: batches.run(db, 2, seed=1),
         "synthetic.settings.set_settings": lambda: synthetic_settings.set_settings(
             db, {"quality_floor": 0.5}
         ),
@@ -710,7 +710,7 @@ REFUSAL_PHRASES = {
     "baseline.bm25_run": "adding a baseline run",
     "synthetic.review.accept": "accepting synthetic questions",
     "synthetic.review.reject_many": "rejecting synthetic questions",
-    "synthetic.review.generate": "adding synthetic questions",
+    "synthetic.batches.run": "adding synthetic questions",
     "accounts.add_user": "managing accounts",
     "importers.documents.import_documents": "importing",
     "importers.chunk_sets.import_chunk_set": "importing",

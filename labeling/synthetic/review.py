@@ -137,29 +137,6 @@ def add_candidates(
     return ids
 
 
-def generate(
-    db: sqlite_utils.Database,
-    n: int,
-    *,
-    generator: str = "offline",
-    seed: int = 0,
-    strategy: str = "random",
-    segment: str | None = None,
-    per_chunk: int = 2,
-    k: int = 10,
-    llm_client=None,
-    progress=None,
-) -> tuple[list[int], list[str]]:
-    """Sample ``n`` passages, generate up to ``per_chunk`` questions each and store them as one
-    batch (``labeling.synthetic.batches``). Returns (candidate ids, error messages)."""
-    from labeling.synthetic import batches  # batches stores through this module
-
-    result = batches.run(db, n, generator=generator, seed=seed, strategy=strategy,
-                         segment=segment, per_chunk=per_chunk, k=k, client=llm_client,
-                         progress=progress)
-    return result.ids, result.errors
-
-
 # ---------------------------------------------------------------------------------------------
 # Reading
 
