@@ -19,7 +19,7 @@ from labeling.report.verdict import BASELINE_COLOUR, GLOSSARY, RUN_COLOUR
 from labeling.teaching import guide
 
 if TYPE_CHECKING:
-    from labeling.report.scorecard_report import Scorecard
+    from labeling.report.scorecard import Scorecard
 
 # ---------------------------------------------------------------------------------------------
 # Charts
