@@ -11,7 +11,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from labeling.errors import InputError, ScorecardError
-from labeling.synthetic import features, forms, quality_model, review, settings
+from labeling.synthetic import features, forms, keywords, quality_model, review, settings
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.features import FEATURES
 from labeling.workspace import roles
@@ -176,8 +176,8 @@ def test_forms_mix_and_keyword_queries():
         "comparison")
     assert forms.form_of("gzip keep input files") == "keyword"
     assert forms.form_of("Why does gzip ignore symbolic links?") == "what-why"
-    assert forms.keyword_query("What does the --keep option of gzip do?", "gzip") == (
-        "gzip --keep")
+    assert keywords.keyword_for("What does the --keep option of gzip do?") == (
+        "gzip --keep option")
 
 
 def test_the_mix_sets_the_forms_of_a_batch(make_workspace):

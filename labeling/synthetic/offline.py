@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from labeling.synthetic import forms, reference
+from labeling.synthetic import forms, keywords, reference
 from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.clauses import (
@@ -109,7 +109,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
                 _verb_for_subject(draft.question) or _preposition_twice(draft.question) or \
                 not _bound(draft.question, draft.answer, names, topic):
             continue  # an artefact, or a subject without evidence: no question, no query
-        for question, form in _with_keyword(draft, topic, text):
+        for question, form in _with_keyword(draft):
             if question.lower() in seen or ARTEFACTS.search(question):
                 continue
             seen.add(question.lower())
@@ -154,41 +154,14 @@ def _bound(question: str, answer: str, names: set[str], topic: Subject | None) -
         answer_is_name(question, answer, names)
 
 
-def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[str, str]]:
-    """The draft's question, and a keyword query for a short what/how-to question that names
-    its subject (the topic first: "gzip --keep option")."""
-    form = forms.form_of(draft.question)
-    pairs = [(draft.question, form)]
-    words = draft.question.lower().split()
-    if draft.subject is None or form == "comparison" or "if" in words \
-            or "when" in words or len(words) > 12:
-        return pairs
-    if not draft.structured and draft.subject.kind != "function":
-        return pairs  # prose queries read badly ("lnstat support any kind statistics") unless
-        # they name a function and what it returns ("pthread_mutexattr_setrobust return error")
-    lead = next((name for name in (topic.name if topic else "", draft.subject.name)
-                 if name and name.lower() in draft.question.lower()), None)
-    if lead is None or lead.lower() in draft.answer.lower():
-        return pairs  # the subject is the answer ("Which command ...?"): no query names it
-    query = forms.keyword_query(draft.question, lead)
-    if query and _searchable(query, lead):
+def _with_keyword(draft: Draft) -> list[tuple[str, str]]:
+    """The draft's question, and its search-box query when its template has one
+    (``labeling.synthetic.keywords``) and the question's subject was bound."""
+    pairs = [(draft.question, forms.form_of(draft.question))]
+    query = keywords.keyword_for(draft.question)
+    if query and draft.subject is not None and not ARTEFACTS.search(query):
         pairs.append((query, "keyword"))
     return pairs
-
-
-ENDS_BADLY = ALL_VERBS | frozenset("first second last other all same also".split())
-
-
-def _searchable(query: str, lead: str) -> bool:
-    """A query that reads like search-box text: the subject and at least one content word after
-    it, no two names side by side ("-p --process list", "sig_created sig_created_d first"),
-    not ending on a bare verb or ordinal ("callable return")."""
-    words = query.split()
-    rest = words[len(lead.split()):] if query.startswith(lead) else words
-    if not rest or words[-1].lower() in ENDS_BADLY:
-        return False
-    named = [is_named(w) for w in words]
-    return not any(a and b for a, b in zip(named, named[1:], strict=False))
 
 
 def drafts(text: str, title: str | None = None) -> list[Draft]:

@@ -1,0 +1,64 @@
+"""Issue 32: the keyword and how-to forms from real passages (sources named per passage)."""
+
+from __future__ import annotations
+
+from labeling.synthetic import keywords, offline
+
+# gzip(1) 1.12, OPTIONS, as benchmarks/manpage_corpus.py renders it (MANWIDTH=80).
+GZIP_KEEP = (
+    "-k --keep\n"
+    "       Keep (don't delete) input files during compression or decompres‐\n"
+    "       sion.\n"
+)
+# CPython 3.11, Lib/heapq.py: nlargest, as help() shows it.
+NLARGEST = (
+    "nlargest(n, iterable, key=None)\n"
+    "    Find the n largest elements in a dataset.\n\n"
+    "    Equivalent to:  sorted(iterable, key=key, reverse=True)[:n]\n"
+)
+# git-branch(1) 2.39, OPTIONS: a task whose words hold a placeholder.
+GIT_UPSTREAM = (
+    "-u <upstream>, --set-upstream-to=<upstream>\n"
+    "       Set up <branchname>'s tracking information so <upstream> is consid‐\n"
+    "       ered <branchname>'s upstream branch.\n"
+)
+
+
+def by_form(text: str, title: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for cand in offline.generate("c", text, title=title, max_per_chunk=0):
+        out.setdefault(cand.form, []).append(cand.question)
+    return out
+
+
+def test_an_option_gets_a_search_box_query_and_a_how_to_naming_the_command():
+    found = by_form(GZIP_KEEP, "gzip(1): Options")
+    assert "gzip --keep option" in found["keyword"], found
+    assert any(q.startswith("How do I keep") and q.endswith("with gzip?")
+               for q in found["how-to"]), found
+
+
+def test_a_function_description_becomes_a_how_to_naming_its_module():
+    found = by_form(NLARGEST, "heapq: nlargest")
+    assert "How do I find the n largest elements in a dataset with heapq?" in found["how-to"]
+    assert "heapq find n largest elements in dataset" not in found.get("keyword", [])  # 7 words
+
+
+def test_a_placeholder_never_reaches_a_keyword_query():
+    found = by_form(GIT_UPSTREAM, "git-branch(1): Options")
+    assert not any("<" in q for q in found.get("keyword", [])), found
+
+
+def test_keyword_templates_read_like_search_box_text():
+    """The examples of issue 32, and fragments the old shortening wrote that must not come
+    back ("posix .WEXITSTATUS() return", "ipaddress returns")."""
+    assert keywords.keyword_for("What does numeric_owner do in tarfile?") == (
+        "tarfile numeric_owner")
+    assert keywords.keyword_for("What does the error EINVAL mean?") == "EINVAL error meaning"
+    assert keywords.keyword_for("When does open() fail with EACCES?") == "open EACCES error"
+    assert keywords.keyword_for("How many modes of operation does shuf have?") == (
+        "shuf modes of operation")
+    assert keywords.keyword_for("What does ipaddress return?") is None  # not code-like
+    assert keywords.keyword_for("What is TYPE in gnupg?") is None  # a placeholder, not a name
+    assert keywords.keyword_for("What is the default value for STRING?") is None
+    assert keywords.keyword_for("What does uniq print by default?") is None  # no template
