@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labeling.synthetic import keywords, offline
+from labeling.synthetic import keywords, offline, screens
 
 # gzip(1) 1.12, OPTIONS, as benchmarks/manpage_corpus.py renders it (MANWIDTH=80).
 GZIP_KEEP = (
@@ -58,7 +58,22 @@ def test_keyword_templates_read_like_search_box_text():
     assert keywords.keyword_for("When does open() fail with EACCES?") == "open EACCES error"
     assert keywords.keyword_for("How many modes of operation does shuf have?") == (
         "shuf modes of operation")
+    assert keywords.keyword_for("What does the subprocess.killed property indicate?") == (
+        "subprocess.killed property")
+    assert keywords.keyword_for("What does the --expert flag override in gpg?") is None
     assert keywords.keyword_for("What does ipaddress return?") is None  # not code-like
     assert keywords.keyword_for("What is TYPE in gnupg?") is None  # a placeholder, not a name
     assert keywords.keyword_for("What is the default value for STRING?") is None
     assert keywords.keyword_for("What does uniq print by default?") is None  # no template
+
+
+def test_misread_questions_are_screened():
+    """Questions the generator wrote on the development samples of round 4 (GNU Info: diffutils
+    "Line Group Formats", the Tao quoted in the texinfo manual; Node.js 20 HTML docs:
+    process.memoryUsage)."""
+    assert screens.misread("What is The Named?")
+    assert screens.misread("Where is the result // in the latter case?")
+    assert screens.misread("What do returns an object describing the memory usage of the "
+                           "Node.js process?")
+    assert not screens.misread("What does the --keep option of gzip do?")
+    assert not screens.misread("What does ls list by default?")

@@ -7,6 +7,8 @@ return" was). The templates:
 
 - "What does the --keep option of gzip do?" -> "gzip --keep option";
   "What does numeric_owner do in tarfile?" -> "tarfile numeric_owner";
+- "What does the subprocess.killed property indicate?" -> "subprocess.killed property" (a
+  named property, option, argument... and one verb, nothing after it);
 - "What does strtol() return?" -> "strtol return value";
 - "What does the error EINVAL mean?" -> "EINVAL error meaning";
   "When does open() fail with EACCES?" -> "open EACCES error";
@@ -32,6 +34,10 @@ MAX_WORDS = 6
 LINKING = frozenset("for of in on to by with from at as and or default first".split())
 _OPTION_OF = re.compile(r"^What does the (?P<name>\S+) (?P<noun>option|flag|switch|setting)"
                         r"(?: of (?P<owner>[\w.:+-]+))? do\?$")
+CLASS_NOUNS = ("property|option|method|function|flag|field|parameter|argument|variable|setting|"
+               "directive|attribute|event|macro|key")
+_NOUN_VERB = re.compile(rf"^What (?:does|do) the (?P<name>\S+) (?P<noun>{CLASS_NOUNS}) "
+                        r"(?:\w+)\?$")
 _DOES_DO = re.compile(r"^What does (?P<name>\S+) do(?: in (?P<owner>[\w.:+-]+))?\?$")
 _RETURNS = re.compile(r"^What does (?P<name>\S+?)(?:\(\))? return(?P<on> on (?:error|success|"
                       r"failure))?\?$")
@@ -59,6 +65,9 @@ def keyword_for(question: str) -> str | None:
     if m:
         owner = m.group("owner")
         return " ".join(filter(None, (owner, m.group("name"), m.group("noun"))))
+    m = _NOUN_VERB.match(q)
+    if m and _code_like(m.group("name")):
+        return f"{m.group('name').rstrip('()')} {m.group('noun')}"
     m = _RETURNS.match(q)
     if m and _code_like(m.group("name")):
         return f"{m.group('name').rstrip('()')} return value{m.group('on') or ''}"
