@@ -77,3 +77,22 @@ def test_misread_questions_are_screened():
                            "Node.js process?")
     assert not screens.misread("What does the --keep option of gzip do?")
     assert not screens.misread("What does ls list by default?")
+
+
+# valgrind 3.19 manual, "Using and understanding the Valgrind core: Advanced Topics", and
+# Node.js 20 "Process" (the HTML manuals of /usr/share/doc, round 4's development sample).
+VALGRIND_CORE = ("The Valgrind core provides a built-in gdbserver implementation,\n"
+                 "which is activated using --vgdb=yes\nor --vgdb=full.\n")
+EXEC_ARGV = ("The process.execArgv property returns the set of Node.js-specific command-line\n"
+             "options passed when the Node.js process was launched.\n")
+BBV = "BBV also counts the fldcw instruction.  This instruction is used on x86 machines.\n"
+
+
+def test_a_blank_is_asked_only_about_a_name_as_code_writes_it():
+    assert "What does the Valgrind core provide?" not in by_form(
+        VALGRIND_CORE, "valgrind: 3. Using and understanding the Valgrind core: Advanced Topics"
+    ).get("what-why", [])
+    assert "What does the process.execArgv property return?" in by_form(
+        EXEC_ARGV, "nodejs: Process | Node.js v20.20.2 Documentation")["what-why"]
+    assert not any("also" in q for qs in by_form(BBV, "valgrind: 13. BBV").values()
+                   for q in qs)

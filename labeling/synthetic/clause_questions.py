@@ -8,6 +8,8 @@ nothing when the clause would make a poor question.
 
 from __future__ import annotations
 
+import re
+
 from labeling.synthetic.clauses import (
     Clause,
     Tok,
@@ -105,6 +107,8 @@ def _object(clause: Clause, text: str) -> Found | None:
         and verb_base not in WEAK_VERBS and clause.rest[0].low not in ("not", "no", "only")
     ):
         return None
+    if not names_code(clause):
+        return None  # "What does the Valgrind core provide?": the sentence with a blank
     obj = whole(phrase(clause.rest, 7, _OBJECT_ENDS), clause.rest)
     if not _informative(obj):
         return None
@@ -112,6 +116,16 @@ def _object(clause: Clause, text: str) -> Found | None:
     pre = render(clause.pre, text) if clause.pre else []
     return (finish_question(["what", aux, *subj, *verb, *pre]), obj[0].start, obj[-1].end,
             "what")
+
+
+def names_code(clause: Clause) -> bool:
+    """Whether the clause's subject holds a name as code writes it ("process.execArgv",
+    "url.parse()", "--keep", "numeric_owner"), not only words or an acronym: asking what a
+    named API returns or provides is a question; asking what "the Valgrind core" provides or
+    what "GOSTDSA" reuses is the source sentence with a blank (round 4's development grades)."""
+    words = clause.named or [t.text for t in clause.subj]
+    return any(is_named(w) and not re.fullmatch(r"[A-Z]+\d*s?", w.strip(".,;:'\"‘’"))
+               for w in words)
 
 
 _OBJECT_ENDS = (PREPOSITIONS - {"of"}) | CONJUNCTIONS | {"that", "which", "using", "via",
@@ -148,6 +162,8 @@ def _informative(words: list[Tok]) -> bool:
 
 def _modal_object(clause: Clause, text: str) -> Found | None:
     """What may staff access: a modal and a main verb."""
+    if not names_code(clause):
+        return None
     if not (
         clause.verb.low in MODALS and len(clause.rest) > 2 and clause.rest[0].low in ALL_VERBS
         and clause.rest[1].low not in PREPOSITIONS | {"not", "never", "be", "only", "also"}

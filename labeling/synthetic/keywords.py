@@ -8,7 +8,8 @@ return" was). The templates:
 - "What does the --keep option of gzip do?" -> "gzip --keep option";
   "What does numeric_owner do in tarfile?" -> "tarfile numeric_owner";
 - "What does the subprocess.killed property indicate?" -> "subprocess.killed property" (a
-  named property, option, argument... and one verb, nothing after it);
+  named property, option, argument... and one verb, nothing after it; not an option, whose
+  query needs its command: "--set-utc option" is not specific);
 - "What does strtol() return?" -> "strtol return value";
 - "What does the error EINVAL mean?" -> "EINVAL error meaning";
   "When does open() fail with EACCES?" -> "open EACCES error";
@@ -66,7 +67,7 @@ def keyword_for(question: str) -> str | None:
         owner = m.group("owner")
         return " ".join(filter(None, (owner, m.group("name"), m.group("noun"))))
     m = _NOUN_VERB.match(q)
-    if m and _code_like(m.group("name")):
+    if m and _code_like(m.group("name")) and not m.group("name").startswith("-"):
         return f"{m.group('name').rstrip('()')} {m.group('noun')}"
     m = _RETURNS.match(q)
     if m and _code_like(m.group("name")):

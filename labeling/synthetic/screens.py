@@ -1,7 +1,8 @@
 """Screens for questions the rules misread: source artefacts, a verb or an adverb where the
 subject should be, a preposition left behind, a capitalised article inside the question
 ("What is The Named?"), a token with no letter or digit ("Where is the result // in the latter
-case?"). A question a screen catches is not asked, nor its keyword query.
+case?"), a sentence adverb ("also", "now"), a placeholder ("--fuzz=LINES"). A question a
+screen catches is not asked, nor its keyword query.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}
 NO_SUBJECT = re.compile(r"^What (?:do|does|did) (?:always|never|not|only|also|using|\w+ly)\b")
 # "What is The Named?", "What is 2:2,3c 3:4,5c The named?": a sentence's capital inside.
 INNER_ARTICLE = re.compile(r"\s(?:The|A|An)\s")
+# Sentence adverbs that only make sense next to the source sentence: "What does BBV also
+# count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
+SENTENCE_ADVERBS = re.compile(r"\b(?:also|now|still|in contrast|however|therefore|thus|"
+                              r"furthermore|moreover|additionally|likewise|similarly)\b", re.I)
+# An option's value placeholder read as part of a name: "What do --fuzz=LINES set?".
+PLACEHOLDER = re.compile(r"\S=[A-Z]")
 # A token with neither a letter nor a digit: "//", "->", "..." (a dash option has letters).
 NO_WORD = re.compile(r"(?:^|\s)[^\w\s]+(?=\s|\?|$)")
 
@@ -28,6 +35,7 @@ def misread(question: str) -> bool:
     """Whether a screen catches ``question`` (see the module docstring)."""
     return bool(ARTEFACTS.search(question) or NO_SUBJECT.search(question)
                 or INNER_ARTICLE.search(question) or NO_WORD.search(question.rstrip("?"))
+                or SENTENCE_ADVERBS.search(question) or PLACEHOLDER.search(question)
                 or verb_for_subject(question) or preposition_twice(question))
 
 
