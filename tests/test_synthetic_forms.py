@@ -96,3 +96,20 @@ def test_a_blank_is_asked_only_about_a_name_as_code_writes_it():
         EXEC_ARGV, "nodejs: Process | Node.js v20.20.2 Documentation")["what-why"]
     assert not any("also" in q for qs in by_form(BBV, "valgrind: 13. BBV").values()
                    for q in qs)
+
+
+# Node.js 20 "Process" (process.stderr), GNU findutils 4.9 "Cleaning Up" (round 4's development
+# samples: a comparison the passage does not make, an answer that points at an example).
+STDERR = ("process.stderr differs from other Node.js streams in important ways. See\n"
+          "note on process I/O for more information.\n")
+EMACS = ("   To remove old Emacs backup and auto-save files, you can use a command\n"
+         "like the following.  It is especially important in this case to use\n"
+         "null-terminated file names.\n")
+
+
+def test_no_comparison_with_a_name_that_only_qualifies_and_no_pointing_answer():
+    found = by_form(STDERR, "nodejs: Process | Node.js v20.20.2 Documentation")
+    assert not found.get("comparison"), found
+    found = by_form(EMACS, "find: Cleaning Up")
+    assert not any("Emacs" in q for qs in found.values() for q in qs), found
+    assert screens.misread("What does adding the --verbose show?")

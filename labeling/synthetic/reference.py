@@ -352,6 +352,10 @@ def from_comparison(unit: Prose, a: int, b: int, topic: Subject | None, names: l
     lead = [t for t in toks if not t.paren][:2]
     if left[0] not in lead or (left[0] is not lead[0] and lead[0].low not in ("the", "a", "an")):
         return []  # "Like A but uses B", "If A is False, ...": A is not the sentence's subject
+    after = toks[toks.index(right[0]) + 1] if toks.index(right[0]) + 1 < len(toks) else None
+    if after is not None and not right[0].brk and after.text.isalpha() and after.text.islower() \
+            and after.low not in ALL_VERBS | PREPOSITIONS | RESTRICTING | {"and", "or"}:
+        return []  # "differs from other Node.js streams": the second name only qualifies
     first, second = left[0].text, right[0].text
     if first.lower().rstrip("()") == second.lower().rstrip("()"):
         return []

@@ -1,8 +1,9 @@
 """Screens for questions the rules misread: source artefacts, a verb or an adverb where the
 subject should be, a preposition left behind, a capitalised article inside the question
 ("What is The Named?"), a token with no letter or digit ("Where is the result // in the latter
-case?"), a sentence adverb ("also", "now"), a placeholder ("--fuzz=LINES"). A question a
-screen catches is not asked, nor its keyword query.
+case?"), a sentence adverb ("also", "now"), a placeholder ("--fuzz=LINES"); an answer that
+points at what follows ("a command like the following"). A question a screen catches is not
+asked, nor its keyword query.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}
                        r"[-+]{1,2}\w")
 # A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
 # does using all for COMPONENT launch?" (a definition-list label or a clause misread).
-NO_SUBJECT = re.compile(r"^What (?:do|does|did) (?:always|never|not|only|also|using|\w+ly)\b")
+NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not|only|also|"
+                        r"using|adding|selecting|calling|running|setting|passing|specifying|"
+                        r"enabling|disabling|giving|providing|making|\w+ly)\b")
+# An answer that points at what follows instead of holding it: "you can use a command like the
+# following", "the following functions are used".
+POINTING_ANSWER = re.compile(r"\b(?:the following|as follows|like this|shown below|see below)\b|"
+                             r":\s*$", re.I)
 # "What is The Named?", "What is 2:2,3c 3:4,5c The named?": a sentence's capital inside.
 INNER_ARTICLE = re.compile(r"\s(?:The|A|An)\s")
 # Sentence adverbs that only make sense next to the source sentence: "What does BBV also
@@ -29,6 +36,11 @@ SENTENCE_ADVERBS = re.compile(r"\b(?:also|now|still|in contrast|however|therefor
 PLACEHOLDER = re.compile(r"\S=[A-Z]")
 # A token with neither a letter nor a digit: "//", "->", "..." (a dash option has letters).
 NO_WORD = re.compile(r"(?:^|\s)[^\w\s]+(?=\s|\?|$)")
+
+
+def points_away(answer: str) -> bool:
+    """Whether the answer points at text after it instead of holding the answer."""
+    return bool(POINTING_ANSWER.search(answer))
 
 
 def misread(question: str) -> bool:
