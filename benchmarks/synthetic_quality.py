@@ -191,10 +191,15 @@ def figures(folder: Path) -> dict[str, float]:
 
 def calibration(folder: Path, write: bool = False) -> dict[str, float]:
     """Issue 32's figures for one graded folder: accepted as written overall and in the top half
-    by score, the score's predicted accept rate (its mean) against the observed one per half,
+    by the calibrated score (``quality_model.DEFAULT_WEIGHTS`` on the stored features), the
+    score's predicted accept rate (its mean) against the observed one per half,
     and questions per passage drawn (``meta.json``); with ``write``, also into
     ``figures.md`` of the folder."""
+    from labeling.synthetic import quality_model
+
     graded = load(folder)
+    for row in graded:  # the calibrated score, whatever the weights were when it was drawn
+        row["quality"] = quality_model.score(row["features"], quality_model.DEFAULT_WEIGHTS)
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     ranked = sorted(graded, key=lambda r: (-r["quality"], r["id"]))
     half = (len(ranked) + 1) // 2
@@ -211,7 +216,7 @@ def calibration(folder: Path, write: bool = False) -> dict[str, float]:
              f"({out['per_passage']:.2f} a passage); accepted as written: {rate(graded)}", ""]
     for name, rows in halves.items():
         lines.append(f"- {name} half ({len(rows)}): observed {rate(rows)}, predicted "
-                     f"{out[name + '_predicted']:.0%} (mean quality score)")
+                     f"{out[name + '_predicted']:.0%} (mean calibrated score)")
     print("\n".join(lines) + "\n")
     if write:
         (folder / "figures.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
