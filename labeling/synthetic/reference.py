@@ -22,7 +22,8 @@ from labeling.synthetic.clauses import (
     third_person,
     tokenize,
 )
-from labeling.synthetic.passage import COMMON_HEADINGS, Passage, Prose
+from labeling.synthetic.lines import COMMON_HEADINGS
+from labeling.synthetic.passage import Passage, Prose
 from labeling.synthetic.spans import passage_span
 from labeling.synthetic.subject import Subject, focus_of, is_named, term_subject
 from labeling.synthetic.words import ALL_VERBS, CONDITIONS, DETERMINERS, PREPOSITIONS
