@@ -235,8 +235,13 @@ def test_import_llamaindex_and_ragas(db, tmp_path):
 def test_generate_command(db, capsys):
     path = db.conn.execute("PRAGMA database_list").fetchone()[2]
     assert main(["generate", path, "--sample", "5", "--seed", "2"]) == 0
-    assert "queued" in capsys.readouterr().out
-    assert len(review.candidates_frame(db)) > 0
+    out = capsys.readouterr().out
+    assert "queued" in out
+    frame = review.candidates_frame(db)
+    assert len(frame) > 0
+    shown, hidden = review.review_queue(db)  # issue 32: the queue's expected yield, as the page
+    assert review.expected_sentence(shown, {"source": "default"}) in out
+    assert (f"{hidden} candidate" in out) == bool(hidden)
     assert main(["generate", path, "--sample", "2", "--generator", "llm"]) == 2  # no settings
     assert "SCORECARD_LLM_BASE_URL" in capsys.readouterr().err
 
