@@ -12,6 +12,7 @@ from sklearn.linear_model import LogisticRegression
 
 from labeling.errors import InputError, ScorecardError
 from labeling.synthetic import (
+    batches,
     calibration,
     features,
     forms,
@@ -204,7 +205,7 @@ def test_the_mix_sets_the_forms_of_a_batch(make_workspace):
     for form in ("keyword", "what-why"):
         db = make_workspace(chunks=CHUNKS)
         settings.set_settings(db, {"form_mix": {form: 1}})
-        review.generate(db, 4, seed=3, per_chunk=1)
+        batches.run(db, 4, seed=3, per_chunk=1)
         frame = review.candidates_frame(db)
         assert len(frame) >= 2 and (frame["form"] != "").all()  # a help entry is on two pages
         shares[form] = (frame["form"] == form).mean()
