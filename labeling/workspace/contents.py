@@ -116,3 +116,54 @@ def neighbours(db: sqlite_utils.Database, chunk_id: str, around: int = 1) -> Nei
         before=[tuple(r) for r in rows[max(0, at - around):at]],
         after=[tuple(r) for r in rows[at + 1:at + 1 + around]],
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.judging and labeling.machine_judging
+
+
+def setting(db: sqlite_utils.Database, name: str) -> str | None:
+    """The ``labeling_settings`` value stored under ``name`` (None when there is none)."""
+    row = db.conn.execute("SELECT value FROM labeling_settings WHERE name = ?", [name]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def save_setting(conn, name: str, value: str) -> None:
+    """Store ``value`` under ``name`` in ``labeling_settings``, replacing what was there, inside
+    the caller's transaction."""
+    conn.execute(
+        "INSERT INTO labeling_settings (name, value) VALUES (?, ?)"
+        " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        [name, value],
+    )
+
+
+def top_results(db: sqlite_utils.Database, run_ids: list[int], k: int, *,
+                split: str | None = None,
+                segment: tuple[str, list[str]] | None = None) -> pd.DataFrame:
+    """The distinct (query_id, chunk_id) pairs among the top ``k`` results of each run, sorted;
+    ranks by score descending, ties by chunk id descending in byte order (the metric engine's
+    order). ``split`` keeps that split's queries, ``segment=(attribute, values)`` queries whose
+    attribute is one of ``values``."""
+    marks = ", ".join("?" for _ in run_ids)
+    where, params = [f"r.run_id IN ({marks})"], [*run_ids]
+    if split is not None:
+        where.append("r.query_id IN (SELECT id FROM queries WHERE split = ?)")
+        params.append(split)
+    if segment is not None:
+        attribute, values = segment
+        where.append(
+            "r.query_id IN (SELECT query_id FROM query_attributes WHERE name = ?"
+            f" AND value IN ({', '.join('?' for _ in values)}))"
+        )
+        params += [attribute, *values]
+    sql = f"""
+        SELECT DISTINCT query_id, chunk_id FROM (
+            SELECT r.query_id, r.chunk_id, row_number() OVER (
+                PARTITION BY r.run_id, r.query_id ORDER BY r.score DESC, r.chunk_id DESC
+            ) AS rank
+            FROM run_results r WHERE {' AND '.join(where)}
+        ) WHERE rank <= ?
+        ORDER BY query_id, chunk_id
+    """
+    return pd.read_sql_query(sql, db.conn, params=[*params, int(k)])

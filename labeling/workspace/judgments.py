@@ -146,3 +146,41 @@ def judgment_history(
         row["flags"] = json.loads(row["flags"])
         row["evidence"] = evidence.get(row["id"], [])
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.judging and labeling.machine_judging
+
+
+def judgment_owner(db: sqlite_utils.Database, judgment_id: int) -> tuple[str, str, str] | None:
+    """(query_id, chunk_id, annotator) of a judgment, None when there is no such id."""
+    row = db.conn.execute(
+        "SELECT query_id, chunk_id, annotator FROM judgments WHERE id = ?", [judgment_id]
+    ).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def previous_judgment(db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str,
+                      before_id: int) -> dict | None:
+    """The grade, note and flags (decoded) of ``annotator``'s last judgment of the pair before
+    judgment ``before_id``; None when there is none."""
+    rows = list(db.query(
+        "SELECT grade, note, flags FROM judgments WHERE query_id = ? AND chunk_id = ?"
+        " AND annotator = ? AND id < ? ORDER BY id DESC LIMIT 1",
+        [query_id, chunk_id, annotator, before_id],
+    ))
+    if not rows:
+        return None
+    return {**rows[0], "flags": json.loads(rows[0]["flags"])}
+
+
+def latest_grade(db: sqlite_utils.Database, query_id: str, chunk_id: str,
+                 annotator: str) -> int | None:
+    """The grade of ``annotator``'s latest judgment of the pair (None: never judged, can't
+    judge or withdrawn)."""
+    row = db.conn.execute(
+        "SELECT grade FROM judgments WHERE query_id = ? AND chunk_id = ? AND annotator = ?"
+        " ORDER BY id DESC LIMIT 1",
+        [query_id, chunk_id, annotator],
+    ).fetchone()
+    return None if row is None else row[0]
