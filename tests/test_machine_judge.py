@@ -15,7 +15,7 @@ from labeling.errors import InputError
 from labeling.judging import queue
 from labeling.machine_judging import machine_judge as mj
 from labeling.model_calls import chat
-from labeling.workspace import roles
+from labeling.workspace import contents, roles
 from labeling.workspace.roles import AccessDenied
 from tests import machine_rows as rows
 from tests.chat_server import ChatServer, section
@@ -68,7 +68,7 @@ def test_prompt_carries_query_narrative_passage_and_scale(db, server):
     batch = mj.start_batch(db, judge(), [("q-glob", "glob")], "one pair")
     mj.run_batch(db, batch, client(server))
     assert f"Description of the need: {mj.NO_NARRATIVE}" in server.prompts()[-1]
-    assert mj.narrative_source(db) == "column"  # the queries' narrative column
+    assert contents.narrative_source(db) == "column"  # the queries' narrative column
 
 
 def test_replies_are_stored_with_model_prompt_hash_and_origin(db, server):

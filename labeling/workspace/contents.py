@@ -167,3 +167,66 @@ def top_results(db: sqlite_utils.Database, run_ids: list[int], k: int, *,
         ORDER BY query_id, chunk_id
     """
     return pd.read_sql_query(sql, db.conn, params=[*params, int(k)])
+
+
+def query_column(db: sqlite_utils.Database, column: str) -> dict[str, object]:
+    """query id -> the value of ``queries.<column>`` (``source`` or ``split``)."""
+    if column not in ("source", "split"):
+        raise ValueError(f"not a query column read here: {column!r}")
+    return dict(db.conn.execute(f"SELECT id, {column} FROM queries").fetchall())
+
+
+def locked_query_ids(db: sqlite_utils.Database) -> set[str]:
+    """The ids of the queries in a locked split (their labels are frozen)."""
+    return {r[0] for r in db.conn.execute(
+        "SELECT q.id FROM queries q JOIN split_locks l ON l.split = q.split")}
+
+
+def _pairs_json(pairs: list[tuple[str, str]]) -> str:
+    return json.dumps([list(p) for p in pairs])
+
+
+def locked_pairs(db: sqlite_utils.Database, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (query id, chunk id) pairs whose query is in a locked split."""
+    rows = db.conn.execute(
+        "SELECT json_extract(p.value, '$[0]'), json_extract(p.value, '$[1]') FROM json_each(?) p"
+        " JOIN queries q ON q.id = json_extract(p.value, '$[0]')"
+        " JOIN split_locks l ON l.split = q.split",
+        [_pairs_json(pairs)],
+    )
+    return {(str(q), str(c)) for q, c in rows}
+
+
+def narrative_source(db: sqlite_utils.Database) -> str | None:
+    """Where narratives come from: ``column`` (``queries.narrative``), ``attribute`` (the
+    query attribute ``narrative``) or None."""
+    columns = {row[1] for row in db.conn.execute("PRAGMA table_info(queries)")}
+    if "narrative" in columns:
+        return "column"
+    row = db.conn.execute(
+        "SELECT 1 FROM query_attributes WHERE name = 'narrative' LIMIT 1").fetchone()
+    return "attribute" if row else None
+
+
+def pair_texts(db: sqlite_utils.Database,
+               pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, str]]:
+    """query, narrative (``narrative_source``), title and passage of each known pair (empty
+    strings where missing; unknown pairs left out)."""
+    narrative = {
+        "column": "coalesce(q.narrative, '')",
+        "attribute": "coalesce((SELECT value FROM query_attributes a WHERE a.query_id = q.id"
+                     " AND a.name = 'narrative'), '')",
+        None: "''",
+    }[narrative_source(db)]
+    sql = (
+        f"SELECT q.id, c.id, coalesce(q.text, ''), {narrative}, coalesce(c.title, ''),"
+        " coalesce(c.text, '') FROM json_each(?) p"
+        " JOIN queries q ON q.id = json_extract(p.value, '$[0]')"
+        " JOIN chunks c ON c.id = json_extract(p.value, '$[1]')"
+    )
+    out = {}
+    for query_id, chunk_id, query, story, title, passage in db.conn.execute(
+            sql, [_pairs_json(pairs)]):
+        out[(query_id, chunk_id)] = {"query": query, "narrative": story, "title": title,
+                                     "passage": passage}
+    return out

@@ -346,3 +346,13 @@ def unqueued_queries(db: sqlite_utils.Database) -> pd.DataFrame:
     return pd.read_sql_query(
         "SELECT id AS query_id, text FROM queries WHERE text IS NOT NULL AND text <> ''"
         " AND id NOT IN (SELECT query_id FROM label_queue) ORDER BY id", db.conn)
+
+
+def move_to_reason(conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]],
+                   reason: str) -> None:
+    """Give queued pairs the reason ``reason`` (e.g. an audited pair waiting in the shared
+    queue moves to the audit queue)."""
+    conn.executemany(
+        "UPDATE label_queue SET reason = ? WHERE query_id = ? AND chunk_id = ?"
+        " AND reason <> ?",
+        [(reason, q, c, reason) for q, c in pairs])
