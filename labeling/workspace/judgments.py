@@ -184,3 +184,9 @@ def latest_grade(db: sqlite_utils.Database, query_id: str, chunk_id: str,
         [query_id, chunk_id, annotator],
     ).fetchone()
     return None if row is None else row[0]
+
+
+def any_machine_judgment(db: sqlite_utils.Database) -> bool:
+    """Whether any judgment of origin ``machine`` is stored."""
+    return bool(db.conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM judgments WHERE origin = 'machine')").fetchone()[0])

@@ -356,3 +356,53 @@ def move_to_reason(conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]],
         "UPDATE label_queue SET reason = ? WHERE query_id = ? AND chunk_id = ?"
         " AND reason <> ?",
         [(reason, q, c, reason) for q, c in pairs])
+
+
+# ---------------------------------------------------------------------------------------------
+# Who may see which grades (labeling.judging.visibility)
+
+# The pairs a person has judged (latest judgment a grade or "can't judge") that are not waiting
+# for them in the queue. ``queue_done`` holds who handled a queued pair since it was (re-)queued.
+_JUDGED_PAIRS = """
+WITH latest AS (
+    SELECT query_id, chunk_id, grade, flags, max(id) AS id
+    FROM judgments WHERE annotator = ?1 {and_query} GROUP BY query_id, chunk_id
+)
+SELECT query_id, chunk_id FROM latest
+WHERE (grade IS NOT NULL OR coalesce(json_extract(flags, '$.cant_judge'), 0))
+  AND NOT EXISTS (
+    SELECT 1 FROM label_queue l
+    WHERE l.query_id = latest.query_id AND l.chunk_id = latest.chunk_id AND l.judged < l.needed
+      AND NOT EXISTS (SELECT 1 FROM queue_done d WHERE d.query_id = l.query_id
+                      AND d.chunk_id = l.chunk_id AND d.annotator = ?1))
+"""
+
+_WAITING = """
+SELECT l.query_id, l.chunk_id FROM label_queue l
+WHERE l.judged < l.needed {and_query}
+  AND NOT EXISTS (SELECT 1 FROM queue_done d WHERE d.query_id = l.query_id
+                  AND d.chunk_id = l.chunk_id AND d.annotator = ?1)
+"""
+
+
+def judged_not_waiting(db: sqlite_utils.Database, annotator: str,
+                       query_id: str | None = None) -> frozenset[tuple[str, str]]:
+    """The pairs ``annotator`` has judged (latest judgment a grade or can't judge) that are not
+    open for them in the queue; only ``query_id``'s when given."""
+    if query_id is None:
+        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query=""), [annotator])
+    else:  # a separate statement, so that SQLite reads the query's rows through its index
+        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query="AND query_id = ?2"),
+                               [annotator, query_id])
+    return frozenset((str(q), str(c)) for q, c in rows)
+
+
+def waiting_for(db: sqlite_utils.Database, annotator: str,
+                query_id: str | None = None) -> frozenset[tuple[str, str]]:
+    """The open queued pairs ``annotator`` has not handled; only ``query_id``'s when given."""
+    if query_id is None:
+        rows = db.conn.execute(_WAITING.format(and_query=""), [annotator])
+    else:
+        rows = db.conn.execute(_WAITING.format(and_query="AND l.query_id = ?2"),
+                               [annotator, query_id])
+    return frozenset((str(q), str(c)) for q, c in rows)
