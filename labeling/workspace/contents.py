@@ -230,3 +230,22 @@ def pair_texts(db: sqlite_utils.Database,
         out[(query_id, chunk_id)] = {"query": query, "narrative": story, "title": title,
                                      "passage": passage}
     return out
+
+
+def run_ranks_of_chunks(db: sqlite_utils.Database, query_id: str,
+                        chunk_ids: list[str]) -> list[tuple[str, str, int]]:
+    """(run name, chunk_id, rank) of each stored run that returned one of ``chunk_ids`` for
+    ``query_id``, runs oldest first; ranks 1-based by score descending, ties by chunk id
+    descending (the metric engine's order)."""
+    wanted = json.dumps(list(chunk_ids))
+    found = []
+    for run_id, name in db.conn.execute("SELECT id, name FROM runs ORDER BY id").fetchall():
+        for chunk, rank in db.conn.execute(
+            "SELECT chunk_id, rank FROM (SELECT chunk_id, row_number() OVER"
+            " (ORDER BY score DESC, chunk_id DESC) AS rank FROM run_results"
+            " WHERE run_id = ? AND query_id = ?)"
+            " WHERE chunk_id IN (SELECT value FROM json_each(?))",
+            [run_id, query_id, wanted],
+        ):
+            found.append((name, chunk, int(rank)))
+    return found

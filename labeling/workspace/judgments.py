@@ -190,3 +190,40 @@ def any_machine_judgment(db: sqlite_utils.Database) -> bool:
     """Whether any judgment of origin ``machine`` is stored."""
     return bool(db.conn.execute(
         "SELECT EXISTS (SELECT 1 FROM judgments WHERE origin = 'machine')").fetchone()[0])
+
+
+def current_labels_of_chunks(db: sqlite_utils.Database, query_id: str,
+                             chunk_ids: list[str]) -> list[tuple[str, str, int | None, str]]:
+    """(chunk_id, annotator, grade, origin) of the current judgments of ``query_id``'s pairs
+    with ``chunk_ids``, by annotator."""
+    return db.conn.execute(
+        "SELECT chunk_id, annotator, grade, origin FROM current_judgments WHERE query_id = ?"
+        " AND chunk_id IN (SELECT value FROM json_each(?)) ORDER BY annotator",
+        [query_id, json.dumps(list(chunk_ids))],
+    ).fetchall()
+
+
+def person_judgment_times(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(annotator, created_at) of every judgment made in the app by a person (origin
+    ``person``, no ``origin_source``), oldest first."""
+    return db.conn.execute(
+        "SELECT annotator, created_at FROM judgments"
+        " WHERE origin = 'person' AND origin_source IS NULL ORDER BY id"
+    ).fetchall()
+
+
+_PEOPLE_ON_PAIRS_OF = """
+SELECT j.query_id, j.chunk_id, j.annotator, j.grade, j.id,
+       coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated
+FROM judgments j
+WHERE (j.query_id, j.chunk_id) IN (SELECT DISTINCT query_id, chunk_id FROM judgments
+                                   WHERE annotator = ? AND origin IN ('person', 'unknown'))
+  AND j.origin IN ('person', 'unknown')
+ORDER BY j.id
+"""
+
+
+def people_on_pairs_of(db: sqlite_utils.Database, annotator: str) -> list[tuple]:
+    """(query_id, chunk_id, annotator, grade, id, adjudicated 0/1) of every judgment by people
+    (origin ``person`` or ``unknown``) of the pairs ``annotator`` judged, oldest first."""
+    return db.conn.execute(_PEOPLE_ON_PAIRS_OF, [annotator]).fetchall()

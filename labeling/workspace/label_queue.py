@@ -406,3 +406,21 @@ def waiting_for(db: sqlite_utils.Database, annotator: str,
         rows = db.conn.execute(_WAITING.format(and_query="AND l.query_id = ?2"),
                                [annotator, query_id])
     return frozenset((str(q), str(c)) for q, c in rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pace and remaining work
+
+
+def skip_times(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(annotator, skipped_at) of every skip, oldest first."""
+    return db.conn.execute("SELECT annotator, skipped_at FROM skip_times ORDER BY id").fetchall()
+
+
+def open_work(db: sqlite_utils.Database) -> tuple[int, int]:
+    """(open pairs, votes they still need) of both queues."""
+    open_pairs, votes = db.conn.execute(
+        "SELECT count(*), coalesce(sum(needed - judged), 0) FROM label_queue"
+        " INDEXED BY label_queue_open WHERE judged < needed"
+    ).fetchone()
+    return int(open_pairs), int(votes)
