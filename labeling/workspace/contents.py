@@ -249,3 +249,18 @@ def run_ranks_of_chunks(db: sqlite_utils.Database, query_id: str,
         ):
             found.append((name, chunk, int(rank)))
     return found
+
+
+def run_results_frame(db: sqlite_utils.Database, run_id: int) -> pd.DataFrame:
+    """The results of run ``run_id`` as stored: query_id, doc_id (= chunk id), score, rank
+    (NULL where the file gave none); no order."""
+    return pd.read_sql_query(
+        "SELECT query_id, chunk_id AS doc_id, score, rank FROM run_results WHERE run_id = ?",
+        db.conn,
+        params=[run_id],
+    )
+
+
+def query_texts(db: sqlite_utils.Database) -> dict[str, str | None]:
+    """query id -> its text as stored (None when not imported)."""
+    return dict(db.conn.execute("SELECT id, text FROM queries").fetchall())
