@@ -22,6 +22,19 @@ import sqlite_utils
 
 Pair = tuple[str, str]
 
+
+def _insert(conn: sqlite3.Connection, table: str, columns: Sequence[str], row: dict, *,
+            verb: str = "INSERT", returning: bool = False) -> int | None:
+    """Insert ``row``'s ``columns`` into ``table`` (a constant of this module); with
+    ``returning``, the new row's id."""
+    sql = (f"{verb} INTO {table} ({', '.join(columns)})"
+           f" VALUES ({', '.join('?' for _ in columns)})")
+    if not returning:
+        conn.execute(sql, [row[c] for c in columns])
+        return None
+    return int(conn.execute(sql + " RETURNING id", [row[c] for c in columns]).fetchone()[0])
+
+
 # ---------------------------------------------------------------------------------------------
 # Batches
 
@@ -41,11 +54,7 @@ def add_batch(conn: sqlite3.Connection, batch: dict,
     (query_id, chunk_id, state, error) pairs in order; returns the batch id."""
     columns = ("judge", "model", "prompt_version", "prompt_hash", "temperature", "pair_set",
                "created_by", "created_at", "connection_id", "base_url")
-    batch_id = conn.execute(
-        f"INSERT INTO machine_batches ({', '.join(columns)})"
-        f" VALUES ({', '.join('?' for _ in columns)}) RETURNING id",
-        [batch[c] for c in columns],
-    ).fetchone()[0]
+    batch_id = _insert(conn, "machine_batches", columns, batch, returning=True)
     conn.executemany(
         "INSERT INTO machine_batch_pairs (batch_id, position, query_id, chunk_id, state,"
         " error) VALUES (?, ?, ?, ?, ?, ?)",
@@ -131,9 +140,7 @@ def cache_call(conn: sqlite3.Connection, call: dict) -> None:
     columns = ("connection_id", "base_url", "model", "prompt_hash", "query_id", "chunk_id",
                "temperature", "grade", "reason", "reply", "prompt_tokens",
                "completion_tokens", "created_at")
-    conn.execute(
-        f"INSERT OR IGNORE INTO machine_calls ({', '.join(columns)})"
-        f" VALUES ({', '.join('?' for _ in columns)})", [call[c] for c in columns])
+    _insert(conn, "machine_calls", columns, call, verb="INSERT OR IGNORE")
 
 
 def latest_machine_judgment(conn: sqlite3.Connection, pair: Pair,
@@ -152,9 +159,7 @@ def add_machine_label(conn: sqlite3.Connection, label: dict) -> None:
     prompt_version, prompt_hash, temperature, reason, reply, cached)."""
     columns = ("judgment_id", "batch_id", "model", "prompt_version", "prompt_hash",
                "temperature", "reason", "reply", "cached")
-    conn.execute(
-        f"INSERT INTO machine_labels ({', '.join(columns)})"
-        f" VALUES ({', '.join('?' for _ in columns)})", [label[c] for c in columns])
+    _insert(conn, "machine_labels", columns, label)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,11 +219,7 @@ def add_audit_sample(conn: sqlite3.Connection, sample: dict,
     columns = ("judge", "budget", "relevance", "runs", "segment", "seed", "pairs",
                "created_by", "created_at")
     values = {**sample, "runs": json.dumps(list(sample["runs"]))}
-    sample_id = conn.execute(
-        f"INSERT INTO audit_samples ({', '.join(columns)})"
-        f" VALUES ({', '.join('?' for _ in columns)}) RETURNING id",
-        [values[c] for c in columns],
-    ).fetchone()[0]
+    sample_id = _insert(conn, "audit_samples", columns, values, returning=True)
     conn.executemany(
         "INSERT INTO audit_pairs (sample_id, query_id, chunk_id, position, known,"
         " machine_grade, weight, inclusion, sampled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
