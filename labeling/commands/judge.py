@@ -147,13 +147,13 @@ def _split_list(text: str) -> list[str]:
 
 def run_judge(args: argparse.Namespace) -> int:
     from labeling.errors import ScorecardError
-    from labeling.machine_judging import machine_judge, machine_pairs
+    from labeling.machine_judging import judge_prompts, machine_judge, machine_pairs
     from labeling.model_calls import chat
     from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
-    prompt = machine_judge.load_prompt(args.prompt)
+    prompt = judge_prompts.load_prompt(args.prompt)
     connection = None
     if args.connection:
         connection = connections.get_connection(db, connections.MODEL_SERVER, args.connection)

@@ -16,10 +16,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pandas as pd
+import pyarrow as pa
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.workspace import roles
+from labeling.workspace.columnar import read_columns, table_of_rows
 from labeling.workspace.evidence import (
     Span,
     add_evidence,
@@ -146,3 +149,164 @@ def judgment_history(
         row["flags"] = json.loads(row["flags"])
         row["evidence"] = evidence.get(row["id"], [])
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.judging and labeling.machine_judging
+
+
+def judgment_owner(db: sqlite_utils.Database, judgment_id: int) -> tuple[str, str, str] | None:
+    """(query_id, chunk_id, annotator) of a judgment, None when there is no such id."""
+    row = db.conn.execute(
+        "SELECT query_id, chunk_id, annotator FROM judgments WHERE id = ?", [judgment_id]
+    ).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def previous_judgment(db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str,
+                      before_id: int) -> dict | None:
+    """The grade, note and flags (decoded) of ``annotator``'s last judgment of the pair before
+    judgment ``before_id``; None when there is none."""
+    rows = list(db.query(
+        "SELECT grade, note, flags FROM judgments WHERE query_id = ? AND chunk_id = ?"
+        " AND annotator = ? AND id < ? ORDER BY id DESC LIMIT 1",
+        [query_id, chunk_id, annotator, before_id],
+    ))
+    if not rows:
+        return None
+    return {**rows[0], "flags": json.loads(rows[0]["flags"])}
+
+
+def latest_grade(db: sqlite_utils.Database, query_id: str, chunk_id: str,
+                 annotator: str) -> int | None:
+    """The grade of ``annotator``'s latest judgment of the pair (None: never judged, can't
+    judge or withdrawn)."""
+    row = db.conn.execute(
+        "SELECT grade FROM judgments WHERE query_id = ? AND chunk_id = ? AND annotator = ?"
+        " ORDER BY id DESC LIMIT 1",
+        [query_id, chunk_id, annotator],
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def any_machine_judgment(db: sqlite_utils.Database) -> bool:
+    """Whether any judgment of origin ``machine`` is stored."""
+    return bool(db.conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM judgments WHERE origin = 'machine')").fetchone()[0])
+
+
+def current_labels_of_chunks(db: sqlite_utils.Database, query_id: str,
+                             chunk_ids: list[str]) -> list[tuple[str, str, int | None, str]]:
+    """(chunk_id, annotator, grade, origin) of the current judgments of ``query_id``'s pairs
+    with ``chunk_ids``, by annotator."""
+    return db.conn.execute(
+        "SELECT chunk_id, annotator, grade, origin FROM current_judgments WHERE query_id = ?"
+        " AND chunk_id IN (SELECT value FROM json_each(?)) ORDER BY annotator",
+        [query_id, json.dumps(list(chunk_ids))],
+    ).fetchall()
+
+
+def person_judgment_times(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(annotator, created_at) of every judgment made in the app by a person (origin
+    ``person``, no ``origin_source``), oldest first."""
+    return db.conn.execute(
+        "SELECT annotator, created_at FROM judgments"
+        " WHERE origin = 'person' AND origin_source IS NULL ORDER BY id"
+    ).fetchall()
+
+
+_PEOPLE_ON_PAIRS_OF = """
+SELECT j.query_id, j.chunk_id, j.annotator, j.grade, j.id,
+       coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated
+FROM judgments j
+WHERE (j.query_id, j.chunk_id) IN (SELECT DISTINCT query_id, chunk_id FROM judgments
+                                   WHERE annotator = ? AND origin IN ('person', 'unknown'))
+  AND j.origin IN ('person', 'unknown')
+ORDER BY j.id
+"""
+
+
+def people_on_pairs_of(db: sqlite_utils.Database, annotator: str) -> list[tuple]:
+    """(query_id, chunk_id, annotator, grade, id, adjudicated 0/1) of every judgment by people
+    (origin ``person`` or ``unknown``) of the pairs ``annotator`` judged, oldest first."""
+    return db.conn.execute(_PEOPLE_ON_PAIRS_OF, [annotator]).fetchall()
+
+
+_CURRENT_GRADED = """
+SELECT id, query_id, chunk_id, grade, annotator,
+       coalesce(json_extract(flags, '$.adjudicated'), 0) AS adjudicated,
+       {generator} AS generator,
+       {last}
+FROM current_judgments
+WHERE grade IS NOT NULL
+"""
+
+
+def current_graded(db: sqlite_utils.Database, *, machine_column: bool = False) -> pd.DataFrame:
+    """Current graded judgments (NULL grades left out), one row per annotator and pair, as
+    stored: id, query_id, chunk_id, grade, annotator, adjudicated (0/1), generator, then
+    ``origin`` (text) or, with ``machine_column``, ``machine`` (1 for origin ``machine``).
+    ``generator`` is the flag, or with ``origin`` also 1 for a transferred label."""
+    if machine_column:
+        sql = _CURRENT_GRADED.format(
+            generator="coalesce(json_extract(flags, '$.generator'), 0)",
+            last="origin = 'machine' AS machine")
+    else:
+        sql = _CURRENT_GRADED.format(
+            generator="(coalesce(json_extract(flags, '$.generator'), 0)"
+                      " OR origin = 'transferred')",
+            last="origin")
+    return pd.read_sql_query(sql, db.conn)
+
+
+# Each judgment's part in a consensus rule, as bits of one small integer computed by SQLite:
+# the flags are parsed only where there are some (most judgments have none: '{}'), as
+# ``current_graded`` reads them (json_extract, then truthiness).
+ADJUDICATED, GENERATOR, TRANSFERRED, MACHINE = 1, 2, 4, 8
+_KIND = (
+    "CASE WHEN flags = '{}' THEN 0 ELSE"
+    " (coalesce(json_extract(flags, '$.adjudicated'), 0) != 0)"
+    " + 2 * (coalesce(json_extract(flags, '$.generator'), 0) != 0) END"
+    " + 4 * (origin IS 'transferred') + 8 * (origin IS 'machine')"
+)
+_TEXT_COLUMNS = {"query_id": "query_id", "chunk_id": "chunk_id", "annotator": "annotator"}
+# The grade and the kind in one integer, ``grade * 16 + kind`` (null when the annotator could
+# not judge): one column fewer to pack and parse (0.1 s of 1.0 for 1M judgments).
+_INTEGER_COLUMNS = {"grade_kind": f"grade * 16 + ({_KIND})"}
+JUDGMENT_COLUMNS = (*_TEXT_COLUMNS, *_INTEGER_COLUMNS)  # what ``judgment_columns`` returns
+
+
+def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
+    """Every judgment with id above ``after_id``, oldest first (by id), as Arrow columns
+    (``columnar.read_columns``): query_id, chunk_id, annotator and grade_kind: ``grade * 16 +
+    kind`` (null: could not judge), kind holding the bits ``ADJUDICATED``, ``GENERATOR`` from
+    the flags, ``TRANSFERRED``, ``MACHINE`` from the origin."""
+    return read_columns(
+        db.conn, "judgments", key="id", text=_TEXT_COLUMNS, integer=_INTEGER_COLUMNS,
+        where="id > ?" if after_id else "", params=[after_id] if after_id else [],
+    )
+
+
+def query_judgment_columns(db: sqlite_utils.Database, query_ids: list[str]) -> pa.Table:
+    """``judgment_columns`` of ``query_ids`` alone, read through the judgments' pair index."""
+    expressions = ", ".join([*_TEXT_COLUMNS.values(), *_INTEGER_COLUMNS.values()])
+    rows = db.conn.execute(
+        f"SELECT {expressions} FROM judgments"
+        " WHERE query_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+        [json.dumps(list(query_ids))],
+    ).fetchall()
+    return table_of_rows(rows, {name: pa.string() if name in _TEXT_COLUMNS else pa.int64()
+                                for name in JUDGMENT_COLUMNS})
+
+
+def annotators_table(db: sqlite_utils.Database) -> pd.DataFrame:
+    """One row per annotator of any judgment: annotator, origin (their distinct origins,
+    comma-separated, unordered), sources (distinct ``origin_source`` values, comma-separated,
+    '' when none), judgments (rows), pairs (distinct pairs); no order."""
+    return pd.read_sql_query(
+        "SELECT annotator, group_concat(DISTINCT origin) AS origin,"
+        " coalesce(group_concat(DISTINCT origin_source), '') AS sources,"
+        " count(*) AS judgments, count(DISTINCT query_id || char(31) || chunk_id) AS pairs"
+        " FROM judgments GROUP BY annotator",
+        db.conn,
+    )

@@ -75,3 +75,26 @@ def add_pair_sources(
          for query_id, chunk_id in pairs),
     )
     return cursor.rowcount
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.judging
+
+
+def chunks_with_source(conn: sqlite3.Connection, query_id: str, source: str) -> set[str]:
+    """The chunk ids of ``query_id``'s pairs that reached the judges through ``source``."""
+    rows = conn.execute(
+        "SELECT DISTINCT chunk_id FROM pair_sources WHERE query_id = ? AND source = ?",
+        [query_id, source],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def sources_of_pair(conn: sqlite3.Connection, query_id: str,
+                    chunk_id: str) -> list[tuple[str, int | None]]:
+    """(source, pool depth) of each ``pair_sources`` row of a pair, oldest first."""
+    return conn.execute(
+        "SELECT source, pool_depth FROM pair_sources WHERE query_id = ? AND chunk_id = ?"
+        " ORDER BY id",
+        [query_id, chunk_id],
+    ).fetchall()
