@@ -90,6 +90,8 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
+                screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
+                    draft.question, topic.name if topic is not None else "") or \
                 not _bound(draft.question, draft.answer, names, topic):
             continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft):
