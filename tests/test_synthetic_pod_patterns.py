@@ -69,6 +69,9 @@ def test_a_qualified_module_name_is_kept_whole():
     ("Devel::SelfStubber-03-02", "What can the SelfLoader load?"),  # copied, verb blanked
     ("Digest-04-03", "What will the two argument form of add_bits() add?"),
     ("TAP::Parser::Scheduler-04-01", "What is the rules data structure?"),  # "the the"
+    ("CPAN-26-01", "Where do I try o conf init prefs_dir?"),  # a pointer, not a task
+    ("Memoize-10-01",  # "another use": points at the sentence before
+     "Where is another use for MERGE when I want both kinds of return values stored?"),
     ("Math::BigInt-10-08", "How do I calculate the N'th root of $x with Math::BigInt?"),
 ])
 def test_a_rejected_question_is_not_asked(chunk_id: str, rejected: str):
