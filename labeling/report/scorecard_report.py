@@ -59,7 +59,7 @@ from labeling.report.card_html import to_html
 from labeling.report.card_markdown import to_markdown
 from labeling.report.verdict import GLOSSARY, Verdict, build_verdict
 from labeling.teaching import guide
-from labeling.workspace import contents, file_identity, grading, store
+from labeling.workspace import chunk_sets, contents, file_identity, grading, store
 
 __all__ = [
     "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",
@@ -399,11 +399,8 @@ def _shell_word(text: str) -> str:
 def _chunk_texts(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
-    rows = db.conn.execute(
-        "SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-        [json.dumps(ids)],
-    )
-    return {chunk: contents.shown_text(text, chunk) for chunk, text in rows.fetchall()}
+    rows = chunk_sets.chunk_texts_of(db, ids)
+    return {chunk: contents.shown_text(text, chunk) for chunk, text in rows.items()}
 
 
 # ---------------------------------------------------------------------------------------------
