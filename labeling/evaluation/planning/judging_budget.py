@@ -308,11 +308,7 @@ def plan(
     depths = pair_depths(db, runs, controls.split)
     judged = _judged_mask(db, depths, controls.rule)
     work = _work(depths, judged, set(diffs.index), needed, pool_depth)
-    texts = _texts(db, work.pool)
-    tokens_per_pair = machine_judge_tokens(texts) / len(texts) if texts else 0.0
-    unjudged_tokens = machine_judge_tokens(_texts(db, work.unjudged))
-    tokens = math.ceil(work.share * unjudged_tokens
-                       + work.extra * work.per_query * tokens_per_pair)
+    tokens = _machine_tokens(db, work)
     speed = planning_pace(db)
     return JudgingPlan(
         measure=name, baseline=controls.run, candidate=candidate, difference=difference,
@@ -331,6 +327,16 @@ def plan(
         segments=segment_plan(db, controls, candidate, measure, difference, segment,
                               power=power, alpha=alpha, sides=sides),
     )
+
+
+def _machine_tokens(db: sqlite_utils.Database, work: _Work) -> int:
+    """Tokens a machine judge would read for the plan's judging: its share of the unjudged
+    pairs' prompts, plus the extra queries' pools at the pool's mean tokens per pair."""
+    texts = _texts(db, work.pool)
+    tokens_per_pair = machine_judge_tokens(texts) / len(texts) if texts else 0.0
+    unjudged_tokens = machine_judge_tokens(_texts(db, work.unjudged))
+    return math.ceil(work.share * unjudged_tokens
+                     + work.extra * work.per_query * tokens_per_pair)
 
 
 def tradeoff(
