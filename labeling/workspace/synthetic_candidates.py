@@ -64,12 +64,9 @@ def open_candidate_questions(db: sqlite_utils.Database) -> list[str]:
 def candidates_table(db: sqlite_utils.Database, status: str | None = None) -> pd.DataFrame:
     """Every column of the candidates (``status``, when given, filters), in id order; JSON
     columns as stored text."""
-    sql = "SELECT * FROM synthetic_candidates"
-    params: list[str] = []
-    if status:
-        sql += " WHERE status = ?"
-        params.append(status)
-    return pd.read_sql_query(sql + " ORDER BY id", db.conn, params=params)
+    where, params = (" WHERE status = ?", [status]) if status else ("", [])
+    return pd.read_sql_query(f"SELECT * FROM synthetic_candidates{where} ORDER BY id", db.conn,
+                             params=params)
 
 
 def review_counts(db: sqlite_utils.Database) -> pd.DataFrame:
