@@ -125,8 +125,8 @@ def mark_rejected(conn: sqlite3.Connection, candidate_id: int, reason: str, revi
 
 
 def decided_features(db: sqlite_utils.Database) -> list[tuple[str, str, int]]:
-    """(features JSON, status, 1 if accepted unedited-text else 0) of every decided candidate
-    with stored features, in id order."""
+    """(features JSON, status, 1 when the question is as generated else 0) of every decided
+    candidate with stored features, in id order."""
     return db.conn.execute(
         "SELECT features, status, question = generated_question FROM synthetic_candidates"
         " WHERE status != 'pending' AND features != '{}' ORDER BY id"
