@@ -31,6 +31,7 @@ from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.review import add_candidates
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import normalise
+from labeling.workspace import chunk_sets
 
 
 @dataclass
@@ -46,9 +47,7 @@ class ImportSummary:
 
 class _Matcher:
     def __init__(self, db: sqlite_utils.Database) -> None:
-        rows = db.conn.execute(
-            "SELECT id, coalesce(text, '') FROM chunks WHERE placeholder = 0"
-        ).fetchall()
+        rows = chunk_sets.imported_chunk_texts(db)
         self.ids = {r[0] for r in rows}
         self.exact = {normalise(t): cid for cid, t in rows if t.strip()}
         self.rows = [(cid, normalise(t)) for cid, t in rows if t.strip()]

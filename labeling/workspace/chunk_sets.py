@@ -12,6 +12,7 @@ Conventions
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -251,3 +252,111 @@ def set_run_versioning(db: sqlite_utils.Database, run: str, **fields: object) ->
     with write_transaction(db, action="edit_runs") as conn:
         assignments = ", ".join(f"{k} = ?" for k in values)
         conn.execute(f"UPDATE runs SET {assignments} WHERE id = ?", [*values.values(), run_id])
+
+
+# Reads and writes used by labeling.synthetic, labeling.evaluation and labeling.report
+
+
+def chunk_texts(db: sqlite_utils.Database) -> dict[str, str]:
+    """chunk id -> text ('' when it has none) of every chunk, placeholders included."""
+    return dict(db.conn.execute("SELECT id, coalesce(text, '') FROM chunks"))
+
+
+def chunk_title_text(db: sqlite_utils.Database, chunk_id: str) -> tuple[str | None, str] | None:
+    """(title, text or '') of a chunk, or None when there is none."""
+    row = db.conn.execute(
+        "SELECT title, coalesce(text, '') FROM chunks WHERE id = ?", [chunk_id]
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def chunk_texts_of(db: sqlite_utils.Database, chunk_ids: list[str]) -> dict[str, str | None]:
+    """chunk id -> text (None when it has none) of the chunks of ``chunk_ids`` that exist."""
+    return dict(db.conn.execute(
+        "SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        [json.dumps(chunk_ids)]).fetchall())
+
+
+def imported_chunk_texts(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(id, text or '') of every chunk that is not a placeholder, in storage order."""
+    return db.conn.execute(
+        "SELECT id, coalesce(text, '') FROM chunks WHERE placeholder = 0"
+    ).fetchall()
+
+
+def imported_chunks(db: sqlite_utils.Database) -> list[tuple[str, str, str]]:
+    """(id, title or '', text or '') of every chunk that is not a placeholder, in storage
+    (rowid) order."""
+    return db.conn.execute(
+        "SELECT id, coalesce(title, ''), coalesce(text, '') FROM chunks WHERE placeholder = 0"
+        " ORDER BY rowid"
+    ).fetchall()
+
+
+def passages_with_text(db: sqlite_utils.Database
+                       ) -> list[tuple[str, str | None, str | None, str]]:
+    """(id, doc_id, title, text) of every chunk that is not a placeholder and has text, by id."""
+    return db.conn.execute(
+        "SELECT id, doc_id, title, text FROM chunks WHERE placeholder = 0 AND text IS NOT NULL"
+        " ORDER BY id"
+    ).fetchall()
+
+
+def imported_chunk_metadata(db: sqlite_utils.Database) -> list[tuple[str, str | None, str | None]]:
+    """(id, doc_id, metadata JSON) of every chunk that is not a placeholder."""
+    return db.conn.execute(
+        "SELECT id, doc_id, metadata FROM chunks WHERE placeholder = 0"
+    ).fetchall()
+
+
+def document_attribute_votes(db: sqlite_utils.Database) -> list[tuple[str, str, str]]:
+    """(doc_id, attribute name, value) once for each distinct (query, chunk) pair graded 1 or
+    more whose chunk has a document and whose query has that attribute (not NULL)."""
+    return db.conn.execute(
+        "SELECT c.doc_id, a.name, a.value FROM (SELECT DISTINCT chunk_id, query_id FROM judgments"
+        " WHERE grade >= 1) j JOIN chunks c ON c.id = j.chunk_id"
+        " JOIN query_attributes a ON a.query_id = j.query_id"
+        " WHERE c.doc_id IS NOT NULL AND a.value IS NOT NULL"
+    ).fetchall()
+
+
+def chunk_document_ids(db: sqlite_utils.Database, chunk_ids: list[str] | None = None
+                       ) -> pd.DataFrame:
+    """id, doc (the chunk's ``doc_id``, else its own id) of every chunk, or of those of
+    ``chunk_ids`` (one indexed lookup)."""
+    if chunk_ids is None:
+        return pd.read_sql_query("SELECT id, coalesce(doc_id, id) AS doc FROM chunks", db.conn)
+    return pd.read_sql_query(
+        "SELECT id, coalesce(doc_id, id) AS doc FROM chunks WHERE id IN"
+        " (SELECT value FROM json_each(?))", db.conn, params=[json.dumps(chunk_ids)],
+    )
+
+
+def chunks_frame(db: sqlite_utils.Database, chunk_ids: list[str]) -> pd.DataFrame:
+    """id, doc_id, text of the chunks of ``chunk_ids`` that exist (one indexed lookup)."""
+    return pd.read_sql_query(
+        "SELECT id, doc_id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        db.conn, params=[json.dumps(chunk_ids)],
+    )
+
+
+def chunk_titles(db: sqlite_utils.Database, chunk_ids: list[str]) -> dict[str, str]:
+    """chunk id -> title ('' when it has none) of the chunks of ``chunk_ids`` that exist."""
+    return dict(db.conn.execute(
+        "SELECT id, coalesce(title, '') FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        [json.dumps(chunk_ids)],
+    ).fetchall())
+
+
+def chunk_documents_known(db: sqlite_utils.Database) -> pd.DataFrame:
+    """id, doc_id of every chunk that names its document."""
+    return pd.read_sql_query("SELECT id, doc_id FROM chunks WHERE doc_id IS NOT NULL", db.conn)
+
+
+def run_chunk_spans(db: sqlite_utils.Database, run: str) -> pd.DataFrame:
+    """chunk_id, doc_id, doc_version, start, end (offsets as in ``chunk_spans``) of the chunks
+    run ``run`` retrieved that have a span."""
+    return pd.read_sql_query(
+        'SELECT p.chunk_id, p.doc_id, p.doc_version, p.start, p."end" AS "end"'
+        " FROM chunk_spans p WHERE p.chunk_id IN (SELECT DISTINCT chunk_id FROM run_results"
+        " WHERE run_id = (SELECT id FROM runs WHERE name = ?))", db.conn, params=[run])

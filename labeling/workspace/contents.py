@@ -264,3 +264,92 @@ def run_results_frame(db: sqlite_utils.Database, run_id: int) -> pd.DataFrame:
 def query_texts(db: sqlite_utils.Database) -> dict[str, str | None]:
     """query id -> its text as stored (None when not imported)."""
     return dict(db.conn.execute("SELECT id, text FROM queries").fetchall())
+# Reads and writes used by labeling.evaluation, labeling.synthetic and labeling.report
+
+
+def query_set_versions(db: sqlite_utils.Database) -> list[str]:
+    """Distinct ``runs.query_set_version`` values of published runs (``(unversioned)`` for
+    NULL), in the order of each one's first run."""
+    rows = db.conn.execute(
+        "SELECT coalesce(query_set_version, '(unversioned)') FROM runs WHERE NOT importing"
+        " GROUP BY 1 ORDER BY min(id)"
+    )
+    return [r[0] for r in rows]
+
+
+def runs_of_query_set(db: sqlite_utils.Database, query_set_version: str) -> list[dict]:
+    """{name, created_at} of the published runs of one query set version (``(unversioned)``:
+    runs without one), by creation time."""
+    return list(db.query(
+        "SELECT name, created_at FROM runs WHERE NOT importing"
+        " AND coalesce(query_set_version, '(unversioned)') = ?"
+        " ORDER BY created_at, id", [query_set_version]))
+
+
+def change_counters(db: sqlite_utils.Database) -> tuple[tuple[str, int], ...]:
+    """(name, value) of the ``data`` and ``queries`` change counters (kept by triggers, see
+    migration 15), by name."""
+    return tuple(db.conn.execute(
+        "SELECT name, value FROM change_counters WHERE name IN ('data', 'queries')"
+        " ORDER BY name").fetchall())
+
+
+def queries_counter(db: sqlite_utils.Database) -> int | None:
+    """The ``queries`` change counter, or None when the workspace has none."""
+    row = db.conn.execute("SELECT value FROM change_counters WHERE name = 'queries'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def data_version(db: sqlite_utils.Database) -> int:
+    """SQLite's ``PRAGMA data_version`` of the connection: changes when another connection
+    commits."""
+    return int(db.conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def run_rows(db: sqlite_utils.Database, run_id: int) -> pd.DataFrame:
+    """The stored rows of run ``run_id``: query_id, doc_id (the chunk id), score."""
+    return pd.read_sql_query(
+        "SELECT query_id, chunk_id AS doc_id, score FROM run_results WHERE run_id = ?",
+        db.conn, params=[run_id],
+    )
+
+
+def live_run_connections(db: sqlite_utils.Database) -> list[tuple[str, str | None]]:
+    """(name, connection id) of every live run (metadata ``live_run``), oldest first."""
+    return db.conn.execute(
+        "SELECT name, json_extract(metadata, '$.live_run.connection') FROM runs"
+        " WHERE json_extract(metadata, '$.live_run') IS NOT NULL ORDER BY created_at, id"
+    ).fetchall()
+
+
+def run_metadata(db: sqlite_utils.Database, name: str) -> dict | None:
+    """The decoded metadata of run ``name``, or None when there is no such run."""
+    row = db.conn.execute("SELECT metadata FROM runs WHERE name = ?", [name]).fetchone()
+    return None if row is None else json.loads(row[0])
+
+
+def unjudged_run_results(db: sqlite_utils.Database, run: str, k: int) -> list[tuple[str, str]]:
+    """(query_id, chunk_id) of run ``run``'s results at rank <= ``k`` that nobody judged and
+    nobody queued, by rank then query id."""
+    return [tuple(row) for row in db.conn.execute(
+        "SELECT x.query_id, x.chunk_id FROM run_results x JOIN runs r ON r.id = x.run_id"
+        " WHERE r.name = ? AND x.rank <= ?"
+        " AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.query_id = x.query_id"
+        "  AND j.chunk_id = x.chunk_id)"
+        " AND NOT EXISTS (SELECT 1 FROM label_queue q WHERE q.query_id = x.query_id"
+        "  AND q.chunk_id = x.chunk_id)"
+        " ORDER BY x.rank, x.query_id", [run, k])]
+
+
+def run_values_about(db: sqlite_utils.Database, run_id: int) -> tuple[str, str] | None:
+    """(labels JSON, created_at) of the per-query values imported with run ``run_id``, or
+    None when it has none."""
+    return db.conn.execute(
+        "SELECT labels, created_at FROM run_values WHERE run_id = ?", [run_id]).fetchone()
+
+
+def run_values_data(db: sqlite_utils.Database, run_id: int) -> bytes:
+    """The Arrow IPC stream of the per-query values imported with run ``run_id``."""
+    (blob,) = db.conn.execute(
+        "SELECT data FROM run_values WHERE run_id = ?", [run_id]).fetchone()
+    return blob

@@ -310,3 +310,73 @@ def annotators_table(db: sqlite_utils.Database) -> pd.DataFrame:
         " FROM judgments GROUP BY annotator",
         db.conn,
     )
+# Reads and writes used by labeling.evaluation
+
+# The current judgments (each annotator's latest row per pair) as they stood after a given
+# judgment id, graded ones only, with the flags consensus reads.
+_AS_OF_SQL = """
+SELECT j.id, j.query_id, j.chunk_id, j.grade, j.annotator,
+       coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated,
+       coalesce(json_extract(j.flags, '$.generator'), 0) AS generator
+FROM judgments j
+JOIN (SELECT max(id) AS id FROM judgments WHERE id <= ? GROUP BY query_id, chunk_id, annotator)
+USING (id)
+WHERE j.grade IS NOT NULL
+"""
+
+# Pairs whose every current non-machine judgment is a transferred, inferred one.
+_INFERRED_PAIRS_SQL = """
+SELECT query_id, chunk_id FROM judgments
+WHERE id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
+  AND origin <> 'machine'
+GROUP BY query_id, chunk_id
+HAVING min(origin = 'transferred' AND coalesce(json_extract(flags, '$.inferred'), 0)) = 1
+"""
+
+
+def last_judgment(db: sqlite_utils.Database) -> tuple[int, str] | None:
+    """(id, created_at) of the newest judgment, or None when there is none."""
+    row = db.conn.execute(
+        "SELECT id, created_at FROM judgments ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def judgment_time(db: sqlite_utils.Database, judgment_id: int) -> str | None:
+    """created_at of judgment ``judgment_id``, or None when there is none."""
+    row = db.conn.execute("SELECT created_at FROM judgments WHERE id = ?",
+                          [judgment_id]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def judgment_count(db: sqlite_utils.Database) -> int:
+    """How many judgment rows the log holds."""
+    return int(db.conn.execute("SELECT count(*) FROM judgments").fetchone()[0])
+
+
+def judgment_ids(db: sqlite_utils.Database) -> list[int]:
+    """Every judgment id, oldest first."""
+    return [row[0] for row in db.conn.execute("SELECT id FROM judgments ORDER BY id")]
+
+
+def queries_judged_after(db: sqlite_utils.Database, after_id: int, rows: int) -> list[str]:
+    """The query id of each of the first ``rows`` judgments after ``after_id``, in id order."""
+    return [r[0] for r in db.conn.execute(
+        "SELECT query_id FROM judgments WHERE id > ? ORDER BY id LIMIT ?",  # by rowid
+        [after_id, rows],
+    ).fetchall()]
+
+
+AS_OF_COLUMNS = ("id", "query_id", "chunk_id", "grade", "annotator", "adjudicated", "generator")
+
+
+def current_judgments_as_of(db: sqlite_utils.Database, last_id: int) -> list[tuple]:
+    """The graded current judgments after judgment ``last_id``, as rows of ``AS_OF_COLUMNS``
+    (adjudicated and generator: the flags, 0/1)."""
+    return db.conn.execute(_AS_OF_SQL, [int(last_id)]).fetchall()
+
+
+def inferred_pairs(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(query_id, chunk_id) of the pairs whose current people's labels are all inferred by a
+    label transfer (``flags.inferred``) and that no one has judged since."""
+    return db.conn.execute(_INFERRED_PAIRS_SQL).fetchall()

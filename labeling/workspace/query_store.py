@@ -346,3 +346,69 @@ def annotators(db: sqlite_utils.Database) -> list[str]:
     return [r[0] for r in db.conn.execute(
         "SELECT DISTINCT annotator FROM judgments ORDER BY annotator"
     )]
+
+
+# Reads and writes used by labeling.synthetic, labeling.evaluation and labeling.report
+
+
+def add_synthetic_query(conn: sqlite3.Connection, query_id: str, text: str,
+                        attributes: Mapping[str, str]) -> None:
+    """Store query ``query_id`` (source 'synthetic') with its segment ``attributes``, in the
+    caller's transaction."""
+    conn.execute(
+        "INSERT INTO queries (id, text, source) VALUES (?, ?, 'synthetic')", [query_id, text]
+    )
+    conn.executemany(
+        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
+        [(query_id, name, value) for name, value in attributes.items()],
+    )
+
+
+def split_query_ids(db: sqlite_utils.Database, split: str) -> set[str]:
+    """Ids of the queries in ``split`` ('dev' or 'test')."""
+    return {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?", [split])}
+
+
+def split_lock_row(db: sqlite_utils.Database, split: str) -> dict | None:
+    """The ``split_locks`` row of ``split`` (split, locked_by, locked_at, snapshot_hash, rule),
+    or None."""
+    rows = list(db.query("SELECT * FROM split_locks WHERE split = ?", [split]))
+    return rows[0] if rows else None
+
+
+def add_split_lock(conn: sqlite3.Connection, split: str, locked_by: str, locked_at: str,
+                   snapshot_hash: str, rule: str) -> bool:
+    """Lock ``split`` in the caller's transaction; False (nothing written) when it already is."""
+    if conn.execute("SELECT 1 FROM split_locks WHERE split = ?", [split]).fetchone():
+        return False
+    conn.execute(
+        "INSERT INTO split_locks (split, locked_by, locked_at, snapshot_hash, rule)"
+        " VALUES (?, ?, ?, ?, ?)", (split, locked_by, locked_at, snapshot_hash, rule),
+    )
+    return True
+
+
+def remove_split_lock(conn: sqlite3.Connection, split: str) -> None:
+    """Lift the lock of ``split`` (nothing when it is not locked)."""
+    conn.execute("DELETE FROM split_locks WHERE split = ?", [split])
+
+
+def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Every query: id, text, source, split."""
+    return pd.read_sql_query("SELECT id, text, source, split FROM queries", db.conn)
+
+
+def attributes_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Every segment attribute: query_id, name, value."""
+    return pd.read_sql_query("SELECT query_id, name, value FROM query_attributes", db.conn)
+
+
+def queries_arrived_without_results(db: sqlite_utils.Database, after_seq: int,
+                                    run_id: int) -> set[str]:
+    """Ids of the queries that arrived after arrival number ``after_seq`` and have no result
+    in run ``run_id``."""
+    return {r[0] for r in db.conn.execute(
+        "SELECT a.query_id FROM query_arrivals a WHERE a.seq > ? AND NOT EXISTS ("
+        " SELECT 1 FROM run_results r WHERE r.run_id = ? AND r.query_id = a.query_id)",
+        [after_seq, run_id],
+    )}

@@ -20,6 +20,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.workspace import contents, file_identity, private_files
+from labeling.workspace import judgments as stored_judgments
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
@@ -78,34 +79,28 @@ def _workspace(db: sqlite_utils.Database) -> tuple:
     triggers, see migration 15). Every cached result's key starts with it, so any write to
     those tables, from this process or another, makes the results computed before it unused;
     judgments are keyed by ``labels_version`` instead (append-only: new labels patch results)."""
-    counters = tuple(db.conn.execute(
-        "SELECT name, value FROM change_counters WHERE name IN ('data', 'queries')"
-        " ORDER BY name").fetchall())
+    counters = contents.change_counters(db)
     return _workspace_file(db), file_identity.identity_of(db), counters
 
 
 def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
     """(max id, time of the last judgment): ``judgments`` is append-only with increasing ids,
     so this changes with every new judgment (the time tells apart another file)."""
-    row = db.conn.execute(
-        "SELECT id, created_at FROM judgments ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    return (int(row[0]), str(row[1])) if row else (0, "")
+    return stored_judgments.last_judgment(db) or (0, "")
 
 
 def queries_state(db: sqlite_utils.Database) -> tuple[int, object]:
     """Changes whenever the queries or their attributes change (a counter kept by triggers),
     not with judgments: keys the query table (segments, splits). The file's identity tells
     apart another workspace at the same path."""
-    row = db.conn.execute("SELECT value FROM change_counters WHERE name = 'queries'").fetchone()
-    return int(row[0]) if row else -1, file_identity.identity_of(db)
+    counter = contents.queries_counter(db)
+    return -1 if counter is None else counter, file_identity.identity_of(db)
 
 
 def _db_state(db: sqlite_utils.Database) -> tuple[int, int]:
     """Changes whenever anything is committed: by another connection (``data_version``) or by
     this one (``total_changes``). Keys caches of cheap-to-change tables (queries, splits)."""
-    version = db.conn.execute("PRAGMA data_version").fetchone()[0]
-    return int(version), db.conn.total_changes
+    return contents.data_version(db), db.conn.total_changes
 
 
 def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str, str | None]:
