@@ -70,47 +70,51 @@ def add_judgment(
         raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
     with write_transaction(db, action="judge") as conn:
         _check_own_name(db, annotator, origin)
-        # A locked split (labeling.evaluation.inputs.locked_splits.lock_split) is frozen.
-        locked = conn.execute(
-            "SELECT q.split FROM queries q JOIN split_locks l ON l.split = q.split WHERE q.id = ?",
-            (query_id,),
-        ).fetchone()
-        if locked:
-            raise ScorecardError(
-                f"query {query_id!r} is in the {locked[0]} split, which is locked: "
-                "its labels cannot change until the split is unlocked"
-            )
-        try:
-            # RETURNING, not lastrowid: the id of this statement's row, whatever else the
-            # connection or the file saw meanwhile.
-            cursor = conn.execute(
-                "INSERT INTO judgments"
-                " (query_id, chunk_id, grade, annotator, created_at, note, flags, origin,"
-                " origin_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (
-                    query_id,
-                    chunk_id,
-                    grade,
-                    annotator,
-                    created_at or utc_now(),
-                    note,
-                    json.dumps(flags, sort_keys=True),
-                    origin,
-                    origin_source,
-                ),
-            )
-            judgment_id = int(cursor.fetchone()[0])
-        except sqlite3.IntegrityError as error:
-            if "FOREIGN KEY" in str(error):
-                raise InputError(
-                    f"unknown query {query_id!r} or chunk {chunk_id!r}", source="judgment"
-                ) from error
-            raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
+        _refuse_locked_split(conn, query_id)
+        judgment_id = _insert_judgment(conn, (
+            query_id, chunk_id, grade, annotator, created_at or utc_now(), note,
+            json.dumps(flags, sort_keys=True), origin, origin_source,
+        ))
         if evidence:
             spans = parse_spans(list(evidence), source="judgment")
             check_spans(chunk_id, grade, spans, chunk_places(conn, [chunk_id]).get(chunk_id))
             add_evidence(conn, judgment_id, spans)
         return judgment_id
+
+
+def _refuse_locked_split(conn: sqlite3.Connection, query_id: str) -> None:
+    """A locked split (``labeling.evaluation.inputs.locked_splits.lock_split``) is frozen."""
+    locked = conn.execute(
+        "SELECT q.split FROM queries q JOIN split_locks l ON l.split = q.split WHERE q.id = ?",
+        (query_id,),
+    ).fetchone()
+    if locked:
+        raise ScorecardError(
+            f"query {query_id!r} is in the {locked[0]} split, which is locked: "
+            "its labels cannot change until the split is unlocked"
+        )
+
+
+def _insert_judgment(conn: sqlite3.Connection, row: tuple) -> int:
+    """Insert one judgment row (query_id, chunk_id, grade, annotator, created_at, note, flags,
+    origin, origin_source) and return its id."""
+    try:
+        # RETURNING, not lastrowid: the id of this statement's row, whatever else the
+        # connection or the file saw meanwhile.
+        cursor = conn.execute(
+            "INSERT INTO judgments"
+            " (query_id, chunk_id, grade, annotator, created_at, note, flags, origin,"
+            " origin_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            row,
+        )
+        return int(cursor.fetchone()[0])
+    except sqlite3.IntegrityError as error:
+        query_id, chunk_id, grade = row[:3]
+        if "FOREIGN KEY" in str(error):
+            raise InputError(
+                f"unknown query {query_id!r} or chunk {chunk_id!r}", source="judgment"
+            ) from error
+        raise InputError(f"grade {grade} is not on the scale", source="judgment") from error
 
 
 def _check_own_name(db: sqlite_utils.Database, annotator: str, origin: str) -> None:
