@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 
 import sqlite_utils
 
@@ -146,3 +147,39 @@ def judgment_history(
         row["flags"] = json.loads(row["flags"])
         row["evidence"] = evidence.get(row["id"], [])
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.files and labeling.rechunking
+
+
+def scale_grades(conn: sqlite3.Connection) -> list[int]:
+    """The grades of the workspace's scale (``scale`` rows), in stored order."""
+    return [r[0] for r in conn.execute("SELECT grade FROM scale")]
+
+
+def last_judgment_id(conn: sqlite3.Connection) -> int:
+    """The id the last judgment ever appended got (0 when none): the next ones, appended inside
+    one write lock, get consecutive ids after it."""
+    return int(conn.execute(
+        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
+    ).fetchone()[0])
+
+
+def append_imported_judgments(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
+    """Append judgments without note or flags by one ``executemany``: rows of (query_id,
+    chunk_id, grade, annotator, created_at, origin, origin_source)."""
+    conn.executemany(
+        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags,"
+        " origin, origin_source) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)",
+        rows,
+    )
+
+
+def judges_as_person(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether ``name`` has judgments of origin ``person`` or is an account's name."""
+    return conn.execute(
+        "SELECT 1 FROM judgments WHERE annotator = ? AND origin = 'person'"
+        " UNION ALL SELECT 1 FROM users WHERE name = ? LIMIT 1",
+        [name, name],
+    ).fetchone() is not None

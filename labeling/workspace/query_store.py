@@ -346,3 +346,29 @@ def annotators(db: sqlite_utils.Database) -> list[str]:
     return [r[0] for r in db.conn.execute(
         "SELECT DISTINCT annotator FROM judgments ORDER BY annotator"
     )]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.files and labeling.rechunking
+
+
+def upsert_queries(
+    conn: sqlite3.Connection, rows: list[tuple], narratives: list[tuple],
+    attributes: list[tuple],
+) -> None:
+    """Insert or replace queries by id in the caller's transaction, by ``executemany``: ``rows``
+    of (id, text, source, split, metadata JSON) (a placeholder becomes a real query),
+    ``narratives`` of (narrative, id) for those whose file has one, and ``attributes`` of
+    (query id, name, value), which replace all segment attributes of the ``rows``' queries."""
+    conn.executemany(
+        "INSERT INTO queries (id, text, source, split, metadata, placeholder)"
+        " VALUES (?, ?, ?, ?, ?, 0)"
+        " ON CONFLICT (id) DO UPDATE SET text = excluded.text, source = excluded.source,"
+        " split = excluded.split, metadata = excluded.metadata, placeholder = 0",
+        rows,
+    )
+    conn.executemany("UPDATE queries SET narrative = ? WHERE id = ?", narratives)
+    conn.executemany("DELETE FROM query_attributes WHERE query_id = ?", ((r[0],) for r in rows))
+    conn.executemany(
+        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)", attributes
+    )
