@@ -361,3 +361,12 @@ def add_member(
         "INSERT INTO chunk_set_members (chunk_set, chunk_id, position) VALUES (?, ?, ?)",
         [chunk_set, chunk_id, position],
     )
+
+
+def current_documents(conn: sqlite3.Connection) -> list[tuple[str, str, str | None, str]]:
+    """(id, version, title, text) of every document at its current (last imported) version,
+    by id."""
+    return conn.execute(
+        "SELECT id, version, title, text FROM documents d"
+        " WHERE rowid = (SELECT max(rowid) FROM documents o WHERE o.id = d.id) ORDER BY id"
+    ).fetchall()

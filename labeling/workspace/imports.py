@@ -1,6 +1,7 @@
 """What every importer asks of the workspace: which ids of ``queries`` or ``chunks`` it lacks,
-placeholder rows for them, the ids seen across the batches of one import, and the rollback of
-a transaction a failed COMMIT left open.
+placeholder rows for them, the ids seen across the batches of one import, the rollback of
+a transaction a failed COMMIT left open, and a larger page cache for a long bulk write (an
+import, a transfer of labels).
 
 Conventions
 - ``table`` is ``"queries"`` or ``"chunks"`` (both keyed by ``id``); a placeholder is a row
@@ -11,9 +12,10 @@ Conventions
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 ID_TABLES = ("queries", "chunks")
 
@@ -63,3 +65,15 @@ def forget_seen(conn: sqlite3.Connection) -> None:
 def roll_back(conn: sqlite3.Connection) -> None:
     """``ROLLBACK`` the transaction open on ``conn`` (one a failure at COMMIT left open)."""
     conn.execute("ROLLBACK")
+
+
+@contextlib.contextmanager
+def larger_page_cache(conn: sqlite3.Connection, kib: int) -> Iterator[None]:
+    """SQLite's page cache of ``conn`` set to ``kib`` KiB for the block (a long import keeps
+    its index pages in memory), then back to what it was."""
+    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+    conn.execute(f"PRAGMA cache_size = {-int(kib)}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {cache}")

@@ -10,10 +10,9 @@ Conventions
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 
 def run_id(conn: sqlite3.Connection, name: str) -> int | None:
@@ -102,14 +101,3 @@ def put_run_values(
          data, created_at],
     )
 
-
-@contextlib.contextmanager
-def larger_page_cache(conn: sqlite3.Connection, kib: int) -> Iterator[None]:
-    """SQLite's page cache of ``conn`` set to ``kib`` KiB for the block (a long import keeps
-    its index pages in memory), then back to what it was."""
-    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
-    conn.execute(f"PRAGMA cache_size = {-int(kib)}")
-    try:
-        yield
-    finally:
-        conn.execute(f"PRAGMA cache_size = {cache}")

@@ -57,7 +57,7 @@ def import_run(
     _refuse_taken(db.conn, run_name, replace, source)
     with import_transaction(db, source) as conn:
         run_id = _create_run(conn, staged_runs.staged_name(), meta, source)
-    with runs.larger_page_cache(db.conn, IMPORT_CACHE_KIB):  # index pages stay in memory
+    with imports.larger_page_cache(db.conn, IMPORT_CACHE_KIB):  # index pages stay in memory
         try:
             result = _stage(db, run_id, path, format, batch_rows, strict, source)
             chunk_set = None
