@@ -370,3 +370,33 @@ def current_documents(conn: sqlite3.Connection) -> list[tuple[str, str, str | No
         "SELECT id, version, title, text FROM documents d"
         " WHERE rowid = (SELECT max(rowid) FROM documents o WHERE o.id = d.id) ORDER BY id"
     ).fetchall()
+
+
+def chunk_id_set(conn: sqlite3.Connection) -> set[str]:
+    """The ids of every chunk (placeholders too)."""
+    return {row[0] for row in conn.execute("SELECT id FROM chunks")}
+
+
+def chunk_texts(
+    conn: sqlite3.Connection, fields: tuple[str, ...], chunk_set: str | None = None
+) -> list[tuple[str, str]]:
+    """(id, text) of every non-placeholder chunk (of ``chunk_set`` only, when given) in the
+    order stored; the text is the chunk's ``fields`` (``title``, ``text``; a missing one is
+    '') joined by a blank line."""
+    if not fields or set(fields) - {"title", "text"}:
+        raise ValueError(f"fields are among title and text, not {fields!r}")
+    text = " || char(10) || char(10) || ".join(f"coalesce({f}, '')" for f in fields)
+    members = "" if chunk_set is None else (
+        " AND id IN (SELECT chunk_id FROM chunk_set_members WHERE chunk_set = :set)")
+    return conn.execute(
+        f"SELECT id, {text} FROM chunks WHERE placeholder = 0{members} ORDER BY rowid",
+        {"set": chunk_set},
+    ).fetchall()
+
+
+def stored_chunks_frame(conn: sqlite3.Connection) -> pd.DataFrame:
+    """Non-placeholder chunks in the order they were added: _id, title, text ('' when
+    missing), doc_id, metadata (JSON text)."""
+    return pd.read_sql_query(
+        "SELECT id AS _id, coalesce(title, '') AS title, coalesce(text, '') AS text, doc_id,"
+        " metadata FROM chunks WHERE placeholder = 0 ORDER BY rowid", conn)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import sqlite_utils
 
@@ -183,3 +183,28 @@ def judges_as_person(conn: sqlite3.Connection, name: str) -> bool:
         " UNION ALL SELECT 1 FROM users WHERE name = ? LIMIT 1",
         [name, name],
     ).fetchone() is not None
+
+
+# The current relevant judgments of people (each annotator's latest of a pair) with evidence.
+_PAIR_EVIDENCE_SQL = """
+SELECT j.query_id, j.chunk_id, e.start, e."end" FROM judgments j
+JOIN judgment_evidence e ON e.judgment_id = j.id
+WHERE j.id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
+  AND j.grade >= 1 AND j.origin <> 'machine'
+"""
+
+
+def current_relevant_spans(conn: sqlite3.Connection) -> list[tuple[str, str, int, int]]:
+    """(query_id, chunk_id, start, end) of every evidence span of a current relevant judgment
+    (each annotator's latest of a pair, grade 1 or more) not made by a machine judge."""
+    return conn.execute(_PAIR_EVIDENCE_SQL).fetchall()
+
+
+def judgment_batches(
+    conn: sqlite3.Connection, columns: tuple[str, ...], batch_rows: int = 10_000
+) -> Iterator[list[tuple]]:
+    """Every judgment's ``columns`` (names of ``judgments`` columns), oldest first, in lists
+    of up to ``batch_rows`` rows."""
+    cursor = conn.execute(f"SELECT {', '.join(columns)} FROM judgments ORDER BY id")
+    while rows := cursor.fetchmany(batch_rows):
+        yield rows

@@ -372,3 +372,27 @@ def upsert_queries(
     conn.executemany(
         "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)", attributes
     )
+
+
+def split_query_texts(conn: sqlite3.Connection, split: str | None) -> list[tuple[str, str]]:
+    """(id, text) of the queries of ``split`` (every split: None), placeholders left out, in
+    the order they were stored."""
+    return conn.execute(
+        "SELECT id, coalesce(text, '') FROM queries WHERE placeholder = 0"
+        " AND (:split IS NULL OR split = :split) ORDER BY rowid", {"split": split}).fetchall()
+
+
+def stored_queries_frame(conn: sqlite3.Connection) -> pd.DataFrame:
+    """Non-placeholder queries in the order they were added: _id, text ('' when missing),
+    source, split, metadata (JSON text)."""
+    return pd.read_sql_query(
+        "SELECT id AS _id, coalesce(text, '') AS text, source, split, metadata FROM queries"
+        " WHERE placeholder = 0 ORDER BY rowid", conn)
+
+
+def all_attributes(conn: sqlite3.Connection) -> dict[str, dict[str, str]]:
+    """Query id -> its segment attributes (name -> value)."""
+    attributes: dict[str, dict[str, str]] = {}
+    for qid, name, value in conn.execute("SELECT query_id, name, value FROM query_attributes"):
+        attributes.setdefault(qid, {})[name] = value
+    return attributes

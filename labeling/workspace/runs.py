@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 
 def run_id(conn: sqlite3.Connection, name: str) -> int | None:
@@ -43,9 +43,19 @@ def insert_run(conn: sqlite3.Connection, columns: Mapping[str, object]) -> int:
     return int(cursor.lastrowid)
 
 
-def set_run_chunk_set(conn: sqlite3.Connection, run_id: int, chunk_set: str) -> None:
-    """Store the chunk set run ``run_id`` retrieves from."""
-    conn.execute("UPDATE runs SET chunk_set = ? WHERE id = ?", [chunk_set, run_id])
+def set_run_chunk_set(
+    conn: sqlite3.Connection, run_id: int, chunk_set: str, *, with_size: bool = False
+) -> None:
+    """Store the chunk set run ``run_id`` retrieves from; ``with_size``: and the chunk set's
+    stated size as the run's ``chunk_size``."""
+    if with_size:
+        conn.execute(
+            "UPDATE runs SET chunk_set = ?,"
+            " chunk_size = (SELECT size FROM chunk_sets WHERE name = ?) WHERE id = ?",
+            [chunk_set, chunk_set, run_id],
+        )
+    else:
+        conn.execute("UPDATE runs SET chunk_set = ? WHERE id = ?", [chunk_set, run_id])
 
 
 def insert_results(
@@ -101,3 +111,21 @@ def put_run_values(
          data, created_at],
     )
 
+
+def delete_run(conn: sqlite3.Connection, name: str) -> None:
+    """Delete the run named ``name`` (staged or visible; its rows go with it), if any."""
+    conn.execute("DELETE FROM runs WHERE name = ?", [name])
+
+
+def insert_ranked_results(conn: sqlite3.Connection, run_id: int, rows: Iterable[tuple]) -> None:
+    """Insert ``run_results`` rows of (query_id, chunk_id, rank, score) for run ``run_id`` by
+    one ``executemany``."""
+    conn.executemany("INSERT INTO run_results (run_id, query_id, chunk_id, rank, score)"
+                     " VALUES (?, ?, ?, ?, ?)", ((run_id, *row) for row in rows))
+
+
+def run_metadata(conn: sqlite3.Connection, name: str) -> str | None:
+    """The ``metadata`` JSON text of the run named ``name``; None when there is no such run
+    (or it has none)."""
+    row = conn.execute("SELECT metadata FROM runs WHERE name = ?", [name]).fetchone()
+    return None if row is None else row[0]
