@@ -23,7 +23,7 @@ from typing import Any
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.files.formats import tabular
+from labeling.files.formats import csv_rows
 from labeling.files.formats.tabular import TOO_DEEP
 from labeling.files.formats.text import read_checked
 from labeling.files.formats.values import json_kind
@@ -196,7 +196,7 @@ def _csv_records(text: str, source: str) -> list[tuple[int | None, Any]]:
             else:
                 out.append((start, dict(zip(header, row, strict=True))))
     except csv.Error as error:
-        raise tabular.csv_error(text, ",", error, previous_end + 1, source) from None
+        raise csv_rows.csv_error(text, ",", error, previous_end + 1, source) from None
     return out
 
 
