@@ -32,10 +32,20 @@ def delete_visible_run(conn: sqlite3.Connection, name: str) -> None:
     conn.execute("DELETE FROM runs WHERE name = ? AND NOT importing", [name])
 
 
+# The ``runs`` columns a new run's row may set (``insert_run``).
+RUN_ROW_COLUMNS = frozenset({
+    "name", "created_at", "metadata", "importing", "notes", "index_build", "chunk_size",
+    "embedding_model", "query_set_version", "chunk_set",
+})
+
+
 def insert_run(conn: sqlite3.Connection, columns: Mapping[str, object]) -> int:
-    """Insert a ``runs`` row of ``columns`` (column name -> value; names are the caller's
-    known ``runs`` columns, never user text); returns its id."""
+    """Insert a ``runs`` row of ``columns`` (column name, one of ``RUN_ROW_COLUMNS`` -> value);
+    returns its id."""
     names = list(columns)
+    unknown = set(names) - RUN_ROW_COLUMNS
+    if unknown:
+        raise ValueError(f"not columns of a new run: {sorted(unknown)}")
     cursor = conn.execute(
         f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
         list(columns.values()),
