@@ -58,7 +58,7 @@ from labeling.report.card_html import to_html
 from labeling.report.card_markdown import to_markdown
 from labeling.report.scorecard import Scorecard
 from labeling.report.verdict import build_verdict
-from labeling.workspace import chunk_sets, contents, file_identity, grading, store
+from labeling.workspace import chunk_store, contents, file_identity, grading, store
 
 __all__ = [
     "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",
@@ -310,7 +310,7 @@ def _shell_word(text: str) -> str:
 def _chunk_texts(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
-    rows = chunk_sets.chunk_texts_of(db, ids)
+    rows = chunk_store.chunk_texts_of(db, ids)
     return {chunk: contents.shown_text(text, chunk) for chunk, text in rows.items()}
 
 

@@ -20,7 +20,7 @@ import bm25s
 import sqlite_utils
 
 from labeling.synthetic.text import normalise, words
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_store
 
 NEAR_DUPLICATE = 0.6
 STOPWORDS = frozenset(
@@ -80,7 +80,7 @@ class Bm25Index:
     """A bm25s index of the workspace's chunks (title and text), built once per batch."""
 
     def __init__(self, db: sqlite_utils.Database) -> None:
-        rows = [(cid, f"{title}\n{text}") for cid, title, text in chunk_sets.imported_chunks(db)]
+        rows = [(cid, f"{title}\n{text}") for cid, title, text in chunk_store.imported_chunks(db)]
         self.ids = [r[0] for r in rows]
         self.retriever = bm25s.BM25()
         if rows:

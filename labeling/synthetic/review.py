@@ -28,7 +28,7 @@ from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.settings import get_settings
 from labeling.workspace import synthetic_candidates as stored
-from labeling.workspace.chunk_sets import chunk_texts, chunk_title_text
+from labeling.workspace.chunk_store import chunk_texts, chunk_title_text
 from labeling.workspace.grading import get_scale
 from labeling.workspace.judgments import add_judgment
 from labeling.workspace.query_store import add_synthetic_query, next_query_id

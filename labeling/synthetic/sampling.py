@@ -20,7 +20,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.synthetic import STRATEGIES, offline
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_sets, chunk_store
 from labeling.workspace.query_store import ATTRIBUTE_NAME, BASE_COLUMNS
 
 
@@ -36,7 +36,7 @@ class Chunk:
 
 def chunk_attributes(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     """chunk id -> segment attributes (see the module docstring)."""
-    rows = chunk_sets.imported_chunk_metadata(db)
+    rows = chunk_store.imported_chunk_metadata(db)
     votes: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     for doc_id, name, value in chunk_sets.document_attribute_votes(db):
         votes[doc_id][name][value] += 1
@@ -60,7 +60,7 @@ def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12, every: bo
     """Non-placeholder chunks with at least ``min_words`` words, by id; unless ``every``, only
     those in which the offline rules find a question."""
     chunks = []
-    for cid, doc_id, title, text in chunk_sets.passages_with_text(db):
+    for cid, doc_id, title, text in chunk_store.passages_with_text(db):
         if len(text.split()) >= min_words and (every or offline.fact_sentences(text, title)):
             chunks.append(Chunk(cid, doc_id, title, text))
     return chunks

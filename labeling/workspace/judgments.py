@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -384,3 +385,61 @@ def inferred_pairs(db: sqlite_utils.Database) -> list[tuple[str, str]]:
     """(query_id, chunk_id) of the pairs whose current people's labels are all inferred by a
     label transfer (``flags.inferred``) and that no one has judged since."""
     return db.conn.execute(_INFERRED_PAIRS_SQL).fetchall()
+# Reads and writes used by labeling.files and labeling.rechunking
+
+
+def scale_grades(conn: sqlite3.Connection) -> list[int]:
+    """The grades of the workspace's scale (``scale`` rows), in stored order."""
+    return [r[0] for r in conn.execute("SELECT grade FROM scale")]
+
+
+def last_judgment_id(conn: sqlite3.Connection) -> int:
+    """The id the last judgment ever appended got (0 when none): the next ones, appended inside
+    one write lock, get consecutive ids after it."""
+    return int(conn.execute(
+        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
+    ).fetchone()[0])
+
+
+def append_imported_judgments(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
+    """Append judgments without note or flags by one ``executemany``: rows of (query_id,
+    chunk_id, grade, annotator, created_at, origin, origin_source)."""
+    conn.executemany(
+        "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags,"
+        " origin, origin_source) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)",
+        rows,
+    )
+
+
+def judges_as_person(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether ``name`` has judgments of origin ``person`` or is an account's name."""
+    return conn.execute(
+        "SELECT 1 FROM judgments WHERE annotator = ? AND origin = 'person'"
+        " UNION ALL SELECT 1 FROM users WHERE name = ? LIMIT 1",
+        [name, name],
+    ).fetchone() is not None
+
+
+# The current relevant judgments of people (each annotator's latest of a pair) with evidence.
+_PAIR_EVIDENCE_SQL = """
+SELECT j.query_id, j.chunk_id, e.start, e."end" FROM judgments j
+JOIN judgment_evidence e ON e.judgment_id = j.id
+WHERE j.id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
+  AND j.grade >= 1 AND j.origin <> 'machine'
+"""
+
+
+def current_relevant_spans(conn: sqlite3.Connection) -> list[tuple[str, str, int, int]]:
+    """(query_id, chunk_id, start, end) of every evidence span of a current relevant judgment
+    (each annotator's latest of a pair, grade 1 or more) not made by a machine judge."""
+    return conn.execute(_PAIR_EVIDENCE_SQL).fetchall()
+
+
+def judgment_batches(
+    conn: sqlite3.Connection, columns: tuple[str, ...], batch_rows: int = 10_000
+) -> Iterator[list[tuple]]:
+    """Every judgment's ``columns`` (names of ``judgments`` columns), oldest first, in lists
+    of up to ``batch_rows`` rows."""
+    cursor = conn.execute(f"SELECT {', '.join(columns)} FROM judgments ORDER BY id")
+    while rows := cursor.fetchmany(batch_rows):
+        yield rows

@@ -412,3 +412,51 @@ def queries_arrived_without_results(db: sqlite_utils.Database, after_seq: int,
         " SELECT 1 FROM run_results r WHERE r.run_id = ? AND r.query_id = a.query_id)",
         [after_seq, run_id],
     )}
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.files and labeling.rechunking
+
+
+def upsert_queries(
+    conn: sqlite3.Connection, rows: list[tuple], narratives: list[tuple],
+    attributes: list[tuple],
+) -> None:
+    """Insert or replace queries by id in the caller's transaction, by ``executemany``: ``rows``
+    of (id, text, source, split, metadata JSON) (a placeholder becomes a real query),
+    ``narratives`` of (narrative, id) for those whose file has one, and ``attributes`` of
+    (query id, name, value), which replace all segment attributes of the ``rows``' queries."""
+    conn.executemany(
+        "INSERT INTO queries (id, text, source, split, metadata, placeholder)"
+        " VALUES (?, ?, ?, ?, ?, 0)"
+        " ON CONFLICT (id) DO UPDATE SET text = excluded.text, source = excluded.source,"
+        " split = excluded.split, metadata = excluded.metadata, placeholder = 0",
+        rows,
+    )
+    conn.executemany("UPDATE queries SET narrative = ? WHERE id = ?", narratives)
+    conn.executemany("DELETE FROM query_attributes WHERE query_id = ?", ((r[0],) for r in rows))
+    conn.executemany(
+        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)", attributes
+    )
+
+
+def split_query_texts(conn: sqlite3.Connection, split: str | None) -> list[tuple[str, str]]:
+    """(id, text) of the queries of ``split`` (every split: None), placeholders left out, in
+    the order they were stored."""
+    return conn.execute(
+        "SELECT id, coalesce(text, '') FROM queries WHERE placeholder = 0"
+        " AND (:split IS NULL OR split = :split) ORDER BY rowid", {"split": split}).fetchall()
+
+
+def stored_queries_frame(conn: sqlite3.Connection) -> pd.DataFrame:
+    """Non-placeholder queries in the order they were added: _id, text ('' when missing),
+    source, split, metadata (JSON text)."""
+    return pd.read_sql_query(
+        "SELECT id AS _id, coalesce(text, '') AS text, source, split, metadata FROM queries"
+        " WHERE placeholder = 0 ORDER BY rowid", conn)
+
+
+def all_attributes(conn: sqlite3.Connection) -> dict[str, dict[str, str]]:
+    """Query id -> its segment attributes (name -> value)."""
+    attributes: dict[str, dict[str, str]] = {}
+    for qid, name, value in conn.execute("SELECT query_id, name, value FROM query_attributes"):
+        attributes.setdefault(qid, {})[name] = value
+    return attributes

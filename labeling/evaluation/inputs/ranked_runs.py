@@ -27,7 +27,7 @@ from labeling.evaluation.inputs.label_sets import Labels
 from labeling.evaluation.inputs.result_cache import _HEAVY, _cache_dir, _run_version, _workspace
 from labeling.evaluation.inputs.score_controls import UNITS
 from labeling.metrics.ranking import OrderedRun, RankedRows, rank_ordered, rank_rows
-from labeling.workspace import chunk_sets, contents, private_files, run_parts
+from labeling.workspace import chunk_store, contents, private_files, run_parts
 
 
 @dataclass
@@ -150,13 +150,13 @@ def load_run(db: sqlite_utils.Database, run: str) -> pd.DataFrame:
 
 def chunk_documents(db: sqlite_utils.Database) -> pd.Series:
     """chunk id -> document id (the chunk id itself when the chunk has no ``doc_id``)."""
-    frame = chunk_sets.chunk_document_ids(db)
+    frame = chunk_store.chunk_document_ids(db)
     return pd.Series(frame["doc"].to_numpy(), index=frame["id"].astype("string"))
 
 
 def documents_of_chunks(db: sqlite_utils.Database, chunk_ids: list[str]) -> pd.Series:
     """``chunk_documents`` for ``chunk_ids`` only (one indexed lookup, not the whole table)."""
-    frame = chunk_sets.chunk_document_ids(db, chunk_ids)
+    frame = chunk_store.chunk_document_ids(db, chunk_ids)
     return pd.Series(frame["doc"].to_numpy(), index=frame["id"].astype("string"))
 
 

@@ -59,7 +59,7 @@ from labeling.metrics import non_inferiority
 from labeling.metrics import power as power_calc
 from labeling.metrics.measures import KINDS, Measure, parse_measure
 from labeling.model_calls.tokens import estimate_tokens
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_store
 
 DEFAULT_POOL_DEPTH = 10
 TRADEOFF_DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -204,7 +204,7 @@ def _judged_mask(db: sqlite_utils.Database, pairs: pd.DataFrame, rule: str) -> n
 def _texts(db: sqlite_utils.Database, pairs: pd.DataFrame) -> list[tuple[str, str]]:
     queries = query_table(db)["text"].fillna("")
     chunk_ids = pairs["chunk_id"].astype(str).unique().tolist()
-    texts = {c: text or "" for c, text in chunk_sets.chunk_texts_of(db, chunk_ids).items()}
+    texts = {c: text or "" for c, text in chunk_store.chunk_texts_of(db, chunk_ids).items()}
     return [(str(queries.get(q, "")), texts.get(str(c), ""))
             for q, c in zip(pairs["query_id"], pairs["chunk_id"], strict=True)]
 

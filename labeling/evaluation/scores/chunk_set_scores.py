@@ -42,7 +42,7 @@ from labeling.evaluation.scores.scoring import in_split, per_query
 from labeling.metrics import statistics
 from labeling.metrics.engine import evaluate
 from labeling.rechunking.mapping import chunk_overlaps
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_sets, chunk_store
 
 SPAN_SHARE = 0.5
 FOOTING_UNITS = ("document", "span")
@@ -166,7 +166,7 @@ def _as_documents(
     db: sqlite_utils.Database, rows: pd.DataFrame, spans: pd.DataFrame, qrels: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(run of documents ranked by their first chunk, qrels of documents by highest grade)."""
-    stored = chunk_sets.chunk_documents_known(db)
+    stored = chunk_store.chunk_documents_known(db)
     document = pd.concat([
         pd.Series(stored["doc_id"].to_numpy(), index=stored["id"].astype("string")),
         pd.Series(spans["doc_id"].to_numpy(), index=spans["chunk_id"]),

@@ -22,7 +22,7 @@ from labeling.evaluation.inputs.segmenting import _segments
 from labeling.judging import queue
 from labeling.judging.visibility import Sight
 from labeling.metrics.measures import parse_measure
-from labeling.workspace import chunk_sets, contents, grading
+from labeling.workspace import chunk_store, contents, grading
 
 # A query at this value of the sorting measure (every measure here is at most 1) lost nothing on
 # it: it is never "retrieved badly", whatever its rank among the others.
@@ -185,7 +185,7 @@ def drill_down(
     hidden_ids = set(hidden.index[hidden].astype(str))
     grades = grades.loc[~hidden]
     scale = {g: name for g, name, _ in grading.get_scale(db)}
-    chunks = chunk_sets.chunks_frame(
+    chunks = chunk_store.chunks_frame(
         db, [*mine["doc_id"].astype(str), *grades.index.astype(str)]).set_index("id")
     ranked = pd.DataFrame({
         "rank": mine["rank"].to_numpy(),
@@ -352,7 +352,7 @@ def judge_choices(db: sqlite_utils.Database, ranked: pd.DataFrame) -> dict[str, 
     """The chunks of a ``drill_down`` ranked list offered to judge (``unjudged_chunks``), in rank
     order, each with what the picker shows: rank, title and the start of its snippet."""
     chunk_ids = unjudged_chunks(ranked)
-    titles = chunk_sets.chunk_titles(db, chunk_ids)
+    titles = chunk_store.chunk_titles(db, chunk_ids)
     rows = ranked.loc[ranked["chunk_id"].isin(chunk_ids)].sort_values("rank")
     return {
         row.chunk_id: " · ".join(part for part in (
