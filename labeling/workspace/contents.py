@@ -31,7 +31,7 @@ def shown_text(text: object, item_id: object) -> str:
 def counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Row counts of the main tables (chunks, queries, runs, run_results, judgments)."""
     tables = ("chunks", "queries", "query_attributes", "runs", "run_results", "judgments")
-    counted = {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    counted = {t: db.table(t).count for t in tables}
     # a run being imported is invisible until it is published (labeling.workspace.staged_runs)
     counted["runs"], counted["run_results"] = db.conn.execute(
         "SELECT count(*), coalesce(sum("
@@ -200,8 +200,7 @@ def locked_pairs(db: sqlite_utils.Database, pairs: list[tuple[str, str]]) -> set
 def narrative_source(db: sqlite_utils.Database) -> str | None:
     """Where narratives come from: ``column`` (``queries.narrative``), ``attribute`` (the
     query attribute ``narrative``) or None."""
-    columns = {row[1] for row in db.conn.execute("PRAGMA table_info(queries)")}
-    if "narrative" in columns:
+    if "narrative" in db.table("queries").columns_dict:
         return "column"
     row = db.conn.execute(
         "SELECT 1 FROM query_attributes WHERE name = 'narrative' LIMIT 1").fetchone()
