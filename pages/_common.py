@@ -85,7 +85,9 @@ def sidebar(db: sqlite_utils.Database) -> None:
     counts = contents.counts(db)
     with st.sidebar:
         st.caption("Workspace")
-        st.code(str(workspace_path()), language=None, wrap_lines=True)
+        # Plain text, not st.code: a code block loads the browser's 1.5 MB syntax highlighter on
+        # every page's first render (benchmarks/results/first_render_profile.md).
+        st.text(str(workspace_path()))
         st.caption(contents.describe_counts(counts, " · "))
         _keys.install()
         state = st.session_state
