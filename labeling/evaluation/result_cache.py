@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from labeling.workspace import contents, file_identity, private_files
+from labeling.workspace import contents, data_versions, file_identity, private_files
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
@@ -66,31 +66,10 @@ def clear_cache() -> None:
         forget()
 
 
-def _workspace_file(db: sqlite_utils.Database) -> str:
-    """The workspace's file, or the connection for an in-memory one."""
-    path = file_identity.database_file(db)
-    return str(path) if path is not None else str(id(db))
-
-
-def _workspace(db: sqlite_utils.Database) -> tuple:
-    """The cache key of a workspace's data: its file, the file's identity and the counters of
-    the tables scores depend on (``change_counters``: ``data`` and ``queries``, kept by
-    triggers, see migration 15). Every cached result's key starts with it, so any write to
-    those tables, from this process or another, makes the results computed before it unused;
-    judgments are keyed by ``labels_version`` instead (append-only: new labels patch results)."""
-    counters = tuple(db.conn.execute(
-        "SELECT name, value FROM change_counters WHERE name IN ('data', 'queries')"
-        " ORDER BY name").fetchall())
-    return _workspace_file(db), file_identity.identity_of(db), counters
-
-
-def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
-    """(max id, time of the last judgment): ``judgments`` is append-only with increasing ids,
-    so this changes with every new judgment (the time tells apart another file)."""
-    row = db.conn.execute(
-        "SELECT id, created_at FROM judgments ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    return (int(row[0]), str(row[1])) if row else (0, "")
+# The keys live with the workspace, so that the judging layer's caches use the same ones.
+_workspace_file = data_versions.workspace_file
+_workspace = data_versions.workspace_key
+labels_version = data_versions.labels_version
 
 
 def queries_state(db: sqlite_utils.Database) -> tuple[int, object]:
