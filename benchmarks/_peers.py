@@ -101,7 +101,12 @@ def _frame(values: dict[str, dict[str, float]]) -> pd.DataFrame:
 
 
 def setup_ours() -> Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.DataFrame, dict]]:
+    from labeling.commands.allocator import keep_freed_memory
     from labeling.metrics.engine import evaluate
+
+    # Each peer runs in a process of its own, as a batch command would: ours tunes the allocator
+    # as `scorecard evaluate` does (the library itself leaves a process's allocator alone).
+    keep_freed_memory()
 
     def run(qrels: pd.DataFrame, run_frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
         result = evaluate(qrels, run_frame, MEASURES)

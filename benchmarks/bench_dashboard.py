@@ -32,17 +32,16 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeling.evaluation import (
+from labeling.evaluation.inputs import (
     judgment_copy,
-    label_depth,
     label_sets,
     ranked_runs,
     result_cache,
     run_freshness,
-    scoring,
     segmenting,
 )
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import label_depth, scoring
 from labeling.judging import consensus, queue
 from labeling.workspace import contents, grading, run_parts, store
 

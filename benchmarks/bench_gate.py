@@ -33,18 +33,18 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from labeling.evaluation import judging_budget
-from labeling.evaluation.run_comparison import paired_scores
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.planning import judging_budget
+from labeling.evaluation.scores.run_comparison import paired_scores
 from labeling.files.demo import build_demo
-from labeling.metrics.drop_test import drop_test
+from labeling.metrics.non_inferiority import non_inferiority_test
 from labeling.workspace import store
 
 ALPHA = 0.05
 
 
 def rates(old: np.ndarray, new: np.ndarray, max_drop: float) -> tuple[bool, bool, bool]:
-    test = drop_test(old, new, max_drop=max_drop, alpha=ALPHA)
+    test = non_inferiority_test(old, new, max_drop=max_drop, alpha=ALPHA)
     return test.p_t < ALPHA, test.p_bootstrap < ALPHA, test.worse
 
 
@@ -124,7 +124,7 @@ def main() -> None:
     times = []
     for _ in range(20):
         start = time.perf_counter()
-        drop_test(old, new, max_drop=0.01)
+        non_inferiority_test(old, new, max_drop=0.01)
         times.append(time.perf_counter() - start)
     print(f"\nOne gate test on 1,000 queries: {statistics.median(times) * 1000:.0f} ms "
           "(median of 20).")

@@ -5,6 +5,7 @@ hand against ``benchmarks/synthetic_grading/CRITERIA.md``.
 
     python benchmarks/synthetic_quality.py sample --round round2 [--passages 80] [--seed 2027]
     python benchmarks/synthetic_quality.py figures [--round round1 ...]
+    python benchmarks/synthetic_quality.py calibration round4/heldout [--write]
 
 ``sample`` builds the corpus (if missing) and a fresh workspace from it, runs the offline
 generator as ``scorecard generate`` does (the team's default form mix, 2 questions a passage)
@@ -28,6 +29,7 @@ import argparse
 import hashlib
 import json
 import random
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -36,7 +38,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
 from labeling.files.importers.records import import_chunks  # noqa: E402
-from labeling.synthetic import review  # noqa: E402
+from labeling.synthetic import batches, review  # noqa: E402
 from labeling.workspace.grading import init_workspace  # noqa: E402
 
 GRADING = ROOT / "synthetic_grading"
@@ -64,9 +66,10 @@ def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> 
         Path(f"{path}{extra}").unlink(missing_ok=True)
     db = init_workspace(path)
     import_chunks(db, chunks)
-    ids, errors = review.generate(db, passages, seed=seed, per_chunk=2)
-    if errors:
-        print("\n".join(errors), file=sys.stderr)
+    result = batches.run(db, passages, seed=seed, per_chunk=2)
+    ids = result.ids
+    if result.errors:
+        print("\n".join(result.errors), file=sys.stderr)
     frame = review.candidates_frame(db)
     frame = frame[frame["id"].isin(ids)]
     texts = {cid: (title, text) for cid, title, text in db.conn.execute(
@@ -86,9 +89,15 @@ def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> 
     (folder / "candidates.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     by_chunk = _write_sheet(folder, rows, texts, seed)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                            capture_output=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "labeling"], cwd=ROOT, text=True,
+                           capture_output=True).stdout.strip()
     (folder / "meta.json").write_text(json.dumps(
         {"corpus": corpus, "seed": seed, "passages_asked": passages, "passages_drawn": drawn,
-         "corpus_sha256": digest}, indent=1) + "\n", encoding="utf-8")
+         "corpus_sha256": digest, "generator_commit": commit + ("+uncommitted" if dirty else ""),
+         "score": "the calibrated default weights of labeling/synthetic/calibration.py"},
+        indent=1) + "\n", encoding="utf-8")
     print(f"{len(rows)} candidates from {len(by_chunk)} passages (seed {seed}, corpus sha256 "
           f"{digest[:12]}) -> {folder}")
 
@@ -181,11 +190,17 @@ def figures(folder: Path) -> dict[str, float]:
     return {"top": top_rate, "bottom": bottom_rate}
 
 
-def calibration(folder: Path) -> dict[str, float]:
+def calibration(folder: Path, write: bool = False) -> dict[str, float]:
     """Issue 32's figures for one graded folder: accepted as written overall and in the top half
-    by score, the score's predicted accept rate (its mean) against the observed one per half,
-    and questions per passage drawn (``meta.json``)."""
+    by the calibrated score (``quality_model.DEFAULT_WEIGHTS`` on the stored features), the
+    score's predicted accept rate (its mean) against the observed one per half,
+    and questions per passage drawn (``meta.json``); with ``write``, also into
+    ``figures.md`` of the folder."""
+    from labeling.synthetic import quality_model
+
     graded = load(folder)
+    for row in graded:  # the calibrated score, whatever the weights were when it was drawn
+        row["quality"] = quality_model.score(row["features"], quality_model.DEFAULT_WEIGHTS)
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     ranked = sorted(graded, key=lambda r: (-r["quality"], r["id"]))
     half = (len(ranked) + 1) // 2
@@ -196,13 +211,16 @@ def calibration(folder: Path) -> dict[str, float]:
     for name, rows in halves.items():
         out[f"{name}_observed"] = sum(r["accepted"] for r in rows) / len(rows)
         out[f"{name}_predicted"] = sum(r["quality"] for r in rows) / len(rows)
-    print(f"### {folder.parent.name}/{folder.name} ({meta['corpus']}, seed {meta['seed']})")
-    print(f"graded {len(graded)} questions from {meta['passages_drawn']} passages drawn "
-          f"({out['per_passage']:.2f} a passage); accepted as written: {rate(graded)}")
+    lines = [f"### {folder.parent.name}/{folder.name} ({meta['corpus']}, seed {meta['seed']}, "
+             f"generator {meta.get('generator_commit', '?')})", "",
+             f"graded {len(graded)} questions from {meta['passages_drawn']} passages drawn "
+             f"({out['per_passage']:.2f} a passage); accepted as written: {rate(graded)}", ""]
     for name, rows in halves.items():
-        print(f"{name} half ({len(rows)}): observed {rate(rows)}, predicted "
-              f"{out[name + '_predicted']:.0%} (mean score)")
-    print()
+        lines.append(f"- {name} half ({len(rows)}): observed {rate(rows)}, predicted "
+                     f"{out[name + '_predicted']:.0%} (mean calibrated score)")
+    print("\n".join(lines) + "\n")
+    if write:
+        (folder / "figures.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
 
 
@@ -214,17 +232,18 @@ def main() -> None:
     one.add_argument("--passages", type=int, default=80)
     one.add_argument("--seed", type=int, default=2026)
     one.add_argument("--corpus", default="manpages",
-                     choices=("manpages", "pydoc", "info", "readme", "html"))
+                     choices=("manpages", "pydoc", "info", "readme", "html", "pod"))
     two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
     two.add_argument("--round", nargs="*", help="round folders (default: all)")
     three = sub.add_parser("calibration", help="issue 32 figures of graded folders")
     three.add_argument("folders", nargs="+", help="folders under synthetic_grading")
+    three.add_argument("--write", action="store_true", help="also write figures.md there")
     args = parser.parse_args()
     if args.command == "sample":
         sample(GRADING / args.round, args.passages, args.seed, args.corpus)
     elif args.command == "calibration":
         for name in args.folders:
-            calibration(GRADING / name)
+            calibration(GRADING / name, args.write)
     else:
         names = args.round or sorted(p.name for p in GRADING.iterdir()
                                      if (p / "grades.tsv").exists())

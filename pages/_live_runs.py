@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling.evaluation import tuning
+from labeling.evaluation.planning import tuning
 from labeling.files import live_runs
 from labeling.markdown import escape_inline
 from labeling.workspace import connections, contents

@@ -7,9 +7,9 @@ import json
 
 import streamlit as st
 
-from labeling.evaluation import chunk_set_scores
-from labeling.evaluation.score_controls import Controls
-from labeling.evaluation.segmenting import segment_options
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.inputs.segmenting import segment_options
+from labeling.evaluation.scores import chunk_set_scores
 from labeling.files import baseline, chunk_uploads, exporters
 from labeling.judging import queue
 from labeling.markdown import escape_inline, escape_markdown

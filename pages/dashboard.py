@@ -1,9 +1,9 @@
 """Dashboard: scorecard by segment, coverage, run comparison, worst queries, reviews, history.
 
-The widgets at the top are read into one ``labeling.evaluation.score_controls.Controls``; every
-tab draws what ``labeling.evaluation`` computes under it, so all tabs use the same run, measures,
-unit, policy, split, consensus rule and relevance threshold. One function per tab; only the open
-tab runs.
+The widgets at the top are read into one ``labeling.evaluation.inputs.score_controls.Controls``;
+every tab draws what ``labeling.evaluation`` computes under it, so all tabs use the same run,
+measures, unit, policy, split, consensus rule and relevance threshold. One function per tab;
+only the open tab runs.
 """
 
 from __future__ import annotations
@@ -20,27 +20,16 @@ import streamlit as st
 
 from labeling import chunk_markup, evidence_marks
 from labeling.errors import ScorecardError
-from labeling.evaluation import (
+from labeling.evaluation.inputs import (
     chunk_set_labels,
-    deciding_pairs,
-    drilldown,
-    failure_tags,
-    inferred_labels,
-    judged_coverage,
-    judging_budget,
-    label_depth,
     label_sets,
     locked_splits,
-    rule_note,
-    run_comparison,
     run_freshness,
     score_controls,
     score_defaults,
-    score_history,
-    scoring,
     segmenting,
 )
-from labeling.evaluation.score_controls import (
+from labeling.evaluation.inputs.score_controls import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
@@ -49,9 +38,20 @@ from labeling.evaluation.score_controls import (
     TEST_RESAMPLES,
     Controls,
 )
+from labeling.evaluation.planning import judging_budget
+from labeling.evaluation.scores import (
+    inferred_labels,
+    judged_coverage,
+    label_depth,
+    run_comparison,
+    score_history,
+    scoring,
+)
+from labeling.evaluation.views import deciding_pairs, drilldown, failure_tags, rule_note
 from labeling.files import exporters as exports
 from labeling.files import live_runs, uploads
-from labeling.judging import label_sources, machine_judge
+from labeling.judging import label_sources
+from labeling.machine_judging import machine_judge
 from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import contents, grading

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from labeling import readable_times
-from labeling.evaluation import score_defaults
+from labeling.evaluation.inputs import score_defaults
 from labeling.files import exporters as exports
 from labeling.markdown import escape_inline
 from labeling.teaching import guide

@@ -11,16 +11,16 @@ import pandas as pd
 import streamlit as st
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import (
+from labeling.evaluation.inputs import score_controls, segmenting
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.files import exporters as exports
+from labeling.machine_judging import (
+    audit_sample,
     machine_agreement,
     machine_estimates,
+    machine_judge,
     machine_pairs,
-    score_controls,
-    segmenting,
 )
-from labeling.evaluation.score_controls import Controls
-from labeling.files import exporters as exports
-from labeling.judging import audit_sample, machine_judge
 from labeling.markdown import escape_inline, escape_markdown
 from labeling.model_calls import chat
 from labeling.report import scorecard_report

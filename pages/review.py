@@ -15,7 +15,15 @@ from labeling.errors import ScorecardError
 from labeling.files import exporters as exports
 from labeling.judging import shortcuts
 from labeling.markdown import escape_inline
-from labeling.synthetic import batches, forms, quality_model, review, sampling, settings
+from labeling.synthetic import (
+    batches,
+    calibration,
+    forms,
+    quality_model,
+    review,
+    sampling,
+    settings,
+)
 from labeling.workspace import connections
 from pages import _auth, _common, _connections, _keys
 
@@ -229,8 +237,8 @@ def settings_panel(db) -> None:
               help=_auth.refusal_help(db, "synthetic_settings"))
     weights, about = quality_model.current(db)
     if about["source"] == "default":
-        st.caption("Quality weights: the documented defaults (not yet learned from this "
-                   "team's decisions).")
+        st.caption(escape_inline(f"Quality weights: {calibration.basis(about)} (not yet "
+                                 "learned from this team's decisions)."))
     else:
         st.caption(escape_inline(
             f"Quality weights: learned from {about['decisions']} decisions "

@@ -206,9 +206,9 @@ def fast_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def fresh_result_cache() -> Iterator[None]:
-    """An empty result cache of the dashboard (``labeling.evaluation.result_cache``) before and
-    after the test: a module whose tests build workspaces at the same path uses it."""
-    from labeling.evaluation import result_cache
+    """An empty result cache of the dashboard (``labeling.evaluation.inputs.result_cache``) before
+    and after the test: a module whose tests build workspaces at the same path uses it."""
+    from labeling.evaluation.inputs import result_cache
 
     result_cache.clear_cache()
     yield

@@ -16,8 +16,9 @@ import json
 
 import sqlite_utils
 
-from labeling.evaluation import failure_tags, score_history
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import score_history
+from labeling.evaluation.views import failure_tags
 from labeling.judging import queue
 from labeling.workspace import grading, judgments, roles, store
 from tests.workspaces import add_rows

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
 from labeling.judging import agreement, consensus, queue
+from labeling.metrics import label_agreement
 
 GRADED = [0, 1, 2, 3]
 
@@ -24,15 +25,29 @@ def same(ours: float, theirs: float) -> bool:
 
 @settings(max_examples=50, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=40),
     st.sampled_from([None, "linear", "quadratic"]),
 )
 def test_kappa_matches_sklearn(labels, weights):
+    """The team's kappa is the metric layer's one kappa: scikit-learn's value, a grade off the
+    scale (4 here) leaving its pair out as ``labels=`` does there."""
     a, b = zip(*labels, strict=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs = cohen_kappa_score(a, b, labels=GRADED, weights=weights)
-    assert same(agreement.cohen_kappa(a, b, GRADED, weights), theirs)
+    theirs = np.nan  # no pair on the scale (scikit-learn refuses to compute)
+    if on_scale(a, b)[0]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = cohen_kappa_score(a, b, labels=GRADED, weights=weights)
+    assert same(label_agreement.kappa(*on_scale(a, b), GRADED, weights), theirs)
+    frame = pd.DataFrame([(f"q{i}", "c", name, grade) for i, pair in enumerate(labels)
+                          for name, grade in zip("ab", pair, strict=True)],
+                         columns=["query_id", "chunk_id", "annotator", "grade"])
+    kappa = agreement.pairwise_kappa(frame, GRADED, weights)["kappa"].iloc[0]
+    assert same(kappa, theirs)
+
+
+def on_scale(a, b):
+    kept = [(x, y) for x, y in zip(a, b, strict=True) if x in GRADED and y in GRADED]
+    return [x for x, _ in kept], [y for _, y in kept]
 
 
 def reliability(draw_matrix: list[list[int | None]]) -> tuple[np.ndarray, pd.DataFrame]:

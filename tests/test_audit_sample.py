@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import drilldown
-from labeling.evaluation.score_controls import Controls
-from labeling.judging import audit_sample as audit
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.views import drilldown
 from labeling.judging import queue, visibility
+from labeling.machine_judging import audit_sample as audit
 from labeling.workspace import roles
 from tests import machine_rows as rows
 

@@ -12,9 +12,10 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.evaluation import chunk_set_labels, label_depth, run_freshness, scoring
-from labeling.evaluation.label_sets import labels_for
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import chunk_set_labels, run_freshness
+from labeling.evaluation.inputs.label_sets import labels_for
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import label_depth, scoring
 from labeling.files import exporters, importers
 from labeling.synthetic import review
 from labeling.synthetic.candidate import Candidate

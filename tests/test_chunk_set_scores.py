@@ -11,12 +11,13 @@ import pytest
 
 from labeling.commands import chunking as chunking_command
 from labeling.commands import cli
-from labeling.evaluation import chunk_set_scores, result_cache
-from labeling.evaluation.chunk_set_labels import labels_for_chunk_set
-from labeling.evaluation.label_sets import label_snapshot
-from labeling.evaluation.ranked_runs import load_run
-from labeling.evaluation.score_controls import Controls
-from labeling.evaluation.scoring import per_query
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set
+from labeling.evaluation.inputs.label_sets import label_snapshot
+from labeling.evaluation.inputs.ranked_runs import load_run
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import chunk_set_scores
+from labeling.evaluation.scores.scoring import per_query
 from labeling.files import baseline
 from labeling.metrics.engine import evaluate
 from labeling.rechunking import plan, report, splitter, transfer

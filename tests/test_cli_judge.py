@@ -10,7 +10,8 @@ import pytest
 
 from labeling.commands import LABEL_SOURCES
 from labeling.commands.cli import main
-from labeling.judging import audit_sample, label_sources, queue
+from labeling.judging import label_sources, queue
+from labeling.machine_judging import audit_sample
 from labeling.workspace.store import open_workspace
 from tests.chat_server import ChatServer
 from tests.markup import shown
@@ -127,7 +128,7 @@ def test_errors_are_one_sentence(make_workspace, capsys, monkeypatch):
 
 
 def test_the_pair_set_options(make_workspace, capsys):
-    from labeling.evaluation import machine_pairs
+    from labeling.machine_judging import machine_pairs
 
     path = make_workspace.path("demo")
     assert main(["judge", str(path), "run", "--base-url", "http://127.0.0.1:1/v1", "--model",

@@ -22,8 +22,10 @@ from fifo_fault import with_one_part_killed
 from labeling.cluster.dask_engine import evaluate_on_dask, local_client
 from labeling.cluster.parts import list_parts, read_labels
 from labeling.commands.cli import main
-from labeling.evaluation import drilldown, result_cache, scoring
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import scoring
+from labeling.evaluation.views import drilldown
 
 pytestmark = pytest.mark.slow  # starts a local Dask cluster (processes)
 

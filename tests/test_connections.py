@@ -11,7 +11,7 @@ import pytest
 from labeling.commands import connection as connection_command
 from labeling.commands.cli import main
 from labeling.errors import InputError
-from labeling.judging import machine_judge as mj
+from labeling.machine_judging import machine_judge as mj
 from labeling.model_calls import chat
 from labeling.workspace import connections, roles
 from labeling.workspace.roles import AccessDenied

@@ -1,4 +1,4 @@
-"""labeling.evaluation.scoring on the demo workspace and on a tiny hand-made one."""
+"""labeling.evaluation.scores.scoring on the demo workspace and on a tiny hand-made one."""
 
 from __future__ import annotations
 
@@ -7,20 +7,16 @@ import pandas as pd
 import pytest
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import (
-    drilldown,
-    failure_tags,
-    judged_coverage,
+from labeling.evaluation.inputs import (
     label_sets,
     locked_splits,
     result_cache,
-    run_comparison,
     score_controls,
-    score_history,
-    scoring,
     segmenting,
 )
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import judged_coverage, run_comparison, score_history, scoring
+from labeling.evaluation.views import drilldown, failure_tags
 from labeling.judging import consensus
 from labeling.metrics.engine import evaluate
 from labeling.workspace import judgments

@@ -1,5 +1,5 @@
-"""Which pairs decide between two runs (``labeling.evaluation.deciding_pairs``): leverage against
-a brute-force re-scoring, the order, the narrowing, the queue and the replayed history."""
+"""Which pairs decide between two runs (``labeling.evaluation.views.deciding_pairs``): leverage
+against a brute-force re-scoring, the order, the narrowing, the queue and the replayed history."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeling.evaluation import deciding_pairs
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.views import deciding_pairs
 from labeling.judging import consensus, queue
 from labeling.metrics.engine import evaluate
 from labeling.workspace import roles

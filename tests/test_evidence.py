@@ -194,7 +194,7 @@ def test_without_evidence_only_the_located_piece_is_labelled_inferred_and_the_re
     assert card.to_dict()["new_pairs"] == {"exact": 0, "inferred": 1, "review": 1,
                                            "not_relevant": 0}
     assert card.inferred_labels == 1
-    from labeling.evaluation.inferred_labels import inferred_labels
+    from labeling.evaluation.scores.inferred_labels import inferred_labels
     from labeling.judging import consensus
     counted = inferred_labels(halves, consensus.consensus_qrels(halves))
     assert (counted.inferred, counted.relevant) == (1, 2)  # and the old chunk's own label

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from labeling.errors import InputError, ScorecardError
-from labeling.evaluation import label_sets, locked_splits, result_cache
+from labeling.evaluation.inputs import label_sets, locked_splits, result_cache
 from labeling.files import importers as imports
 from labeling.workspace import contents, judgments, query_store
 

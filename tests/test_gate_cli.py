@@ -13,7 +13,7 @@ import pytest
 from lxml import etree
 
 from labeling.commands.cli import main
-from labeling.evaluation import regression_gate
+from labeling.evaluation.planning import regression_gate
 from labeling.judging import consensus
 from labeling.metrics.engine import ranked_list
 from labeling.metrics.unjudged_fillings import GateValues, Slots

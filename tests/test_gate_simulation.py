@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeling.evaluation import judging_budget, regression_gate
-from labeling.evaluation.run_comparison import paired_scores
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.planning import judging_budget, regression_gate
+from labeling.evaluation.scores.run_comparison import paired_scores
 from labeling.metrics.unjudged_fillings import GateValues
 from labeling.workspace import store
 

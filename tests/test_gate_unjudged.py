@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from labeling.evaluation import gate_values, regression_gate
+from labeling.evaluation.planning import gate_values, regression_gate
 from labeling.metrics import unjudged_fillings
 from labeling.metrics.engine import evaluate, ranked_list
 from labeling.metrics.unjudged_fillings import filled_changes

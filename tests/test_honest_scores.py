@@ -15,17 +15,10 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.evaluation import (
-    drilldown,
-    judged_coverage,
-    label_depth,
-    result_cache,
-    run_freshness,
-    score_history,
-    scoring,
-    segmenting,
-)
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache, run_freshness, segmenting
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import judged_coverage, label_depth, score_history, scoring
+from labeling.evaluation.views import drilldown
 from labeling.files import importers
 from labeling.judging import consensus, pooling, queue
 from labeling.metrics import statistics

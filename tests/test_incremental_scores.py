@@ -12,16 +12,15 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeling.evaluation import (
+from labeling.evaluation.inputs import (
     judgment_copy,
-    label_depth,
     label_sets,
     ranked_runs,
     result_cache,
-    scoring,
     segmenting,
 )
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import label_depth, scoring
 from labeling.judging import consensus, pooling
 from labeling.metrics.engine import evaluate, evaluate_ranked
 from labeling.metrics.ranking import rank_rows

@@ -16,7 +16,7 @@ reflects the sampling of queries only: with the biased judge it covers the human
 never, and it is labelled so.
 
 The per-query terms, power tuning, t intervals and clipping are the library's, as
-``labeling.evaluation.machine_estimates`` uses them; hybrid scores are
+``labeling.machine_judging.machine_estimates`` uses them; hybrid scores are
 ``tests.test_prediction_powered``'s (checked there against the metric engine).
 """
 
@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pytest
 
-from labeling.evaluation import machine_estimates
+from labeling.machine_judging import machine_estimates
 from labeling.metrics import prediction_powered as ppi
 from tests.test_prediction_powered import (
     POOL,

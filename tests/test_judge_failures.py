@@ -10,7 +10,7 @@ import json
 import pytest
 
 from labeling.commands.cli import main
-from labeling.judging import machine_judge as mj
+from labeling.machine_judging import machine_judge as mj
 from labeling.model_calls import chat
 from labeling.workspace.store import open_workspace
 from tests import machine_rows as rows

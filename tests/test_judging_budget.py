@@ -1,6 +1,6 @@
-"""The judging budget planner (``labeling.evaluation.judging_budget``) and ``scorecard plan``:
-every figure is recomputed here from other parts of the library (pooling, coverage, paired
-scores, the pace module, the token estimate)."""
+"""The judging budget planner (``labeling.evaluation.planning.judging_budget``) and
+``scorecard plan``: every figure is recomputed here from other parts of the library (pooling,
+coverage, paired scores, the pace module, the token estimate)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.evaluation import judged_coverage, judging_budget
-from labeling.evaluation.run_comparison import paired_scores
-from labeling.evaluation.score_controls import Controls
-from labeling.evaluation.segmenting import query_table
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.inputs.segmenting import query_table
+from labeling.evaluation.planning import judging_budget
+from labeling.evaluation.scores import judged_coverage
+from labeling.evaluation.scores.run_comparison import paired_scores
 from labeling.judging import consensus, pace, pooling
 from labeling.metrics import power
 from labeling.metrics.engine import ranked_list
@@ -135,7 +136,7 @@ def test_segments_plan_each_at_alpha_over_their_number(demo):
 
 def test_without_a_candidate_the_spread_is_sqrt_two_times_the_runs(demo):
     plan = judging_budget.plan(demo, Controls("bm25"), "RR", 0.05)
-    from labeling.evaluation.scoring import per_query
+    from labeling.evaluation.scores.scoring import per_query
 
     values = per_query(demo, Controls("bm25", measures=("RR",)))["RR"]
     assert plan.sd == pytest.approx(math.sqrt(2) * float(np.std(values, ddof=1)))

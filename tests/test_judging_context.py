@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from labeling.errors import InputError
-from labeling.evaluation import locked_splits
+from labeling.evaluation.inputs import locked_splits
 from labeling.files import importers
 from labeling.judging import guideline, queue, standing
 from labeling.workspace import contents, judgments, query_store, roles

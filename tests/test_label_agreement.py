@@ -119,7 +119,7 @@ def test_design_weighted_kappa_estimates_the_kappa_over_all_the_judges_labels():
     inverse inclusion probabilities, the mean over 200 seeded audits (15% of the pairs) is the
     all-labels kappa within its simulation error (3 standard errors, plus 0.005 for a ratio
     estimator's bias), and the unweighted mean is not."""
-    from labeling.judging.audit_sample import weights as audit_weights
+    from labeling.machine_judging.audit_sample import weights as audit_weights
     from labeling.metrics import prediction_powered as ppi
 
     rank, people, machine = _audit_world(np.random.default_rng(30))

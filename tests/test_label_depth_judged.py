@@ -4,8 +4,9 @@ pair it brought is judged."""
 
 from __future__ import annotations
 
-from labeling.evaluation import label_depth, result_cache
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import label_depth
 from labeling.judging import consensus, pooling
 from tests.workspaces import add_rows
 

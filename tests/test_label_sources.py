@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import label_sets, score_history, scoring
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import label_sets
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import score_history, scoring
 from labeling.judging import consensus
 from tests import machine_rows as rows
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import locked_splits
+from labeling.evaluation.inputs import locked_splits
 from labeling.files import importers
 from labeling.judging import consensus, queue, visibility
 from labeling.rechunking import plan, report, suggestions, transfer

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from pages import _warmup
 
-FIRST_TAB = ("labeling.evaluation.scoring", "labeling.evaluation.deciding_pairs",
-             "labeling.evaluation.judging_budget", "labeling.evaluation.run_comparison",
-             "labeling.evaluation.label_depth", "labeling.evaluation.score_defaults")
+FIRST_TAB = ("labeling.evaluation.scores.scoring", "labeling.evaluation.views.deciding_pairs",
+             "labeling.evaluation.planning.judging_budget",
+             "labeling.evaluation.scores.run_comparison",
+             "labeling.evaluation.scores.label_depth", "labeling.evaluation.inputs.score_defaults")
 
 
 def test_the_scorecard_modules_leave_scipy_stats_unimported() -> None:
@@ -32,7 +33,7 @@ def test_a_lazy_statistic_still_computes() -> None:
 
 def test_the_warm_up_lists_the_pages_imports_dashboard_first() -> None:
     modules = _warmup.page_modules()
-    assert "plotly.express" in modules and "labeling.evaluation.scoring" in modules
+    assert "plotly.express" in modules and "labeling.evaluation.scores.scoring" in modules
     assert modules.index("plotly.express") < modules.index("labeling.synthetic")
     thread = _warmup.start()
     thread.join(timeout=120)

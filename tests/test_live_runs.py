@@ -10,9 +10,9 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import InputError
-from labeling.evaluation import tuning
-from labeling.evaluation.score_controls import SEED, Controls
-from labeling.evaluation.scoring import per_query
+from labeling.evaluation.inputs.score_controls import SEED, Controls
+from labeling.evaluation.planning import tuning
+from labeling.evaluation.scores.scoring import per_query
 from labeling.files.baseline import bm25_run
 from labeling.files.live_runs import error_shown, live_run, run_incompleteness
 from labeling.judging.consensus import run_frame

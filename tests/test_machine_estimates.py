@@ -10,9 +10,10 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from labeling.errors import ScorecardError
-from labeling.evaluation import machine_agreement, machine_estimates, scoring
-from labeling.evaluation.score_controls import Controls
-from labeling.judging import audit_sample, queue
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import scoring
+from labeling.judging import queue
+from labeling.machine_judging import audit_sample, machine_agreement, machine_estimates
 from labeling.metrics.engine import evaluate
 
 JUDGE, OTHER = "tiny@v1", "big@v2"

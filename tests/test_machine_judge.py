@@ -12,8 +12,8 @@ import time
 import pytest
 
 from labeling.errors import InputError
-from labeling.judging import machine_judge as mj
 from labeling.judging import queue
+from labeling.machine_judging import machine_judge as mj
 from labeling.model_calls import chat
 from labeling.workspace import roles
 from labeling.workspace.roles import AccessDenied
@@ -182,7 +182,7 @@ def test_a_server_address_that_is_not_a_url_is_one_sentence(db):
 
 
 def test_pairs_of_a_locked_split_are_left_out(make_workspace, server):
-    from labeling.evaluation import locked_splits
+    from labeling.evaluation.inputs import locked_splits
 
     queries = [dict(q, split="test" if q["id"] == "q-tree" else "dev") for q in rows.QUERIES]
     db = make_workspace(chunks=rows.CHUNKS, queries=queries, runs=rows.RUNS,
@@ -268,7 +268,7 @@ def test_prompts_are_versioned_files(tmp_path):
 
 
 def test_pair_sets_by_name(db):
-    from labeling.evaluation import machine_pairs
+    from labeling.machine_judging import machine_pairs
 
     pairs, said = machine_pairs.pair_set(db, "pool", ["lexical"], 2, segment=("topic", ["files"]))
     assert {q for q, _ in pairs} == {"q-tree", "q-mkdir", "q-glob"} and len(pairs) == 6

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from labeling.evaluation import label_sets, result_cache
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import label_sets, result_cache
+from labeling.evaluation.inputs.score_controls import Controls
 from labeling.workspace import backup, grading, store
 
 

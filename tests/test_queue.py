@@ -238,7 +238,7 @@ def test_progress_counts_only_queued_pairs(db):
 
 
 def test_locked_split_pairs_are_not_served(db):
-    from labeling.evaluation import locked_splits
+    from labeling.evaluation.inputs import locked_splits
 
     queue.set_overlap_share(db, 0.0)
     test_query = db.conn.execute("SELECT id FROM queries WHERE split = 'test'").fetchone()[0]

@@ -10,8 +10,9 @@ import pytest
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
-from labeling.evaluation import label_sets, result_cache, score_controls, scoring
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import label_sets, result_cache, score_controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import scoring
 from labeling.report import scorecard_report as report
 from labeling.workspace import judgments, query_store, store
 

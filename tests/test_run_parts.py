@@ -10,7 +10,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.evaluation import ranked_runs, result_cache
+from labeling.evaluation.inputs import ranked_runs, result_cache
 from labeling.metrics.engine import evaluate, evaluate_ranked
 from labeling.metrics.ranking import OrderedRun, rank_ordered, rank_rows
 from labeling.workspace import run_parts

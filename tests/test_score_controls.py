@@ -16,18 +16,10 @@ import numpy as np
 import pytest
 
 from labeling.commands.cli import main
-from labeling.evaluation import (
-    drilldown,
-    judged_coverage,
-    label_sets,
-    locked_splits,
-    result_cache,
-    run_comparison,
-    score_history,
-    scoring,
-    segmenting,
-)
-from labeling.evaluation.score_controls import OVERALL, Controls
+from labeling.evaluation.inputs import label_sets, locked_splits, result_cache, segmenting
+from labeling.evaluation.inputs.score_controls import OVERALL, Controls
+from labeling.evaluation.scores import judged_coverage, run_comparison, score_history, scoring
+from labeling.evaluation.views import drilldown
 from labeling.judging.consensus import consensus_qrels, run_frame
 from labeling.workspace import store
 from tests.three_rules import (

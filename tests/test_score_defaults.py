@@ -8,8 +8,8 @@ import pytest
 
 from labeling import readable_times
 from labeling.errors import ScorecardError
-from labeling.evaluation import score_defaults
-from labeling.evaluation.score_controls import DEFAULT_K, DEFAULT_MEASURES
+from labeling.evaluation.inputs import score_defaults
+from labeling.evaluation.inputs.score_controls import DEFAULT_K, DEFAULT_MEASURES
 
 
 def test_defaults_are_stored_with_who_and_when(make_workspace) -> None:

@@ -13,7 +13,7 @@ from labeling.commands.cli import main
 from labeling.errors import ScorecardError
 from labeling.files.demo import DEMO_DATA
 from labeling.judging import queue
-from labeling.synthetic import importers, offline, quality, review, sampling
+from labeling.synthetic import batches, importers, offline, quality, review, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import split_sentences
@@ -189,15 +189,15 @@ def test_reject_keeps_the_reason_and_batch_actions(db, queued):
 
 
 def test_generate_offline_is_reproducible_and_does_not_repeat_itself(db, make_workspace):
-    ids, errors = review.generate(db, 8, seed=5)
-    assert ids and not errors
+    result = batches.run(db, 8, seed=5)
+    assert result.ids and not result.errors
     frame = review.candidates_frame(db)
     assert frame["well_formed"].all() and frame["roundtrip"].any()
     other = make_workspace("demo")
-    review.generate(other, 8, seed=5)
+    batches.run(other, 8, seed=5)
     columns = ["chunk_id", "question", "quality"]
     assert review.candidates_frame(other)[columns].equals(frame[columns])  # same seed, same
-    review.generate(db, 8, seed=5)  # again into the same workspace: nothing asked twice
+    batches.run(db, 8, seed=5)  # again into the same workspace: nothing asked twice
     again = review.candidates_frame(db)
     assert not again["question"].str.lower().duplicated().any()
 
@@ -235,8 +235,13 @@ def test_import_llamaindex_and_ragas(db, tmp_path):
 def test_generate_command(db, capsys):
     path = db.conn.execute("PRAGMA database_list").fetchone()[2]
     assert main(["generate", path, "--sample", "5", "--seed", "2"]) == 0
-    assert "queued" in capsys.readouterr().out
-    assert len(review.candidates_frame(db)) > 0
+    out = capsys.readouterr().out
+    assert "queued" in out
+    frame = review.candidates_frame(db)
+    assert len(frame) > 0
+    shown, hidden = review.review_queue(db)  # issue 32: the queue's expected yield, as the page
+    assert review.expected_sentence(shown, {"source": "default"}) in out
+    assert (f"{hidden} candidate" in out) == bool(hidden)
     assert main(["generate", path, "--sample", "2", "--generator", "llm"]) == 2  # no settings
     assert "SCORECARD_LLM_BASE_URL" in capsys.readouterr().err
 

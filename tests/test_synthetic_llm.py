@@ -156,9 +156,8 @@ def test_settings_reach_the_prompt_and_the_critic_score_is_stored(server, make_w
     settings.set_settings(db, {"llm_domain": "the Halyard staff handbook",
                                "llm_persona": "a new employee in their first week",
                                "form_mix": {"how-to": 1, "keyword": 1}})
-    ids, errors = review.generate(db, 2, generator="llm", seed=1, per_chunk=2,
-                                  llm_client=_client(server))
-    assert not errors and len(ids) == 4
+    result = batches.run(db, 2, generator="llm", seed=1, per_chunk=2, client=_client(server))
+    assert not result.errors and len(result.ids) == 4
     for prompt in server.prompts():
         assert "the Halyard staff handbook" in prompt
         assert "a new employee in their first week" in prompt
@@ -179,8 +178,7 @@ def test_a_better_critic_score_raises_the_quality_score(server, make_workspace):
                     {"standalone": 5, "answerable": 5, "realistic": 5}):
         db = make_workspace("demo")
         server.critic = ratings
-        review.generate(db, 1, generator="llm", seed=2, per_chunk=1,
-                        llm_client=_client(server))
+        batches.run(db, 1, generator="llm", seed=2, per_chunk=1, client=_client(server))
         scores.append(review.candidates_frame(db)["quality"].iloc[0])
     assert scores[1] > scores[0]
 
@@ -243,7 +241,7 @@ def test_an_interrupted_batch_resumes_without_repeating_work(server, make_worksp
     assert not frame.duplicated(["chunk_id", "question"]).any()
     assert set(result.ids).isdisjoint(stored["id"])
     assert batches.unfinished(db) == []
-    review.generate(db, 1, seed=0)
+    batches.run(db, 1, seed=0)
     offline = db.conn.execute(
         "SELECT id FROM synthetic_batches WHERE generator = 'offline'").fetchone()[0]
     with pytest.raises(ScorecardError, match="nothing to resume"):

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from labeling.synthetic import features, offline, review
+from labeling.synthetic import batches, features, offline, review
 from labeling.synthetic.passage import read_passage
 from labeling.synthetic.spans import tidy
 from labeling.synthetic.text import sentence_bounds, split_sentences
@@ -118,9 +118,12 @@ NETDEVICE = (
 def test_an_imperative_becomes_a_how_to_answered_by_the_signature():
     found = questions(WAIT, "threading.Event: wait")
     assert "How do I block?" not in found
-    assert found["How do I block until the internal flag is true?"].answer == "wait"
+    # the module the function belongs to is named (issue 32: a task without its API)
+    assert found["How do I block until the internal flag is true with threading.Event?"
+                 ].answer == "wait"
     nlargest = questions(NLARGEST, "heapq: nlargest")
-    assert nlargest["How do I find the n largest elements in a dataset?"].answer == "nlargest"
+    assert nlargest["How do I find the n largest elements in a dataset with heapq?"
+                    ].answer == "nlargest"
     assert not any(q.startswith("Where") for q in nlargest)
 
 
@@ -280,7 +283,7 @@ def repeated_db(make_workspace):
 
 
 def test_a_repeated_paragraph_yields_one_question_and_is_marked(repeated_db):
-    ids, _ = review.generate(repeated_db, 3, seed=0, per_chunk=4)
+    ids = batches.run(repeated_db, 3, seed=0, per_chunk=4).ids
     frame = review.candidates_frame(repeated_db)
     frame = frame[frame["id"].isin(ids)]
     keys = frame.dropna(subset=["paragraph_key"]).groupby("paragraph_key")["chunk_id"].nunique()

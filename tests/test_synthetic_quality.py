@@ -11,7 +11,16 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from labeling.errors import InputError, ScorecardError
-from labeling.synthetic import features, forms, quality_model, review, settings
+from labeling.synthetic import (
+    batches,
+    calibration,
+    features,
+    forms,
+    keywords,
+    quality_model,
+    review,
+    settings,
+)
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.features import FEATURES
 from labeling.workspace import roles
@@ -48,16 +57,26 @@ def test_logistic_fit_equals_scikit_learn():
     assert weights == pytest.approx(peer.coef_[0], abs=1e-6)
 
 
-def test_default_score_orders_by_the_documented_weights():
+def test_reasoned_score_orders_by_the_documented_weights():
+    reasoned = quality_model.REASONED_WEIGHTS
     good = {"specificity": 0.8, "top3": 1, "reciprocal_rank": 1, "standalone": 1, "grammar": 1,
             "structured": 1, "concise": 1, "whole_answer": 1}
-    score = quality_model.score(good, quality_model.DEFAULT_WEIGHTS)
-    z = sum(quality_model.DEFAULT_WEIGHTS[k] * v for k, v in good.items()) - 5.0
+    score = quality_model.score(good, reasoned)
+    z = sum(reasoned[k] * v for k, v in good.items()) - 5.0
     assert score == pytest.approx(1 / (1 + np.exp(-z)))
     for worse in ({"standalone": 0}, {"grammar": 0}, {"repeated": 1}, {"top3": 0},
                   {"critic": -0.5}):
-        assert quality_model.score({**good, **worse}, quality_model.DEFAULT_WEIGHTS) < score
-    assert quality_model.score({**good, "critic": 0.5}, quality_model.DEFAULT_WEIGHTS) > score
+        assert quality_model.score({**good, **worse}, reasoned) < score
+    assert quality_model.score({**good, "critic": 0.5}, reasoned) > score
+
+
+def test_the_default_weights_are_the_calibrated_ones():
+    """Issue 32: the default score is fitted on graded samples, the critic's weight reasoned
+    (no graded question had one); the default floor comes from the same curve."""
+    assert quality_model.DEFAULT_WEIGHTS == calibration.CALIBRATED_WEIGHTS
+    assert calibration.GRADED_KINDS >= 2 and calibration.GRADED_QUESTIONS > 0
+    assert quality_model.DEFAULT_WEIGHTS["critic"] == quality_model.REASONED_WEIGHTS["critic"]
+    assert settings.DEFAULTS["quality_floor"] == calibration.DEFAULT_FLOOR
 
 
 def test_features_read_the_workspace(db):
@@ -131,6 +150,7 @@ def test_review_queue_is_best_first_and_the_floor_hides_and_counts(db):
                   answer="mtrace", answer_start=5, answer_end=11),
     ])
     db.conn.execute("UPDATE synthetic_candidates SET quality = NULL WHERE id = ?", [ids[2]])
+    settings.set_settings(db, {"quality_floor": 0.0})  # the default floor hides the vague one
     shown, hidden = review.review_queue(db)
     assert list(shown["id"]) == [ids[0], ids[1], ids[2]] and hidden == 0  # unscored last
     scores = shown["quality"].tolist()
@@ -154,7 +174,7 @@ def test_settings_are_checked_stored_and_admin_only(make_workspace):
                          ({"colour": "red"}, "unknown setting 'colour'")]:
         with pytest.raises(InputError, match=message):
             settings.set_settings(db, bad)
-    assert settings.get_settings(db)["quality_floor"] == 0.0  # nothing half written
+    assert settings.get_settings(db)["quality_floor"] == settings.DEFAULTS["quality_floor"]
     with roles.acting_as("ann"), pytest.raises(roles.AccessDenied, match="settings"):
         settings.set_settings(db, {"quality_floor": 0.5})
     with roles.acting_as("ada"):
@@ -176,8 +196,8 @@ def test_forms_mix_and_keyword_queries():
         "comparison")
     assert forms.form_of("gzip keep input files") == "keyword"
     assert forms.form_of("Why does gzip ignore symbolic links?") == "what-why"
-    assert forms.keyword_query("What does the --keep option of gzip do?", "gzip") == (
-        "gzip --keep")
+    assert keywords.keyword_for("What does the --keep option of gzip do?") == (
+        "gzip --keep option")
 
 
 def test_the_mix_sets_the_forms_of_a_batch(make_workspace):
@@ -185,7 +205,7 @@ def test_the_mix_sets_the_forms_of_a_batch(make_workspace):
     for form in ("keyword", "what-why"):
         db = make_workspace(chunks=CHUNKS)
         settings.set_settings(db, {"form_mix": {form: 1}})
-        review.generate(db, 4, seed=3, per_chunk=1)
+        batches.run(db, 4, seed=3, per_chunk=1)
         frame = review.candidates_frame(db)
         assert len(frame) >= 2 and (frame["form"] != "").all()  # a help entry is on two pages
         shares[form] = (frame["form"] == form).mean()

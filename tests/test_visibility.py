@@ -9,8 +9,9 @@ import csv
 import pandas as pd
 import pytest
 
-from labeling.evaluation import drilldown, result_cache
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.views import drilldown
 from labeling.files import exporters as exports
 from labeling.judging import queue, visibility
 from labeling.workspace import accounts as account_admin

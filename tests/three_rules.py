@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation.label_sets import snapshot_hash
+from labeling.evaluation.inputs.label_sets import snapshot_hash
 from labeling.judging import consensus
 from labeling.metrics.engine import evaluate, ranked_list
 from labeling.workspace import frozen_split, judgments

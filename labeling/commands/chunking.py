@@ -72,8 +72,8 @@ def _rechunk(args: argparse.Namespace) -> int:
 
 
 def _transfer(args: argparse.Namespace) -> int:
-    from labeling.evaluation import chunk_set_scores
-    from labeling.evaluation.score_controls import Controls
+    from labeling.evaluation.inputs.score_controls import Controls
+    from labeling.evaluation.scores import chunk_set_scores
     from labeling.rechunking import report, transfer
     from labeling.workspace.store import open_workspace
 

@@ -109,13 +109,13 @@ def _evaluate_stored_run(
     args: argparse.Namespace, measures: list[str]
 ) -> tuple[Evaluation, dict[str, str]]:
     """A stored run on the workspace's consensus labels, under the controls the options give
-    (``labeling.evaluation.score_controls.Controls``), as the dashboard scores it; with each
+    (``labeling.evaluation.inputs.score_controls.Controls``), as the dashboard scores it; with each
     measure's column (a binary measure names the threshold when it is not grade 1:
     ``R(rel=2)@10``)."""
     if not args.run_name or args.qrels or args.run:
         raise ScorecardError("with --db, name a stored run with --run NAME and no files")
-    from labeling.evaluation.score_controls import Controls
-    from labeling.evaluation.scoring import stored_run_evaluation
+    from labeling.evaluation.inputs.score_controls import Controls
+    from labeling.evaluation.scores.scoring import stored_run_evaluation
     from labeling.workspace.grading import default_relevance
     from labeling.workspace.store import open_workspace
 
@@ -139,8 +139,8 @@ def _missing(args: argparse.Namespace) -> str:
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     if not (args.qrels and args.run):
         raise ScorecardError("give a labels file and a run file, or --db DB --run NAME")
+    from labeling.commands.allocator import keep_freed_memory
     from labeling.files.formats import read_qrels, read_run
-    from labeling.metrics.memory import keep_freed_memory
 
     keep_freed_memory(arrow=True)  # a short-lived process: reuse memory rather than refault it
     # The engine refuses a repeated (query, doc) pair itself; only then is a file read again

@@ -1,7 +1,7 @@
 """``scorecard gate``: fail a CI job only when a run is significantly worse than its baseline.
 
 Exit status: 0 pass, 1 worse, 2 bad input (the command line's refusals), 3 not enough labels:
-the verdict depends on the unjudged results (``labeling.evaluation.regression_gate``).
+the verdict depends on the unjudged results (``labeling.evaluation.planning.regression_gate``).
 """
 
 from __future__ import annotations
@@ -64,15 +64,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _settings(args: argparse.Namespace):
-    from labeling.evaluation.regression_gate import GateSettings
-    from labeling.evaluation.score_controls import NO_SEGMENT
+    from labeling.evaluation.inputs.score_controls import NO_SEGMENT
+    from labeling.evaluation.planning.regression_gate import GateSettings
 
     return GateSettings(tuple(args.measures), args.max_drop, alpha=args.alpha,
                         min_judged=args.min_judged, segment=args.segment or NO_SEGMENT)
 
 
 def _on_files(args: argparse.Namespace, settings):
-    from labeling.evaluation.regression_gate import gate_files
+    from labeling.evaluation.planning.regression_gate import gate_files
     from labeling.files.formats import read_qrels, read_records, read_run
     from labeling.files.formats.text import source_name
 
@@ -84,7 +84,7 @@ def _on_files(args: argparse.Namespace, settings):
 
 
 def _on_workspace(args: argparse.Namespace, settings):
-    from labeling.evaluation.regression_gate import gate_stored_runs
+    from labeling.evaluation.planning.regression_gate import gate_stored_runs
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)

@@ -147,8 +147,7 @@ def _split_list(text: str) -> list[str]:
 
 def run_judge(args: argparse.Namespace) -> int:
     from labeling.errors import ScorecardError
-    from labeling.evaluation import machine_pairs
-    from labeling.judging import machine_judge
+    from labeling.machine_judging import machine_judge, machine_pairs
     from labeling.model_calls import chat
     from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
@@ -202,7 +201,7 @@ def _finish(result) -> int:
 
 
 def run_resume(args: argparse.Namespace) -> int:
-    from labeling.judging import machine_judge
+    from labeling.machine_judging import machine_judge
     from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 
@@ -223,7 +222,7 @@ def run_failures(args: argparse.Namespace) -> int:
     anything: line breaks, terminal escapes, markup)."""
     import json
 
-    from labeling.judging import machine_judge
+    from labeling.machine_judging import machine_judge
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
@@ -242,7 +241,7 @@ def run_failures(args: argparse.Namespace) -> int:
 
 
 def run_batches(args: argparse.Namespace) -> int:
-    from labeling.judging import machine_judge
+    from labeling.machine_judging import machine_judge
     from labeling.workspace.store import open_workspace
 
     frame = machine_judge.batches(open_workspace(args.db, create=False))
@@ -251,7 +250,7 @@ def run_batches(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    from labeling.judging import audit_sample
+    from labeling.machine_judging import audit_sample
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
@@ -263,8 +262,8 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def run_estimate(args: argparse.Namespace) -> int:
-    from labeling.evaluation import machine_estimates
-    from labeling.evaluation.score_controls import NO_SEGMENT, Controls
+    from labeling.evaluation.inputs.score_controls import NO_SEGMENT, Controls
+    from labeling.machine_judging import machine_estimates
     from labeling.workspace.store import open_workspace
 
     controls = Controls(args.run, measures=tuple(args.measures or ("nDCG@10", "P@10")),
@@ -291,8 +290,8 @@ def run_estimate(args: argparse.Namespace) -> int:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from labeling.evaluation import machine_agreement
-    from labeling.evaluation.score_controls import NO_SEGMENT, Controls
+    from labeling.evaluation.inputs.score_controls import NO_SEGMENT, Controls
+    from labeling.machine_judging import machine_agreement
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)

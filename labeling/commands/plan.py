@@ -99,8 +99,8 @@ def to_json(plan) -> str:
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from labeling.evaluation import judging_budget
-    from labeling.evaluation.score_controls import NO_SEGMENT, Controls
+    from labeling.evaluation.inputs.score_controls import NO_SEGMENT, Controls
+    from labeling.evaluation.planning import judging_budget
     from labeling.workspace.store import open_workspace
 
     if args.true_drop is not None and args.max_drop is None:

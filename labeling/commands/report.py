@@ -6,7 +6,7 @@ import argparse
 
 from labeling.commands import add_command, add_consensus_option, add_label_source_options
 
-CONFIDENCE = 0.95  # labeling.evaluation.score_controls.CONFIDENCE (a test keeps them in step)
+CONFIDENCE = 0.95  # score_controls.CONFIDENCE (a test keeps them in step)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -66,7 +66,7 @@ def run_retrieve(args: argparse.Namespace) -> int:
 
 def _print_comparison(db, run_name: str) -> None:
     """The run against its previous version through the same connection (the tuning loop)."""
-    from labeling.evaluation import tuning
+    from labeling.evaluation.planning import tuning
 
     previous = tuning.previous_version(db, run_name)
     if previous is None:

@@ -98,8 +98,9 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def _report(db, result, what: str, k: int) -> int:
-    """Print the errors and one summary line; exit status 1 when nothing was queued and
-    something failed."""
+    """Print the errors, one summary line, then what the review queue will show of the batch:
+    how many the quality floor hides and the share expected to be accepted as written; exit
+    status 1 when nothing was queued and something failed."""
     from labeling.synthetic import review
 
     for message in result.errors:
@@ -115,4 +116,11 @@ def _report(db, result, what: str, k: int) -> int:
         line += (f"; {result.unmatched} replies whose answer is not in the passage were not "
                  "queued (shown on the Review page)")
     print(line)
+    from labeling.synthetic import quality_model, settings
+
+    shown, hidden = review.review_queue(db, mine)
+    for note in (review.floor_sentence(hidden, settings.get_settings(db)["quality_floor"]),
+                 review.expected_sentence(shown, quality_model.current(db)[1])):
+        if note:
+            print(note.replace(" (Settings, below, changes the floor)", ""))
     return 1 if result.errors and not result.ids else 0

@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_threshold(args: argparse.Namespace) -> int:
-    from labeling.evaluation.score_controls import threshold_sentence
+    from labeling.evaluation.inputs.score_controls import threshold_sentence
     from labeling.workspace import grading
     from labeling.workspace.store import open_workspace
 

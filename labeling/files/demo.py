@@ -47,7 +47,7 @@ POOL_DEPTH = 10
 def _record_pool(db: sqlite_utils.Database, data_dir: Path) -> None:
     """Record that every pair the demo's annotators judged reached them through the pool of
     the runs' top ``POOL_DEPTH`` (how its labels were made), before the labels are imported:
-    a pool counts for the pairs judged after it (``labeling.evaluation.label_depth``)."""
+    a pool counts for the pairs judged after it (``labeling.evaluation.scores.label_depth``)."""
     pairs = set()
     for annotator in ANNOTATORS:
         qrels = read_qrels(data_dir / "labels" / f"{annotator}.qrels")

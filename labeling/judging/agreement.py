@@ -9,10 +9,12 @@ Conventions
   people; adjudications and "can't judge" (NULL grade) are left out too.
 - A *reference* is any annotator (an imported file, a machine, a person) whose current grades
   each person is compared with (``reference_agreement``).
-- Cohen's kappa is computed as ``sklearn.metrics.cohen_kappa_score`` computes it, with the
-  workspace's scale as the label list (``weights``: None, ``"linear"`` or ``"quadratic"``,
-  distances by position on the scale). It is NaN when chance agreement is total (both people
-  gave one and the same grade throughout), as in scikit-learn.
+- Cohen's kappa is the metric layer's one (``labeling.metrics.label_agreement.kappa``, equal to
+  ``sklearn.metrics.cohen_kappa_score``), with the workspace's scale as the label list
+  (``weights``: None, ``"linear"`` or ``"quadratic"``, distances by position on the scale); a
+  pair with a grade off the scale is left out, as scikit-learn's ``labels=`` leaves it out. It
+  is NaN when chance agreement is total (both people gave one and the same grade throughout),
+  as in scikit-learn.
 - Krippendorff's alpha is computed as the ``krippendorff`` package computes it (coincidence
   matrix over pairs with at least two votes; value domain = the scale): ``ordinal`` for a graded
   scale, ``nominal`` for a binary one. NaN when fewer than two values are pairable or all agree
@@ -34,6 +36,7 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import consensus, queue
+from labeling.metrics import label_agreement
 from labeling.workspace import contents, data_versions, grading
 
 CONSENSUS_RULE = (
@@ -42,7 +45,7 @@ CONSENSUS_RULE = (
     "judges the pair; imported labels vote, machine labels do not."
 )
 PAIR = ["query_id", "chunk_id"]
-WEIGHTS = (None, "linear", "quadratic")
+WEIGHTS = label_agreement.WEIGHTS
 # Votes, the team summary and the disagreements of the workspace's current data, computed once
 # per version of its judgments, queries and scale (``data_versions``): every browser session
 # opening the Agreement page reads the same ones.
@@ -106,7 +109,7 @@ def reference_agreement(
     weights: str | None = None, *, unknown: bool = True,
 ) -> pd.DataFrame:
     """Each person against ``reference`` on the pairs both graded: annotator, pairs, agreement
-    (share of equal grades), kappa (Cohen's, ``weights`` as ``cohen_kappa``). The reference
+    (share of equal grades), kappa (Cohen's, ``weights`` as ``scale_kappa``). The reference
     itself is left out of the people; people with no common pair are left out."""
     people = votes(db, unknown=unknown)
     people = people.loc[people["annotator"] != reference]
@@ -117,7 +120,7 @@ def reference_agreement(
         x, y = group["grade"].astype(int).to_numpy(), group["reference"].astype(int).to_numpy()
         rows.append({"annotator": name, "pairs": len(group),
                      "agreement": float((x == y).mean()),
-                     "kappa": cohen_kappa(x, y, labels=grades, weights=weights)})
+                     "kappa": scale_kappa(x, y, grades, weights)})
     return pd.DataFrame(rows, columns=["annotator", "pairs", "agreement", "kappa"])
 
 
@@ -126,39 +129,19 @@ def level_for(grades: Sequence[int]) -> str:
     return "nominal" if len(grades) <= 2 else "ordinal"
 
 
-def cohen_kappa(
-    a: Sequence[int], b: Sequence[int], labels: Sequence[int] | None = None,
-    weights: str | None = None,
+def scale_kappa(
+    a: np.ndarray, b: np.ndarray, grades: Sequence[int], weights: str | None = None
 ) -> float:
-    """Cohen's kappa of two aligned label sequences (as ``sklearn.metrics.cohen_kappa_score``)."""
+    """Cohen's kappa of two aligned grade arrays on the scale ``grades``: the metric layer's
+    ``label_agreement.kappa``, with a pair whose grade is off the scale (a scale changed after
+    it was judged) left out, as ``sklearn.metrics.cohen_kappa_score(..., labels=grades)`` does.
+    NaN when no pair is left."""
     if weights not in WEIGHTS:
         raise InputError(f"weights is one of {WEIGHTS}", source="kappa")
-    a, b = np.asarray(a), np.asarray(b)
-    if len(a) != len(b):
-        raise InputError("the two label sequences differ in length", source="kappa")
-    labels = np.asarray(sorted(set(a.tolist()) | set(b.tolist())) if labels is None else labels)
-    index = {v: i for i, v in enumerate(labels.tolist())}
-    n = len(labels)
-    keep = np.array([x in index and y in index for x, y in zip(a.tolist(), b.tolist(),
-                                                               strict=True)], dtype=bool)
-    if n == 0 or not keep.any():
+    on_scale = np.isin(a, grades) & np.isin(b, grades)
+    if not on_scale.any():
         return float("nan")
-    ia = np.array([index[x] for x in a[keep].tolist()])
-    ib = np.array([index[y] for y in b[keep].tolist()])
-    observed = np.zeros((n, n))
-    np.add.at(observed, (ia, ib), 1)
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
-    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
-    if weights is None:
-        weight = (distance > 0).astype(float)
-    elif weights == "linear":
-        weight = distance
-    else:
-        weight = distance**2
-    denominator = float((weight * expected).sum())
-    if denominator == 0:
-        return float("nan")
-    return 1.0 - float((weight * observed).sum()) / denominator
+    return label_agreement.kappa(a[on_scale], b[on_scale], labels=grades, weights=weights)
 
 
 def pairwise_kappa(
@@ -179,7 +162,7 @@ def pairwise_kappa(
         rows.append({
             "annotator_a": first, "annotator_b": second, "pairs": len(both),
             "agreement": float((x == y).mean()),
-            "kappa": cohen_kappa(x, y, labels=grades, weights=weights),
+            "kappa": scale_kappa(x, y, grades, weights),
         })
     columns = ["annotator_a", "annotator_b", "pairs", "agreement", "kappa"]
     return pd.DataFrame(rows, columns=columns)

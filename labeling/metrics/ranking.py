@@ -11,7 +11,7 @@ Conventions (trec_eval's):
 Ids are compared as strings; numeric id columns are converted with ``str``.
 All work is vectorised over every query at once. Run ids are never factorised: they are looked
 up in the labels' (small) vocabularies, repeated pairs are found through 64-bit hashes
-(``labeling.metrics.duplicates``), only integers are sorted, and doc ids are compared as strings
+(``labeling.metrics.pair_keys``), only integers are sorted, and doc ids are compared as strings
 only
 for rows whose scores tie. ``rank_ordered`` takes a run already stored in that order
 (``OrderedRun``) and only joins it to the labels.
@@ -29,11 +29,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from labeling.errors import InputError
-from labeling.metrics.duplicates import first_duplicate
-from labeling.metrics.memory import keep_freed_memory
+from labeling.metrics.pair_keys import first_duplicate
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
-LARGE_RUN_ROWS = 1_000_000  # from here on, allocator settings pay (see labeling.metrics.memory)
 PARALLEL_ROWS = 200_000  # from here on, a second thread pays for itself
 
 
@@ -298,8 +296,6 @@ def rank_rows(qrels: pd.DataFrame, run: pd.DataFrame) -> RankedRows:
     doc_id and score (or rank). A (query, doc) pair repeated in either frame is an error.
     """
     _require(run, ("query_id", "doc_id"), "run")
-    if len(run) >= LARGE_RUN_ROWS:
-        keep_freed_memory()
     qrels_query, query_ids, qrels_doc, doc_vocab, qrels_grade = _label_arrays(qrels)
 
     score = _scores(run)

@@ -10,14 +10,16 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from labeling.evaluation import drilldown, score_controls, scoring
-from labeling.evaluation.score_controls import ALPHA
+from labeling.evaluation.inputs import score_controls
+from labeling.evaluation.inputs.score_controls import ALPHA
+from labeling.evaluation.scores import scoring
+from labeling.evaluation.views import drilldown
 from labeling.report.card_tables import comparison_table, fmt, interval_table
 from labeling.report.verdict import BASELINE_COLOUR, GLOSSARY, RUN_COLOUR
 from labeling.teaching import guide
 
 if TYPE_CHECKING:
-    from labeling.report.scorecard_report import Scorecard
+    from labeling.report.scorecard import Scorecard
 
 # ---------------------------------------------------------------------------------------------
 # Charts

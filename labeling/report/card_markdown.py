@@ -13,7 +13,7 @@ from labeling.report.verdict import GLOSSARY
 from labeling.teaching import guide
 
 if TYPE_CHECKING:
-    from labeling.report.scorecard_report import Scorecard
+    from labeling.report.scorecard import Scorecard
 
 # ---------------------------------------------------------------------------------------------
 # Markdown

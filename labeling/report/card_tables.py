@@ -9,7 +9,7 @@ import pandas as pd
 from labeling.files.formats.values import plain_value
 
 if TYPE_CHECKING:
-    from labeling.report.scorecard_report import Scorecard
+    from labeling.report.scorecard import Scorecard
 
 
 def fmt(value: Any, digits: int = 3) -> str:

@@ -22,7 +22,8 @@ import re
 import xml.etree.ElementTree as ElementTree
 from datetime import UTC, datetime
 
-from labeling.evaluation.regression_gate import (
+from labeling.evaluation.inputs.score_controls import NO_SEGMENT, OVERALL
+from labeling.evaluation.planning.regression_gate import (
     FILLING_RULE,
     NOT_ENOUGH_LABELS,
     WORSE,
@@ -30,7 +31,6 @@ from labeling.evaluation.regression_gate import (
     GateResult,
     slots_phrase,
 )
-from labeling.evaluation.score_controls import NO_SEGMENT, OVERALL
 from labeling.files.formats.values import plain_value
 
 FORMATS = ("text", "json", "junit")

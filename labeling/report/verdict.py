@@ -17,14 +17,14 @@ from typing import Any
 import pandas as pd
 import sqlite_utils
 
-from labeling.evaluation import run_comparison
-from labeling.evaluation.score_controls import (
+from labeling.evaluation.inputs.score_controls import (
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     OVERALL,
     SEED,
     Controls,
 )
+from labeling.evaluation.scores import run_comparison
 from labeling.metrics import statistics
 
 RUN_COLOUR = "#1f6fb2"  # the reported run, in every chart (the heatmap's blues match it)

@@ -3,7 +3,7 @@
 Forms: ``how-to`` ("How do I keep input files with gzip?"), ``what-why`` (what, which, who,
 when, why, how many...: a fact or an explanation), ``comparison`` (between two named things) and
 ``keyword`` (a short search-box query: "gzip --keep option"). ``form_of`` reads the form from
-the question's words; ``keyword_query`` shortens a question to its subject and content words;
+the question's words (keyword queries are written by ``labeling.synthetic.keywords``);
 ``allocate`` turns a mix of shares into counts.
 """
 
@@ -21,12 +21,6 @@ QUESTION_LEADS = frozenset(
     "what which who whom whose when where why how is are was were am do does did can could "
     "should would will shall may might must has have had".split()
 )
-FILLER = frozenset(
-    "a an the of to in on at by for from with and or is are do does did i me my you your it "
-    "its this that these those what which who when where why how can could should would will "
-    "there their be been being used use using mean means difference between compare happens "
-    "happen get option stand also only just then".split()
-)
 
 
 def form_of(question: str) -> str:
@@ -41,35 +35,6 @@ def form_of(question: str) -> str:
     if re.match(r"how (do|can|should|would) (i|we|you)\b|how to\b", low):
         return "how-to"
     return "what-why"
-
-
-def keyword_query(question: str, subject: str | None = None, *, limit: int = 5) -> str | None:
-    """A search-box query from ``question``: the subject first, then the question's content
-    words in order (at most ``limit`` words in all); None when fewer than 2 words remain."""
-    body = question.rstrip("?").strip()
-    subject = (subject or "").strip()
-    tokens = body.split()
-    if subject:
-        lowered = body.lower()
-        at = lowered.find(subject.lower())
-        if at >= 0:
-            tokens = (body[:at] + " " + body[at + len(subject):]).split()
-    content = [t.strip(",;:") for t in tokens if t.lower().strip(",;:") not in FILLER]
-    named = {subject.split(".")[-1].rstrip("()").lower()} if subject else set()
-    content = [re.sub(r"\(\)$", "", t.lstrip(".")) for t in content if "/" not in t]
-    content = [t for t in content if t and not re.fullmatch(r"\W+", t)
-               and t.lower() not in named]
-    out = ([subject] if subject else []) + content
-    words: list[str] = []
-    for word in out:
-        if len(" ".join(words + [word]).split()) > limit:
-            break
-        words.append(word)
-    query = " ".join(words)
-    if len(query.split()) < 2:
-        return None
-    return query[:1].lower() + query[1:] if query[:1].isupper() and not (
-        len(query) > 1 and query[1].isupper()) and not subject else query
 
 
 def normalise_mix(mix: Mapping[str, float] | None) -> dict[str, float]:

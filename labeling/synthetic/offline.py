@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 
-from labeling.synthetic import forms, reference
+from labeling.synthetic import forms, keywords, reference, screens
 from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
+from labeling.synthetic.clause_questions import WEAK_VERBS, Found, from_clause, whole
 from labeling.synthetic.clauses import (
     Clause,
     Tok,
@@ -33,11 +34,9 @@ from labeling.synthetic.clauses import (
     noun_phrase,
     phrase,
     render,
-    third_person,
     tokenize,
-    trim_rest,
 )
-from labeling.synthetic.facts import acronyms, key_values, places, quantities, tables, times
+from labeling.synthetic.facts import acronyms, key_values, tables, times
 from labeling.synthetic.passage import Passage, Prose, read_passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.rubric import rubric
@@ -55,31 +54,16 @@ from labeling.synthetic.words import (
     ALL_VERBS,
     BE,
     CONDITIONS,
-    CONJUNCTIONS,
-    DETERMINERS,
     MODALS,
     PLACE_NOUNS,
     PREPOSITIONS,
-    QUESTION_WORDS,
-    ROLES,
-    VAGUE,
 )
 
 GENERATOR = "offline"
-# Verbs whose object makes a poor question on its own ("What does gzip have?").
-WEAK_VERBS = frozenset("be go come happen last start end run have do make get take see "
-                       "mean use need".split())
-MEANS = frozenset({"using", "via", "through"})
 # A condition about the reader ("if you lose your badge"): only then is advice asked for.
 READER = frozenset("i you your my we our me".split())
-# Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes.
-ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}\w[\w-]*,?\s+"
-                       r"[-+]{1,2}\w")
 # Imperatives that describe what a function does, not a reader's task.
 REFERENCE_VERBS = frozenset("return returns print output list raise yield get set".split())
-# A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
-# does using all for COMPONENT launch?" (a definition-list label or a clause misread).
-NO_SUBJECT = re.compile(r"^What (?:do|does|did) (?:always|never|not|only|also|using|\w+ly)\b")
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
@@ -105,12 +89,11 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     names = passage_names(text, title)
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
-        if ARTEFACTS.search(draft.question) or NO_SUBJECT.search(draft.question) or \
-                _verb_for_subject(draft.question) or _preposition_twice(draft.question) or \
+        if screens.misread(draft.question) or screens.points_away(draft.answer) or \
                 not _bound(draft.question, draft.answer, names, topic):
             continue  # an artefact, or a subject without evidence: no question, no query
-        for question, form in _with_keyword(draft, topic, text):
-            if question.lower() in seen or ARTEFACTS.search(question):
+        for question, form in _with_keyword(draft):
+            if question.lower() in seen or screens.ARTEFACTS.search(question):
                 continue
             seen.add(question.lower())
             start, end = draft.span
@@ -129,66 +112,20 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     return out[:max_per_chunk] if max_per_chunk else out
 
 
-def _verb_for_subject(question: str) -> bool:
-    """"Where does create link to each TARGET ...?", "What does disallow processing file?": a
-    verb where the subject should be."""
-    words = question.rstrip("?").split()
-    for i, word in enumerate(words[:-1]):
-        if word.lower() in ("do", "does", "did") and i <= 3:
-            after, then = words[i + 1], (words[i + 2:] or [""])[0]
-            return after.islower() and after in ALL_VERBS and not is_named(after) and not (
-                then[:1].isdigit() or is_named(then))  # "release 4.2" is a noun
-    return False
-
-
-def _preposition_twice(question: str) -> bool:
-    """"How many stages does APT work in its internal resolver in?": a preposition left behind
-    that the question already used."""
-    words = question.rstrip("?").lower().split()
-    return len(words) > 3 and words[-1] in PREPOSITIONS and words[-1] in words[:-1]
-
-
 def _bound(question: str, answer: str, names: set[str], topic: Subject | None) -> bool:
     """Whether the question's subject has evidence (``labeling.synthetic.binding``)."""
     return is_bound(question, names, topic) or is_definition(question, answer) or \
         answer_is_name(question, answer, names)
 
 
-def _with_keyword(draft: Draft, topic: Subject | None, text: str) -> list[tuple[str, str]]:
-    """The draft's question, and a keyword query for a short what/how-to question that names
-    its subject (the topic first: "gzip --keep option")."""
-    form = forms.form_of(draft.question)
-    pairs = [(draft.question, form)]
-    words = draft.question.lower().split()
-    if draft.subject is None or form == "comparison" or "if" in words \
-            or "when" in words or len(words) > 12:
-        return pairs
-    if not draft.structured and draft.subject.kind != "function":
-        return pairs  # prose queries read badly ("lnstat support any kind statistics") unless
-        # they name a function and what it returns ("pthread_mutexattr_setrobust return error")
-    lead = next((name for name in (topic.name if topic else "", draft.subject.name)
-                 if name and name.lower() in draft.question.lower()), None)
-    if lead is None or lead.lower() in draft.answer.lower():
-        return pairs  # the subject is the answer ("Which command ...?"): no query names it
-    query = forms.keyword_query(draft.question, lead)
-    if query and _searchable(query, lead):
+def _with_keyword(draft: Draft) -> list[tuple[str, str]]:
+    """The draft's question, and its search-box query when its template has one
+    (``labeling.synthetic.keywords``) and the question's subject was bound."""
+    pairs = [(draft.question, forms.form_of(draft.question))]
+    query = keywords.keyword_for(draft.question)
+    if query and draft.subject is not None and not screens.ARTEFACTS.search(query):
         pairs.append((query, "keyword"))
     return pairs
-
-
-ENDS_BADLY = ALL_VERBS | frozenset("first second last other all same also".split())
-
-
-def _searchable(query: str, lead: str) -> bool:
-    """A query that reads like search-box text: the subject and at least one content word after
-    it, no two names side by side ("-p --process list", "sig_created sig_created_d first"),
-    not ending on a bare verb or ordinal ("callable return")."""
-    words = query.split()
-    rest = words[len(lead.split()):] if query.startswith(lead) else words
-    if not rest or words[-1].lower() in ENDS_BADLY:
-        return False
-    named = [is_named(w) for w in words]
-    return not any(a and b for a, b in zip(named, named[1:], strict=False))
 
 
 def drafts(text: str, title: str | None = None) -> list[Draft]:
@@ -253,7 +190,7 @@ def _from_sentence(unit: Prose, a: int, b: int, focus: Subject | None,
         if clause is not None:
             subject = _resolve(clause, focus)
             if subject is not False:
-                out += [(*q, subject) for q in _from_clause(clause, unit.clean)]
+                out += [(*q, subject) for q in from_clause(clause, unit.clean)]
     else:
         out += [(*q, None) for q in _procedure(toks, unit.clean)]
     drafted = []
@@ -315,7 +252,6 @@ def _imperative(toks: list[Tok]) -> bool:
     return True
 
 
-Found = tuple[str, int, int, str]
 
 
 def _condition(toks: list[Tok], text: str, focus: Subject | None
@@ -347,7 +283,7 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
                 and verb not in WEAK_VERBS and clause.rest and (
                     subject is not None or _names_something(clause.subj)):
             obj = phrase(clause.rest, 8)
-            obj = _whole(obj, clause.rest)
+            obj = whole(obj, clause.rest)
             if obj and clause.rest[0].low not in PREPOSITIONS:
                 aux, subj, verb_words = aux_and_verb(clause, text)
                 return [(finish_question(["what", aux, *subj, *verb_words, *cond]),
@@ -400,154 +336,3 @@ def _procedure(toks: list[Tok], text: str) -> list[Found]:
             out.append((finish_question(words), after[0].start, place[-1].end, "where"))
     return out
 
-
-# --- clauses -----------------------------------------------------------------------------------
-
-
-def _from_clause(clause: Clause, text: str) -> list[Found]:
-    out = []
-    for (a, b), wh, kind in [*quantities(clause), *times(clause), *places(clause, text)]:
-        question = _wh_question(clause, wh, (a, b), text)
-        if question:
-            out.append((question, a, b, kind))
-    for ask in (_who, _definition, _object, _modal_object, _means, _cause):
-        question = ask(clause, text)
-        if question is not None:
-            out.append(question)
-    return out
-
-
-def _wh_question(clause: Clause, wh: str, answer: tuple[int, int], text: str) -> str | None:
-    """Move an answer inside ``clause.rest`` to the front as ``wh``."""
-    a, _ = answer
-    before = [t for t in clause.rest if t.end <= a]
-    if len(before) > 10 or any(t.brk or t.low in CONJUNCTIONS or is_number(t) for t in before):
-        return None
-    aux, subj, verb = aux_and_verb(clause, text)
-    pre = render(clause.pre, text) if clause.pre else []
-    return finish_question([wh, aux, *subj, *verb, *render(before, text), *pre])
-
-
-def _who(clause: Clause, text: str) -> Found | None:
-    """A person or team does something: "Who approves ...?", the answer being the subject."""
-    verb_base = base_form(clause.verb.text)
-    if (
-        clause.named or clause.subj[-1].low not in ROLES or {t.low for t in clause.subj} & VAGUE
-        or clause.verb.low in BE or not verb_base or not clause.rest
-    ):
-        return None
-    verb = clause.verb.low if clause.verb.low != verb_base else third_person(verb_base)
-    if clause.verb.low in MODALS:
-        verb = clause.verb.low
-    rest = render(trim_rest(clause.rest), text)
-    return (finish_question(["who", verb, *rest]), clause.subj[0].start, clause.subj[-1].end,
-            "who")
-
-
-def _definition(clause: Clause, text: str) -> Found | None:
-    """What is X: a definition ("A security incident is any event that ...")."""
-    if not (
-        clause.verb.low in ("is", "are") and not clause.pre and len(clause.subj) <= 6
-        and clause.rest and clause.rest[0].low in ("a", "an", "any", "the", "one", "every")
-        and not any(is_number(t) for t in clause.subj)
-    ):
-        return None
-    subj = clause.named or render(clause.subj, text)
-    return (finish_question(["what", "is" if clause.named else clause.verb.low, *subj]),
-            clause.rest[0].start, clause.rest[-1].end, "what")
-
-
-def _object(clause: Clause, text: str) -> Found | None:
-    """What does X <verb>: the object of a lexical verb ("What does strtol() return?")."""
-    verb_base = base_form(clause.verb.text)
-    if not (
-        verb_base and clause.verb.low not in BE and clause.rest
-        and clause.rest[0].low not in PREPOSITIONS and not is_number(clause.rest[0])
-        and verb_base not in WEAK_VERBS and clause.rest[0].low not in ("not", "no", "only")
-    ):
-        return None
-    obj = _whole(phrase(clause.rest, 7, _OBJECT_ENDS), clause.rest)
-    if not _informative(obj):
-        return None
-    aux, subj, verb = aux_and_verb(clause, text)
-    pre = render(clause.pre, text) if clause.pre else []
-    return (finish_question(["what", aux, *subj, *verb, *pre]), obj[0].start, obj[-1].end,
-            "what")
-
-
-_OBJECT_ENDS = (PREPOSITIONS - {"of"}) | CONJUNCTIONS | {"that", "which", "using", "via",
-                                                        "unless", "if", "when", "because"}
-
-
-PARTICIPLES = frozenset("built made given set done found kept sent shown known run held".split())
-DEPENDENTS = frozenset("as to with for of in on from by into that which who whose".split())
-
-
-def _whole(obj: list[Tok], rest: list[Tok]) -> list[Tok]:
-    """An object phrase carried on to the end of its clause when it stops on a participle or
-    after one or two words before a dependent phrase ("the address associated" -> "the address
-    associated with symbol", "a user id" -> "a user id to map ranges ...")."""
-    if not obj or len(obj) >= len(rest) or obj[-1].brk:
-        return obj
-    after = rest[len(obj)]
-    content = [t for t in obj if t.low not in DETERMINERS]
-    stops_short = obj[-1].low.endswith("ed") or obj[-1].low in PARTICIPLES or (
-        len(content) <= 2 and after.low in DEPENDENTS)
-    if not stops_short:
-        return obj
-    return trim_rest(rest)[:16]
-
-
-def _informative(words: list[Tok]) -> bool:
-    """An answer worth asking for: two words besides determiners, or a name or a number
-    ("a value" and "entries" are not), and not a pronoun or question word ("what it can")."""
-    if words and words[0].low in QUESTION_WORDS | VAGUE | {"you", "we", "i"}:
-        return False
-    content = [t for t in words if t.low not in DETERMINERS]
-    return len(content) >= 2 or any(is_named(t.text) or is_number(t) for t in content)
-
-
-def _modal_object(clause: Clause, text: str) -> Found | None:
-    """What may staff access: a modal and a main verb."""
-    if not (
-        clause.verb.low in MODALS and len(clause.rest) > 2 and clause.rest[0].low in ALL_VERBS
-        and clause.rest[1].low not in PREPOSITIONS | {"not", "never", "be", "only", "also"}
-        and clause.rest[0].low not in WEAK_VERBS
-    ):
-        return None
-    obj = noun_phrase(clause.rest[1:])
-    if not _informative(obj):
-        return None
-    subj = clause.named or render(clause.subj, text, first_is_subject=True)
-    pre = render(clause.pre, text) if clause.pre else []
-    words = ["what", clause.verb.low, *subj, clause.rest[0].low, *pre]
-    return finish_question(words), obj[0].start, obj[-1].end, "what"
-
-
-def _means(clause: Clause, text: str) -> Found | None:
-    """"gzip reduces the size of files using Lempel-Ziv coding" -> "How does gzip reduce the
-    size of files?", answered by the means."""
-    verb_base = base_form(clause.verb.text)
-    if not verb_base or clause.verb.low in BE | MODALS or verb_base in WEAK_VERBS:
-        return None
-    for i, tok in enumerate(clause.rest[:12]):
-        by_gerund = tok.low == "by" and i + 1 < len(clause.rest) and \
-            clause.rest[i + 1].low.endswith("ing")
-        if (tok.low in MEANS or by_gerund) and i >= 1 and not any(
-            t.brk for t in clause.rest[:i]
-        ):
-            end = trim_rest(clause.rest[i:])
-            aux, subj, verb = aux_and_verb(clause, text)
-            words = ["how", aux, *subj, *verb, *render(clause.rest[:i], text)]
-            return finish_question(words), tok.start, end[-1].end, "how"
-    return None
-
-
-def _cause(clause: Clause, text: str) -> Found | None:
-    """"X does Y because Z" -> "Why does X do Y?", answered by the cause."""
-    for i, tok in enumerate(clause.rest[:14]):
-        if tok.low == "because" and i >= 1 and i + 2 < len(clause.rest):
-            aux, subj, verb = aux_and_verb(clause, text)
-            words = ["why", aux, *subj, *verb, *render(clause.rest[:i], text)]
-            return finish_question(words), clause.rest[i + 1].start, clause.rest[-1].end, "why"
-    return None

@@ -3,15 +3,17 @@ that predicts whether a reviewer accepts a question as written.
 
 ``score = 1 / (1 + exp(-(intercept + sum(weight_f * feature_f))))``, in [0, 1], shown as 0-100.
 
-Before the team has decided enough candidates the weights are ``DEFAULT_WEIGHTS``, set by
-reasoning, not fitted: standing alone (+2.0) and grammar (+1.5) first, since a question that
-does not name its subject or does not read as English is rejected whatever else holds; a
-question written from the passage's structure rather than by moving a parsed clause's words
-(+1.5); specificity (+2.0 on a 0-1 scale) and the source passage in BM25's top 3 (+1.0, with
-+0.5 on the reciprocal rank); brevity (+0.5); a paragraph repeated across passages (-1.5) and a
-copied run of the sentence (-0.5) count against; the LLM critic's score (+3.0 on its centred
-value) joins when there is one. The intercept (-5.0) puts a question with no evidence either
-way low.
+Before the team has decided enough candidates the weights are ``DEFAULT_WEIGHTS``: those
+calibrated on graded development samples of several kinds of documentation
+(``labeling.synthetic.calibration``, fitted by ``benchmarks/synthetic_calibration.py``).
+``REASONED_WEIGHTS`` are the weights set by reasoning before any grading: standing alone (+2.0)
+and grammar (+1.5) first, since a question that does not name its subject or does not read as
+English is rejected whatever else holds; a question written from the passage's structure rather
+than by moving a parsed clause's words (+1.5); specificity (+2.0 on a 0-1 scale) and the source
+passage in BM25's top 3 (+1.0, with +0.5 on the reciprocal rank); brevity (+0.5); a paragraph
+repeated across passages (-1.5) and a copied run of the sentence (-0.5) count against; the LLM
+critic's score (+3.0 on its centred value) joins when there is one. The intercept (-5.0) puts a
+question with no evidence either way low.
 
 ``fit`` learns the weights from the team's decisions: accepted as written = 1; rejected, or
 accepted only after an edit = 0. It is an L2-regularised logistic regression (penalty
@@ -31,15 +33,19 @@ import numpy as np
 import sqlite_utils
 
 from labeling.errors import ScorecardError
+from labeling.synthetic import calibration
 from labeling.synthetic.features import FEATURES
 from labeling.workspace.store import utc_now, write_transaction
 
 INTERCEPT = "intercept"
-DEFAULT_WEIGHTS: dict[str, float] = {
+REASONED_WEIGHTS: dict[str, float] = {
     INTERCEPT: -5.0, "specificity": 2.0, "top3": 1.0, "reciprocal_rank": 0.5,
     "standalone": 2.0, "grammar": 1.5, "repeated": -1.5, "copy": -0.5, "structured": 1.5,
     "concise": 0.5, "whole_answer": 1.0, "critic": 3.0,
 }
+# The default: fitted on graded development samples (``labeling.synthetic.calibration``); the
+# reasoned weights until there are any.
+DEFAULT_WEIGHTS: dict[str, float] = dict(calibration.CALIBRATED_WEIGHTS or REASONED_WEIGHTS)
 MIN_DECISIONS = 30
 MIN_EACH = 5
 

@@ -11,7 +11,7 @@ subject asks nothing: "How do I block?" is never written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labeling.synthetic.clauses import (
     Tok,
@@ -22,7 +22,8 @@ from labeling.synthetic.clauses import (
     third_person,
     tokenize,
 )
-from labeling.synthetic.passage import COMMON_HEADINGS, Passage, Prose
+from labeling.synthetic.lines import COMMON_HEADINGS
+from labeling.synthetic.passage import Passage, Prose
 from labeling.synthetic.spans import passage_span
 from labeling.synthetic.subject import Subject, focus_of, is_named, term_subject
 from labeling.synthetic.words import ALL_VERBS, CONDITIONS, DETERMINERS, PREPOSITIONS
@@ -109,8 +110,12 @@ def conjugate(words: list[str]) -> list[str]:
 
 
 def _context(focus: Subject, topic: Subject | None, words: list[str]) -> list[str]:
-    """" with gzip" after a how-to whose answer is an option of the topic command."""
-    if topic is None or focus.kind != "option" or topic.kind not in ("command", "topic"):
+    """" with gzip" after a how-to whose answer is an option of the topic command, " with
+    tarfile" after one answered by a function of the topic module."""
+    if topic is None or (focus.kind, topic.kind) not in (
+            ("option", "command"), ("option", "topic"), ("function", "topic")):
+        return []
+    if focus.kind == "function" and focus.name.lower() == topic.name.lower():
         return []
     if topic.name.lower() in " ".join(words).lower():
         return []
@@ -212,6 +217,10 @@ def _imperative(unit: Prose, toks: list[Tok], sentence: str, focus: Subject | No
     "Find Y" -> "How do I find Y?" answered by ``answer`` (the label naming the focus)."""
     if focus is None or not toks:
         return []
+    if answer is not None and toks[0].low not in ALL_VERBS and toks[0].text[:1].isupper() \
+            and base_form(toks[0].text) and toks[0].low.endswith("s"):
+        toks = [replace(toks[0], text=base_form(toks[0].text).capitalize()), *toks[1:]]
+        # "Creates X" describes the signature above it as "Create X" would
     verb = toks[0].low
     if verb not in ALL_VERBS or verb in SKIP_OPENERS or (len(toks) > 1 and toks[1].low in (
         "not", "n't"
@@ -232,7 +241,7 @@ def _imperative(unit: Prose, toks: list[Tok], sentence: str, focus: Subject | No
     if len(pred) < 2 or answer is None:
         return []  # "How do I block?": no object, nothing to search for
     words = render(pred, unit.clean)
-    words[0] = words[0].lower()
+    words[0] = verb
     context = _context(focus, topic, words)
     return [Draft(finish_question(["how", "do", "I", *words, *context]), answer, "how do i",
                   sentence, focus)]
@@ -344,6 +353,10 @@ def from_comparison(unit: Prose, a: int, b: int, topic: Subject | None, names: l
     lead = [t for t in toks if not t.paren][:2]
     if left[0] not in lead or (left[0] is not lead[0] and lead[0].low not in ("the", "a", "an")):
         return []  # "Like A but uses B", "If A is False, ...": A is not the sentence's subject
+    after = toks[toks.index(right[0]) + 1] if toks.index(right[0]) + 1 < len(toks) else None
+    if after is not None and not right[0].brk and after.text.isalpha() and after.text.islower() \
+            and after.low not in ALL_VERBS | PREPOSITIONS | RESTRICTING | {"and", "or"}:
+        return []  # "differs from other Node.js streams": the second name only qualifies
     first, second = left[0].text, right[0].text
     if first.lower().rstrip("()") == second.lower().rstrip("()"):
         return []

@@ -23,7 +23,7 @@ import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue
-from labeling.synthetic import features, forms, quality, quality_model, sampling
+from labeling.synthetic import calibration, features, forms, quality, quality_model, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.settings import get_settings
@@ -135,29 +135,6 @@ def add_candidates(
             )
             ids.append(int(cursor.lastrowid))
     return ids
-
-
-def generate(
-    db: sqlite_utils.Database,
-    n: int,
-    *,
-    generator: str = "offline",
-    seed: int = 0,
-    strategy: str = "random",
-    segment: str | None = None,
-    per_chunk: int = 2,
-    k: int = 10,
-    llm_client=None,
-    progress=None,
-) -> tuple[list[int], list[str]]:
-    """Sample ``n`` passages, generate up to ``per_chunk`` questions each and store them as one
-    batch (``labeling.synthetic.batches``). Returns (candidate ids, error messages)."""
-    from labeling.synthetic import batches  # batches stores through this module
-
-    result = batches.run(db, n, generator=generator, seed=seed, strategy=strategy,
-                         segment=segment, per_chunk=per_chunk, k=k, client=llm_client,
-                         progress=progress)
-    return result.ids, result.errors
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,21 +391,9 @@ def floor_sentence(hidden: int, floor: float) -> str:
 
 
 def expected_sentence(queue: pd.DataFrame, about: Mapping[str, object]) -> str:
-    """What the pending questions of ``queue`` are expected to yield: the mean quality score
-    is the expected share accepted as written only when the weights were learned from the
-    team's decisions (``about``: ``quality_model.current``'s second value); the default weights
-    are not calibrated (benchmarks/synthetic_grading/round3/calibration.md: on a held-out
-    corpus they predicted 96% for a top half in which 38% were accepted), so then it says so
-    instead of giving a rate. '' when nothing is pending."""
+    """What the pending questions of ``queue`` are expected to yield
+    (``calibration.expected_accept``: the mean quality score, and what the weights were fitted
+    on; ``about`` is ``quality_model.current``'s second value). '' when nothing is pending."""
     pending = queue[(queue["status"] == "pending") & queue["quality"].notna()]
-    if pending.empty:
-        return ""
-    noun = "question" if len(pending) == 1 else "questions"
-    if about.get("source") != "learned":
-        return (f"{len(pending)} pending {noun}. The quality score orders them but does not yet "
-                "say how many will be accepted: its weights are the defaults, not learned from "
-                "this team's decisions (Settings, below, learns them).")
-    share = float(pending["quality"].mean())
-    return (f"About {share:.0%} of these {len(pending)} pending {noun} are expected to be "
-            f"accepted as written (the mean quality score, weights learned from "
-            f"{about.get('decisions')} decisions).")
+    expected = calibration.expected_accept(pending["quality"].tolist(), about)
+    return expected.sentence() if expected is not None else ""

@@ -1,7 +1,8 @@
 """The team's settings for synthetic questions, stored in the workspace (``synthetic_settings``).
 
 - ``quality_floor``: candidates whose quality score is below it are hidden from the review
-  queue (0-1; default 0: nothing hidden);
+  queue (0-1; default ``calibration.DEFAULT_FLOOR``, chosen from the score's reliability
+  curve);
 - ``form_mix``: the share of each question form a batch should have (``forms.DEFAULT_MIX``);
 - ``llm_domain``: what the passages are ("technical documentation");
 - ``llm_persona``: who asks ("a developer or administrator using the software");
@@ -18,11 +19,11 @@ from typing import Any
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.synthetic import forms
+from labeling.synthetic import calibration, forms
 from labeling.workspace.store import utc_now, write_transaction
 
 DEFAULTS: dict[str, Any] = {
-    "quality_floor": 0.0,
+    "quality_floor": calibration.DEFAULT_FLOOR,
     "form_mix": dict(forms.DEFAULT_MIX),
     "llm_domain": "technical documentation",
     "llm_persona": "a developer or administrator using the software",

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from labeling.synthetic.passage import OPTION, Passage, Prose
+from labeling.synthetic.lines import OPTION
+from labeling.synthetic.passage import Passage, Prose
 from labeling.synthetic.words import DEICTIC_HEADS, GENERIC_NOUNS
 
 MAN_TITLE = re.compile(r"^\s*(?P<name>[^\s:()][^:()]*?)\((?P<section>\d)[\w]*\)")

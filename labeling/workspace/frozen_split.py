@@ -1,8 +1,8 @@
 """A locked split freezes what its labels describe, not only the labels.
 
 A grade is given for a query as it was worded, in its segments, against a chunk as it read. While
-a split is locked (``labeling.evaluation.locked_splits.lock_split``) none of that may change for
-its queries:
+a split is locked (``labeling.evaluation.inputs.locked_splits.lock_split``) none of that may
+change for its queries:
 
 - a query of the split keeps its text, ``source``, segment attributes (``query_attributes``) and
   its split; no query joins the split;
@@ -11,7 +11,7 @@ its queries:
 
 Writes that would change them are refused whole with one sentence naming the first query or chunk
 (and, for imports, the file and line); nothing is written. The split's snapshot hash
-(``labeling.evaluation.locked_splits.split_hash``) covers these texts too
+(``labeling.evaluation.inputs.locked_splits.split_hash``) covers these texts too
 (``described_texts_digest``), so an
 equal hash means equal labels *of* equal texts. SQLite triggers keep guarding judgments and
 membership against writes that do not come through here.

@@ -67,7 +67,7 @@ def add_judgment(
         raise InputError(f"unknown judgment flags {sorted(unknown)}", source="judgment")
     with write_transaction(db, action="judge") as conn:
         _check_own_name(db, annotator, origin)
-        # A locked split (labeling.evaluation.locked_splits.lock_split) is frozen.
+        # A locked split (labeling.evaluation.inputs.locked_splits.lock_split) is frozen.
         locked = conn.execute(
             "SELECT q.split FROM queries q JOIN split_locks l ON l.split = q.split WHERE q.id = ?",
             (query_id,),

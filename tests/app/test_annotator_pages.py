@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labeling.evaluation import result_cache
+from labeling.evaluation.inputs import result_cache
 from labeling.judging import consensus, corpus_search, queue
 from labeling.metrics import evaluate
 from labeling.workspace import judgments, query_store, store

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from streamlit import config as streamlit_config
 
-from labeling.evaluation import locked_splits, result_cache
+from labeling.evaluation.inputs import locked_splits, result_cache
 from labeling.judging import pooling
 from labeling.markdown import escape_markdown
-from labeling.synthetic import review
+from labeling.synthetic import batches
 from labeling.workspace import accounts as account_admin
 from labeling.workspace import contents, lockout, roles, sessions, store
 from pages import _auth
@@ -268,7 +268,7 @@ def busy_workspace(accounts: Path) -> Path:
     result_cache.clear_cache()
     db = store.open_workspace(accounts)
     pooling.build_pool(db, contents.run_names(db))
-    review.generate(db, 2, seed=1)
+    batches.run(db, 2, seed=1)
     db.close()
     yield accounts
     result_cache.clear_cache()

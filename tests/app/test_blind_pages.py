@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labeling.evaluation import drilldown, result_cache
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.views import drilldown
 from labeling.files.uploads import safe_filename
 from labeling.workspace import judgments, roles, store
 from pages import _auth

@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from labeling.evaluation import deciding_pairs, judging_budget, result_cache
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.planning import judging_budget
+from labeling.evaluation.views import deciding_pairs
 from labeling.workspace import store
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from labeling.evaluation import result_cache
+from labeling.evaluation.inputs import result_cache
 from labeling.files import importers
 from labeling.rechunking import report, splitter, transfer
 from labeling.workspace import judgments, store

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from labeling.commands.cli import main
-from labeling.evaluation import scoring
+from labeling.evaluation.scores import scoring
 from labeling.judging import consensus, pooling
 from labeling.report import scorecard_report as report
 from labeling.workspace import grading, store

@@ -8,8 +8,9 @@ from unittest import mock
 import pandas as pd
 import pytest
 
-from labeling.evaluation import result_cache, scoring
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import scoring
 from labeling.workspace import store
 
 

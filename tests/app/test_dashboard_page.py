@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.evaluation import drilldown, result_cache, score_controls
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache, score_controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.views import drilldown
 from labeling.workspace import store
 
 

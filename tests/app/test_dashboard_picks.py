@@ -9,8 +9,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from labeling.evaluation import result_cache, scoring
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import scoring
 from labeling.judging import consensus
 from labeling.workspace import store
 from tests.app.conftest import APP, TIMEOUT

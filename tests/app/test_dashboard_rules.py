@@ -15,8 +15,8 @@ import io
 import pandas as pd
 import pytest
 
-from labeling.evaluation import result_cache
-from labeling.evaluation.score_controls import OVERALL
+from labeling.evaluation.inputs import result_cache
+from labeling.evaluation.inputs.score_controls import OVERALL
 from labeling.judging.consensus import consensus_qrels
 from labeling.workspace import store
 from tests.markup import shown

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from labeling.evaluation import locked_splits
+from labeling.evaluation.inputs import locked_splits
 from labeling.workspace import contents, query_store, store
 from tests.markup import shown
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labeling.evaluation import score_defaults
+from labeling.evaluation.inputs import score_defaults
 from labeling.workspace import store
 from tests.markup import shown
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling.evaluation import result_cache
+from labeling.evaluation.inputs import result_cache
 from labeling.files.exporters import FORMULA_PREFIXES
 from labeling.files.uploads import safe_filename
 from labeling.markdown import escape_chart_text

@@ -185,7 +185,8 @@ def test_judge_by_query_grades_in_place(open_app, workspace):
 
 def _audit_of_four(workspace) -> set[tuple[str, str]]:
     """A machine judge grades four pool pairs people have not judged; the audit takes all."""
-    from labeling.judging import audit_sample, label_sources
+    from labeling.judging import label_sources
+    from labeling.machine_judging import audit_sample
 
     db = store.open_workspace(workspace)
     people, _ = label_sources.current_by_origin(db)

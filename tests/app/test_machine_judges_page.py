@@ -153,7 +153,7 @@ def test_the_dashboard_chooses_the_label_source(open_app, server):
 def test_hostile_text_on_the_page_is_never_markup(workspace, open_app, downloads):
     import json
 
-    from labeling.judging import audit_sample, machine_judge
+    from labeling.machine_judging import audit_sample, machine_judge
     from labeling.model_calls import chat
     from labeling.workspace import store
     from tests import hostile

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from labeling.evaluation import scoring
-from labeling.evaluation.score_controls import Controls
+from labeling.evaluation.inputs.score_controls import Controls
+from labeling.evaluation.scores import scoring
 from labeling.judging import corpus_search
 from labeling.workspace import store
 from pages._search import key_part

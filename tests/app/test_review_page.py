@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from labeling.synthetic import quality_model, review, settings
+from labeling.synthetic import calibration, quality_model, review, settings
 from labeling.synthetic.candidate import Candidate
 from labeling.workspace import connections
 from labeling.workspace.judgments import judgment_history
@@ -72,13 +72,30 @@ def test_the_floor_hides_candidates_and_says_how_many(open_app, workspace):
     assert set(_frame_with(at, "overlap")["id"]) == {ids[0], ids[1]}
 
 
-def test_the_queue_says_what_it_is_expected_to_yield_only_when_calibrated(open_app, workspace):
+def test_the_queue_says_what_it_is_expected_to_yield_and_what_the_floor_hides(open_app,
+                                                                           workspace):
+    """Issue 32: the expected accept rate of the queue shown (the mean calibrated score of the
+    pending questions the floor lets through), what the weights are made of, and how many the
+    default floor (from the reliability curve) hides."""
     ids = _seed(workspace)
+    db = open_workspace(workspace)
+    floor = settings.get_settings(db)["quality_floor"]
+    assert floor == calibration.DEFAULT_FLOOR > 0
+    db.conn.execute("UPDATE synthetic_candidates SET quality = ? WHERE id = ?",
+                    [floor / 2, ids[2]])  # "What does it get?" names nothing: below the floor
+    db.conn.commit()
+    frame = review.candidates_frame(db)
+    kept = frame[frame["quality"] >= floor]
+    assert len(kept) == 2
     at = open_app("review").run()
     captions = " ".join(shown(c.value) for c in at.caption)
-    assert "3 pending questions" in captions and "weights are the defaults" in captions
-    assert "expected to be accepted" not in captions
-    db = open_workspace(workspace)
+    hidden = len(frame) - len(kept)
+    noun = "candidate" if hidden == 1 else "candidates"
+    assert f"{hidden} {noun} below the quality floor of {round(floor * 100)}/100" in captions
+    assert (f"About {kept['quality'].mean():.0%} of these {len(kept)} pending questions are "
+            "expected to be accepted as written") in captions
+    assert (f"calibrated on {calibration.GRADED_QUESTIONS} graded questions from "
+            f"{calibration.GRADED_SAMPLES} samples of {calibration.GRADED_KINDS} kinds") in captions
     weights = {"intercept": 0.0}  # every score 0.5: a learned model, as refit stores one
     db.conn.execute("INSERT INTO synthetic_quality_models (weights, decisions, accepted, "
                     "fitted_by, fitted_at) VALUES (?, 40, 20, 'carol', '2026-01-01T00:00:00Z')",
@@ -88,7 +105,8 @@ def test_the_queue_says_what_it_is_expected_to_yield_only_when_calibrated(open_a
     at = open_app("review").run()
     captions = " ".join(shown(c.value) for c in at.caption)
     assert f"About 50% of these {len(ids)} pending questions are expected" in captions
-    assert "learned from 40 decisions" in captions
+    assert "refit on this team's 40 decisions" in captions
+    assert "below the quality floor" not in captions
 
 
 def test_accept_edit_and_reject(open_app, workspace):

@@ -29,8 +29,10 @@ def dashboard_app(serve_app, demo_path):
 def worst_query_and_missed(path) -> tuple[str, list[str]]:
     """The first query of "Retrieved badly" under the Dashboard's defaults, and the chunks it
     missed in the top k of the sorting measure, from the library."""
-    from labeling.evaluation import drilldown, score_defaults, scoring, segmenting
-    from labeling.evaluation.score_controls import Controls
+    from labeling.evaluation.inputs import score_defaults, segmenting
+    from labeling.evaluation.inputs.score_controls import Controls
+    from labeling.evaluation.scores import scoring
+    from labeling.evaluation.views import drilldown
     from labeling.workspace import contents, grading, store
 
     db = store.open_workspace(path, create=False)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.judging import pooling
-from labeling.synthetic import review
+from labeling.synthetic import batches
 from labeling.workspace import contents, lockout, store
 from pages import _auth
 
@@ -74,7 +74,7 @@ def accounts_server(serve_app, build_workspace):
     )
     db = store.open_workspace(workspace)
     pooling.build_pool(db, contents.run_names(db))
-    review.generate(db, 2, seed=1)
+    batches.run(db, 2, seed=1)
     db.close()
     with serve_app(workspace) as url:
         yield url

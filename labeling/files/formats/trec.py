@@ -30,7 +30,7 @@ from labeling.files.formats.text import (
     row_line,
     source_name,
 )
-from labeling.metrics.duplicates import first_duplicate
+from labeling.metrics.pair_keys import first_duplicate
 from labeling.workspace import ids
 
 PathLike = str | os.PathLike[str]

@@ -1,7 +1,7 @@
 """Schema migration for the dashboard tables (see ``labeling.workspace.migrations``).
 
 - ``failure_tags``: tags the team added to the built-in list
-(``labeling.evaluation.failure_tags.FAILURE_TAGS``).
+(``labeling.evaluation.views.failure_tags.FAILURE_TAGS``).
 - ``failure_reviews``: append-only; one row per (query, run, tag) a reviewer recorded, with a note.
 - ``split_locks``: a locked split (``test``); while a row exists, judgments of the split's queries
   and the split membership itself cannot change (enforced by the triggers below and, with a

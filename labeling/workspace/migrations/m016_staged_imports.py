@@ -9,7 +9,7 @@
   score depends on besides the judgments (chunks and their documents, runs, chunk sets and
   spans, the scale, the labeling settings, split locks; a staged
   run counts when it is published, not while it imports or when a failed import drops it). The
-  result caches key on it with the queries counter (``labeling.evaluation.result_cache``), so
+  result caches key on it with the queries counter (``labeling.evaluation.inputs.result_cache``), so
   a write from anywhere (a page, the command line, another process) invalidates what it
   changes. Judgments are append-only with increasing ids: their version is the newest id
   (machine and transferred labels reach the scores as judgments too).

@@ -1,0 +1,65 @@
+"""The quality score's calibration: weights fitted on graded questions, and what they say about
+a review queue.
+
+``CALIBRATED_WEIGHTS`` are the default weights of ``labeling.synthetic.quality_model``: an L2
+logistic regression (C = 0.1) of "accepted as written" on the candidate features, fitted on
+``GRADED_QUESTIONS`` questions of ``GRADED_SAMPLES`` blind-graded development samples of
+``GRADED_KINDS`` kinds of text (man pages, CPython docstrings, GNU Info manuals, READMEs, HTML
+manuals; the rule writer's grades). ``benchmarks/synthetic_calibration.py`` fits them, checks
+them across kinds and writes the reliability curve (``benchmarks/results/
+synthetic_reliability.md``); ``DEFAULT_FLOOR`` is chosen from that curve: below it, fewer than
+one question in five was accepted (pooled kinds). Across kinds the prediction is rough: a kind
+the fit never saw was off by up to 30 points per half.
+
+``expected_accept`` says what a queue is expected to yield: the mean score of its pending
+questions (a logistic model's mean prediction is its expected accept rate), and what the
+weights are made of: these graded samples, or the team's own decisions after a refit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+# Pasted from `python benchmarks/synthetic_calibration.py` (`--check` says when they are stale).
+CALIBRATED_WEIGHTS: dict[str, float] = {
+    "intercept": -2.0217, "specificity": 0.6, "top3": 0.3257, "reciprocal_rank": 0.097,
+    "standalone": 0.768, "grammar": 0.0461, "repeated": 0.4013, "copy": -0.222,
+    "structured": 1.024, "concise": 0.1044, "whole_answer": 0.1315, "critic": 3.0,
+}
+GRADED_QUESTIONS = 675
+GRADED_SAMPLES = 12
+GRADED_KINDS = 5
+DEFAULT_FLOOR = 0.31
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A queue's expected accept rate: ``share`` (0-1) of ``pending`` questions, and
+    ``basis``, what the weights were fitted on."""
+
+    share: float
+    pending: int
+    basis: str
+
+    def sentence(self) -> str:
+        noun = "question" if self.pending == 1 else "questions"
+        return (f"About {self.share:.0%} of these {self.pending} pending {noun} are expected to "
+                f"be accepted as written (the mean quality score; weights {self.basis}).")
+
+
+def basis(about: Mapping[str, object]) -> str:
+    """What the weights in force were fitted on (``about``: ``quality_model.current``'s)."""
+    if about.get("source") == "learned":
+        return f"refit on this team's {about.get('decisions')} decisions"
+    return (f"calibrated on {GRADED_QUESTIONS} graded questions from {GRADED_SAMPLES} samples "
+            f"of {GRADED_KINDS} kinds of documentation")
+
+
+def expected_accept(scores: Sequence[float], about: Mapping[str, object]) -> Expected | None:
+    """The expected accept rate of pending questions with ``scores`` (None when there are
+    none)."""
+    values = [float(s) for s in scores]
+    if not values:
+        return None
+    return Expected(sum(values) / len(values), len(values), basis(about))
