@@ -14,10 +14,8 @@ import pandas as pd
 import sqlite_utils
 import streamlit as st
 
-from labeling import readable_times
-from labeling.errors import describe_failure
+from labeling import describe_failure, escape_markdown, readable_times
 from labeling.judging import visibility
-from labeling.markdown import escape_markdown
 from labeling.workspace import contents, roles
 from pages import _auth, _keys
 from pages._workspace import get_db, workspace_path

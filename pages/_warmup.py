@@ -17,6 +17,8 @@ import logging
 import threading
 from pathlib import Path
 
+from labeling import module_of
+
 PAGES_DIR = Path(__file__).resolve().parent
 # The pages a first visit opens first load first (the Overview, then the Dashboard's charts and
 # statistics); the other pages follow in name order.
@@ -25,8 +27,8 @@ log = logging.getLogger("scorecard.app")
 
 
 def page_modules() -> list[str]:
-    """The modules ``pages/*.py`` import at their top level (``from X import Y``: ``X`` and,
-    when it is a package, ``X.Y``), in file order, without repeats."""
+    """The modules ``pages/*.py`` import at their top level (``from X import Y``: ``X`` and
+    the module ``Y`` is or lives in), in file order, without repeats."""
     names: dict[str, None] = {}
     paths = sorted(PAGES_DIR.glob("*.py"), key=lambda p: (p.name not in FIRST,
                                                          FIRST.index(p.name) if p.name in FIRST
@@ -37,8 +39,16 @@ def page_modules() -> list[str]:
                 names.update(dict.fromkeys(alias.name for alias in node.names))
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names[node.module] = None
-                names.update(dict.fromkeys(f"{node.module}.{a.name}" for a in node.names))
+                names.update(dict.fromkeys(_module_of(node.module, a.name) for a in node.names))
     return list(names)
+
+
+def _module_of(module: str, name: str) -> str:
+    """The module ``from module import name`` loads: for a name of a library facade, the module
+    it lives in (``labeling.lazy_names``), else ``module.name`` (a submodule, when it is one)."""
+    if module.split(".")[0] == "labeling":
+        return module_of(module, name) or f"{module}.{name}"
+    return f"{module}.{name}"
 
 
 def _import_all(modules: list[str]) -> None:

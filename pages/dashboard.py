@@ -18,18 +18,16 @@ import plotly.graph_objects as go
 import sqlite_utils
 import streamlit as st
 
-from labeling import chunk_markup, evidence_marks
-from labeling.errors import ScorecardError
-from labeling.evaluation.inputs import (
-    chunk_set_labels,
-    label_sets,
-    locked_splits,
-    run_freshness,
-    score_controls,
-    score_defaults,
-    segmenting,
+from labeling import (
+    ScorecardError,
+    chunk_markup,
+    escape_chart_frame,
+    escape_chart_text,
+    escape_inline,
+    escape_markdown,
+    evidence_marks,
 )
-from labeling.evaluation.inputs.score_controls import (
+from labeling.evaluation import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
@@ -37,23 +35,30 @@ from labeling.evaluation.inputs.score_controls import (
     SEED,
     TEST_RESAMPLES,
     Controls,
-)
-from labeling.evaluation.planning import judging_budget
-from labeling.evaluation.scores import (
+    chunk_set_labels,
+    deciding_pairs,
+    drilldown,
+    failure_tags,
     inferred_labels,
     judged_coverage,
+    judging_budget,
     label_depth,
+    label_sets,
+    locked_splits,
+    rule_note,
     run_comparison,
+    run_freshness,
+    score_controls,
+    score_defaults,
     score_history,
     scoring,
+    segmenting,
 )
-from labeling.evaluation.views import deciding_pairs, drilldown, failure_tags, rule_note
 from labeling.files import exporters as exports
 from labeling.files import live_runs, uploads
 from labeling.judging import label_sources
 from labeling.machine_judging import machine_judge
-from labeling.markdown import escape_chart_frame, escape_chart_text, escape_inline, escape_markdown
-from labeling.metrics.measures import parse_measure
+from labeling.metrics import parse_measure
 from labeling.workspace import contents, grading
 from pages import _auth, _common, _search
 
