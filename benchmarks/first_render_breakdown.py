@@ -17,10 +17,14 @@ frames as Chromium's network layer saw them:
 Protocol ``Performance.getMetrics`` ``TaskDuration``): CPU the page costs the browser, less
 sensitive to a busy machine than wall time.
 
+``dashboard (cold)`` is the Dashboard's first render on a new demo workspace and a new server
+(``--cold`` times per checkout), opened as soon as the server answers: imports still running in
+its warm-up thread, empty caches.
+
 Usage: ``PYTHONPATH=. nice -n 5 .venv/bin/python benchmarks/first_render_breakdown.py
---before /tmp/old-checkout --repeats 3`` (``--before``: a checkout of the older commit, e.g.
-``git worktree add /tmp/old-checkout <commit>``; the current checkout is "after"). Writes
-``benchmarks/results/first_render_breakdown.md``.
+--before /tmp/old-checkout --repeats 3 --cold 3`` (``--before``: a checkout of the older
+commit, e.g. ``git worktree add /tmp/old-checkout <commit>``; the current checkout is "after").
+Writes ``benchmarks/results/first_render_breakdown.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import datetime as dt
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +57,7 @@ from tests.e2e.conftest import CHROMIUM_ARGS  # noqa: E402
 
 RESULT = ROOT / "benchmarks" / "results" / "first_render_breakdown.md"
 PARTS = ("total", "start-up", "script", "drawing", "busy")
+COLD = "dashboard (cold)"
 
 
 def timed_render(browser, url: str) -> dict[str, float]:
@@ -83,9 +89,10 @@ def timed_render(browser, url: str) -> dict[str, float]:
             "drawing": total - last, "busy": busy}
 
 
-def measure(checkouts: dict[str, Path], repeats: int, pages: list[str]) -> dict:
+def measure(checkouts: dict[str, Path], repeats: int, pages: list[str], cold: int = 0) -> dict:
     """label -> page -> part -> times, every page opened on each checkout in turn (the order
-    alternating), ``repeats`` times."""
+    alternating), ``repeats`` times; then ``cold`` times the Dashboard's cold first render
+    (``cold_render``, the checkouts in turn) as the page ``COLD``."""
     from playwright.sync_api import sync_playwright
 
     times: dict = {label: {p: {part: [] for part in PARTS} for p in pages} for label in checkouts}
@@ -107,8 +114,27 @@ def measure(checkouts: dict[str, Path], repeats: int, pages: list[str]) -> dict:
                     parts = timed_render(browser, page_url(urls[label], page))
                     for part, value in parts.items():
                         times[label][page][part].append(value)
+        for label in labels:
+            times[label][COLD] = {part: [] for part in PARTS}
+        for round_ in range(cold):
+            for label in labels if round_ % 2 == 0 else labels[::-1]:
+                parts = cold_render(browser, checkouts[label])
+                for part, value in parts.items():
+                    times[label][COLD][part].append(value)
         browser.close()
     return times
+
+
+def cold_render(browser, checkout: Path) -> dict[str, float]:
+    """The Dashboard's first render on a new demo workspace (built by ``checkout``'s own code)
+    and a new server of ``checkout``, opened as soon as the server answers."""
+    with tempfile.TemporaryDirectory() as folder:
+        workspace = Path(folder) / "scorecard.db"
+        subprocess.run([sys.executable, "-c", "import sys; from labeling.files.demo import "
+                        "build_demo; build_demo(sys.argv[1])", str(workspace)], cwd=checkout,
+                       env={**os.environ, "PYTHONPATH": str(checkout)}, check=True)
+        with serve(workspace, checkout) as (url, _):
+            return timed_render(browser, page_url(url, "dashboard"))
 
 
 def markdown(times: dict, note: str) -> str:
@@ -118,7 +144,7 @@ def markdown(times: dict, note: str) -> str:
              "| page | " + " | ".join(f"{part} ({label})" for part in PARTS for label in labels)
              + " |", "|---|" + "---|" * (len(PARTS) * len(labels))]
     pages = list(times[labels[0]])
-    for page in pages:
+    for page in [p for p in pages if times[labels[0]][p]["total"]]:  # measured ones
         cells = [f"{statistics.median(times[label][page][part]):.2f}"
                  for part in PARTS for label in labels]
         lines.append(f"| {page} | " + " | ".join(cells) + " |")
@@ -130,14 +156,17 @@ def main() -> None:
     parser.add_argument("--before", type=Path, required=True, help="a checkout of the older commit")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--pages", nargs="*", default=PAGES)
+    parser.add_argument("--cold", type=int, default=3,
+                        help="cold Dashboard renders per checkout (a new demo and server each)")
     parser.add_argument("--result", type=Path, default=RESULT)
     args = parser.parse_args()
     load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    times = measure({"before": args.before.resolve(), "after": ROOT}, args.repeats, args.pages)
+    times = measure({"before": args.before.resolve(), "after": ROOT}, args.repeats, args.pages,
+                    args.cold)
     load_after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     note = (f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, after = {commit()}, "
-            f"{args.repeats} runs each, interleaved; nice {os.nice(0)}; load average before "
-            f"{load_before}, after {load_after}.")
+            f"{args.repeats} runs each ({args.cold} cold), interleaved; nice {os.nice(0)}; "
+            f"load average before {load_before}, after {load_after}.")
     args.result.write_text(markdown(times, note))
     print(markdown(times, note))
 
