@@ -69,7 +69,7 @@ PEOPLE = ("person", "unknown")
 
 def votes(db: sqlite_utils.Database, *, unknown: bool = True) -> pd.DataFrame:
     """Current votes of people: query_id, chunk_id, annotator, grade (module conventions)."""
-    return _KEPT.get(db, ("votes", unknown), lambda: _votes(db, unknown)).copy()
+    return _KEPT.kept(db, ("votes", unknown), lambda: _votes(db, unknown)).copy()
 
 
 def _votes(db: sqlite_utils.Database, unknown: bool) -> pd.DataFrame:
@@ -244,7 +244,7 @@ def confusion(
 
 def summary(db: sqlite_utils.Database, *, unknown: bool = True) -> Summary:
     """Team agreement of the workspace between people (see ``Summary``)."""
-    return _KEPT.get(db, ("summary", unknown), lambda: _summary(db, unknown))
+    return _KEPT.kept(db, ("summary", unknown), lambda: _summary(db, unknown))
 
 
 def _summary(db: sqlite_utils.Database, unknown: bool) -> Summary:
@@ -267,8 +267,8 @@ def disagreements(
     """Pairs whose current grades by people differ: query_id, chunk_id, votes ("alice 1 · bob
     3"), spread (max - min grade), consensus (the grade metrics use now), adjudicated (bool),
     query (its text). Widest spread first. Adjudicated pairs are left out unless asked for."""
-    return _KEPT.get(db, ("disagreements", include_adjudicated, unknown),
-                     lambda: _disagreements(db, include_adjudicated, unknown)).copy()
+    return _KEPT.kept(db, ("disagreements", include_adjudicated, unknown),
+                      lambda: _disagreements(db, include_adjudicated, unknown)).copy()
 
 
 def _disagreements(

@@ -44,19 +44,16 @@ def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
     return (int(row[0]), str(row[1])) if row else (0, "")
 
 
-class VersionedCache:
-    """Up to ``size`` results keyed by (workspace key, labels version, a name and arguments),
-    least recently used first out. Values are shared: callers must not change them."""
+class LRU:
+    """Up to ``size`` values by key, least recently used first out; ``get`` computes a missing
+    one (outside the lock: two threads may both compute it, the last one is kept)."""
 
-    def __init__(self, size: int = 16):
+    def __init__(self, size: int):
         self.size = size
         self.items: OrderedDict[Hashable, object] = OrderedDict()
         self.lock = threading.Lock()  # browser sessions run in threads of one process
 
-    def get(self, db: sqlite_utils.Database, name: Hashable,
-            compute: Callable[[], object]) -> object:
-        """The value of ``compute()`` for ``db``'s current data, computed once per version."""
-        key = (workspace_key(db), labels_version(db), name)
+    def get(self, key: Hashable, compute: Callable[[], object]) -> object:
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
@@ -71,3 +68,16 @@ class VersionedCache:
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
+
+
+class VersionedCache(LRU):
+    """Results keyed by (workspace key, labels version, a name and arguments). Values are
+    shared: callers must not change them."""
+
+    def __init__(self, size: int = 16):
+        super().__init__(size)
+
+    def kept(self, db: sqlite_utils.Database, name: Hashable,
+             compute: Callable[[], object]) -> object:
+        """The value of ``compute()`` for ``db``'s current data, computed once per version."""
+        return self.get((workspace_key(db), labels_version(db), name), compute)

@@ -11,9 +11,7 @@ with any commit. Streamlit sessions share these caches, so they are guarded by l
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -29,23 +27,7 @@ HEAVY_ENTRIES = 6
 # In-memory cache: keyed by workspace file, label version and the controls.
 
 
-class _LRU:
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict[Hashable, object] = OrderedDict()
-        self.lock = threading.Lock()  # Streamlit sessions share the module
-
-    def get(self, key: Hashable, compute: Callable[[], object]) -> object:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        value = compute()
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return value
+_LRU = data_versions.LRU  # shared with the judging layer's caches
 
 
 _CACHE = _LRU(CACHE_ENTRIES)  # small results: per-query values, scorecards
