@@ -232,7 +232,8 @@ def main() -> None:
     one.add_argument("--passages", type=int, default=80)
     one.add_argument("--seed", type=int, default=2026)
     one.add_argument("--corpus", default="manpages",
-                     choices=("manpages", "pydoc", "info", "readme", "html", "pod"))
+                     choices=("manpages", "pydoc", "info", "readme", "html", "pod",
+                              "cmake"))
     two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
     two.add_argument("--round", nargs="*", help="round folders (default: all)")
     three = sub.add_parser("calibration", help="issue 32 figures of graded folders")

@@ -19,7 +19,13 @@ import sqlite_utils
 from labeling.chunk_markup import ANSWER_COLOR, Mark
 from labeling.files.text_spans import DocumentText
 from labeling.synthetic.text import split_sentences
-from labeling.workspace.evidence import Span, chunk_places, evidence_of
+from labeling.workspace.evidence import (
+    Span,
+    chunk_and_document_text,
+    chunk_places,
+    current_judgment_ids,
+    evidence_of,
+)
 
 EVIDENCE_COLOR = ANSWER_COLOR
 
@@ -62,9 +68,7 @@ def placed_chunk(db: sqlite_utils.Database, chunk_id: str) -> PlacedChunk | None
     place = chunk_places(db.conn, [chunk_id]).get(chunk_id)
     if place is None:
         return None
-    row = db.conn.execute(
-        "SELECT c.text, d.text FROM chunks c, documents d WHERE c.id = ? AND d.id = ?"
-        " AND d.version = ?", [chunk_id, place.doc_id, place.doc_version]).fetchone()
+    row = chunk_and_document_text(db.conn, chunk_id, place)
     if row is None:
         return None
     return PlacedChunk(chunk_id, row[0] or "", row[1], place.start, place.end)
@@ -75,9 +79,7 @@ def current_evidence(
 ) -> list[Span]:
     """The spans of the current judgments of a pair (each annotator's latest; only those of
     ``annotators`` when given: the blind rule's), merged and sorted."""
-    rows = db.conn.execute(
-        "SELECT id, annotator FROM judgments WHERE id IN (SELECT max(id) FROM judgments"
-        " WHERE query_id = ? AND chunk_id = ? GROUP BY annotator)", [query_id, chunk_id])
+    rows = current_judgment_ids(db.conn, query_id, chunk_id)
     ids = [i for i, who in rows if annotators is None or who in annotators]
     spans = {span for found in evidence_of(db.conn, ids).values() for span in found}
     return sorted(spans)

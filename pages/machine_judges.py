@@ -15,6 +15,7 @@ from labeling.evaluation import Controls, score_controls, segmenting
 from labeling.files import exporters as exports
 from labeling.machine_judging import (
     audit_sample,
+    judge_prompts,
     machine_agreement,
     machine_estimates,
     machine_judge,
@@ -38,7 +39,7 @@ ESTIMATE_MEASURES = ["nDCG@10", "P@10", "R@10", "RR", "AP"]
 
 def _judge_from_widgets(connection) -> machine_judge.Judge:
     state = st.session_state
-    prompt = machine_judge.load_prompt(state.get("mj_prompt", machine_judge.DEFAULT_VERSION))
+    prompt = judge_prompts.load_prompt(state.get("mj_prompt", judge_prompts.DEFAULT_VERSION))
     return machine_judge.judge_on(connection, prompt, float(state.get("mj_temperature", 0.0)))
 
 
@@ -95,13 +96,13 @@ def _pair_widgets(db, runs: list[str]) -> None:
 def label_tab(db, runs: list[str]) -> None:
     state = st.session_state
     _connections.admin_form(db, "mj_conn", WHERE)
-    versions = machine_judge.prompt_versions()
+    versions = judge_prompts.prompt_versions()
     row = st.columns([3, 1, 1])
     with row[0]:
         connection = _connections.picker(db, "mj_connection", WHERE)
     row[1].selectbox("Prompt", versions, key="mj_prompt",
-                     index=versions.index(machine_judge.DEFAULT_VERSION)
-                     if machine_judge.DEFAULT_VERSION in versions else 0,
+                     index=versions.index(judge_prompts.DEFAULT_VERSION)
+                     if judge_prompts.DEFAULT_VERSION in versions else 0,
                      help="A template prompts/relevance\\_judge\\_VERSION.md")
     row[2].number_input("Temperature", 0.0, 2.0, 0.0, 0.1, key="mj_temperature")
     _pair_widgets(db, runs)

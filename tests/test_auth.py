@@ -35,7 +35,7 @@ from labeling.evaluation.views import deciding_pairs, drilldown, failure_tags
 from labeling.files import baseline, chunk_uploads, uploads
 from labeling.files import importers as imports
 from labeling.judging import agreement, corpus_search, guideline, pooling, queue
-from labeling.machine_judging import audit_sample, machine_judge
+from labeling.machine_judging import audit_sample, judge_prompts, machine_judge
 from labeling.model_calls.chat import ChatClient
 from labeling.rechunking import splitter, transfer
 from labeling.synthetic import batches, quality_model, review
@@ -651,7 +651,7 @@ def _feature_write_calls(db, q: str, c: str) -> dict[str, object]:
 
 def _machine_and_budget_write_calls(db, q: str, c: str, run: str) -> dict[str, object]:
     """The writes of machine judges, audit samples and the pairs that decide a comparison."""
-    judge = machine_judge.Judge("tiny-model", machine_judge.load_prompt("v1"))
+    judge = machine_judge.Judge("tiny-model", judge_prompts.load_prompt("v1"))
     with roles.acting_as(None):
         batch = machine_judge.start_batch(db, judge, [(q, c)], "prepared")
     # Nothing listens on port 9: the owner's call fails to connect, a viewer's never starts.

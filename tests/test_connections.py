@@ -11,6 +11,7 @@ import pytest
 from labeling.commands import connection as connection_command
 from labeling.commands.cli import main
 from labeling.errors import InputError
+from labeling.machine_judging import judge_prompts
 from labeling.machine_judging import machine_judge as mj
 from labeling.model_calls import chat
 from labeling.workspace import connections, roles
@@ -82,7 +83,8 @@ def test_a_bad_connection_is_one_sentence_and_nothing_is_stored(db, field, value
 def test_the_key_comes_from_the_environment_and_is_never_stored(db, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     stored = _store(db, server)
-    batch = mj.start_batch(db, mj.judge_on(stored, mj.load_prompt()), rows.PAIRS[:2], "two")
+    judge = mj.judge_on(stored, judge_prompts.load_prompt())
+    batch = mj.start_batch(db, judge, rows.PAIRS[:2], "two")
     with roles.acting_as("bob"):
         result = mj.run_batch(db, batch, chat.client_for(stored, timeout=2.0))
     assert result.labeled == 2
@@ -99,7 +101,8 @@ def test_an_annotator_cannot_make_the_server_contact_an_unconfigured_host(db, se
                                                                            monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     stored = _store(db, server)
-    batch = mj.start_batch(db, mj.judge_on(stored, mj.load_prompt()), rows.PAIRS[:2], "two")
+    judge = mj.judge_on(stored, judge_prompts.load_prompt())
+    batch = mj.start_batch(db, judge, rows.PAIRS[:2], "two")
     with roles.acting_as("bob"):
         # An address of their own, with the team's key: refused before anything is sent.
         typed = chat.ChatClient(listener.url, "tiny", KEY)
@@ -116,7 +119,7 @@ def test_an_annotator_cannot_make_the_server_contact_an_unconfigured_host(db, se
 def test_a_batch_cannot_exceed_the_connections_ceiling(db, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     stored = _store(db, server, ceiling=3)
-    batch = mj.start_batch(db, mj.judge_on(stored, mj.load_prompt()), rows.PAIRS, "all")
+    batch = mj.start_batch(db, mj.judge_on(stored, judge_prompts.load_prompt()), rows.PAIRS, "all")
     with pytest.raises(InputError, match="allows at most 3 calls a batch, not 1,000,000"):
         mj.run_batch(db, batch, chat.client_for(stored), max_calls=1_000_000)
     assert server.requests == []
@@ -130,7 +133,7 @@ def test_labels_from_one_server_are_never_reused_for_another_with_the_same_model
     forged_server = chat_servers(reply=lambda p: json.dumps({"grade": 3, "reason": "forged"}))
     forged = _store(db, forged_server, name="forged", model="good")
     real = _store(db, server, name="real", model="good")
-    prompt = mj.load_prompt()
+    prompt = judge_prompts.load_prompt()
     first = mj.start_batch(db, mj.judge_on(forged, prompt), rows.PAIRS, "all")
     mj.run_batch(db, first, chat.client_for(forged))
     judge = mj.judge_on(real, prompt)
@@ -148,7 +151,7 @@ def test_labels_from_one_server_are_never_reused_for_another_with_the_same_model
 def test_a_batch_resumes_on_its_own_connection_only(db, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     one, other = _store(db, server, name="one"), _store(db, server, name="other")
-    batch = mj.start_batch(db, mj.judge_on(one, mj.load_prompt()), rows.PAIRS[:2], "two")
+    batch = mj.start_batch(db, mj.judge_on(one, judge_prompts.load_prompt()), rows.PAIRS[:2], "two")
     assert mj.batch_connection(db, batch) == one
     with pytest.raises(Exception, match="started on another model-server connection"):
         mj.run_batch(db, batch, chat.client_for(other))
@@ -194,7 +197,7 @@ def test_the_migration_keeps_old_answers_but_never_reuses_them(tmp_path, server)
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA foreign_keys = ON")
-    prompt = mj.load_prompt()
+    prompt = judge_prompts.load_prompt()
     with conn:
         for migrate in MIGRATIONS[:before]:
             migrate(conn)

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from labeling.commands.cli import main
+from labeling.machine_judging import judge_prompts
 from labeling.machine_judging import machine_judge as mj
 from labeling.model_calls import chat
 from labeling.workspace.store import open_workspace
@@ -42,7 +43,7 @@ def _client(server: ChatServer, **kw) -> chat.ChatClient:
 
 def test_a_pair_that_always_fails_is_set_aside_and_the_batch_finishes(path, server):
     db = open_workspace(path, create=False)
-    batch = mj.start_batch(db, mj.Judge("tiny", mj.load_prompt()), PAIRS, "three")
+    batch = mj.start_batch(db, mj.Judge("tiny", judge_prompts.load_prompt()), PAIRS, "three")
     first = mj.run_batch(db, batch, _client(server), set_aside_after=2)
     assert (first.labeled, first.failed, first.pending, first.set_aside) == (2, 1, 1, 0)
     second = mj.run_batch(db, batch, _client(server), set_aside_after=2)
@@ -89,7 +90,7 @@ def test_a_rate_limit_is_not_the_pairs_failure_and_holds_for_the_next_pair(path,
     db = open_workspace(path, create=False)
     server.retry_after = "1"
     server.script = ["429", "429", "429"]
-    batch = mj.start_batch(db, mj.Judge("tiny", mj.load_prompt()), PAIRS[1:], "two")
+    batch = mj.start_batch(db, mj.Judge("tiny", judge_prompts.load_prompt()), PAIRS[1:], "two")
     result = mj.run_batch(db, batch, chat.ChatClient(server.url, "tiny", timeout=2.0,
                                                      retries=2, backoff=0.01),
                           set_aside_after=1)

@@ -75,11 +75,12 @@ def _transfer(args: argparse.Namespace) -> int:
     from labeling.evaluation.inputs.score_controls import Controls
     from labeling.evaluation.scores import chunk_set_scores
     from labeling.rechunking import report, transfer
+    from labeling.workspace import transfers
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
     report.check_segment(db, args.segment)  # before anything is transferred
-    done = transfer.existing_transfer(db, args.from_set, args.to_set)
+    done = transfers.existing_transfer(db, args.from_set, args.to_set)
     if done is None:
         result = transfer.transfer_labels(db, args.from_set, args.to_set,
                                           threshold=args.threshold)

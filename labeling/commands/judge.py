@@ -31,26 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          ACTIONS_HELP)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    run = actions.add_parser("run", help="judge a pair set (a new batch)")
-    _server_options(run)
-    run.add_argument("--prompt", default="v2",
-                     help="prompt version in prompts/ (relevance_judge_VERSION.md) or a file")
-    run.add_argument("--temperature", type=float, default=0.0)
-    which = run.add_mutually_exclusive_group(required=True)
-    which.add_argument("--runs", help="comma-separated runs whose top k are judged (the pool)")
-    which.add_argument("--queue", action="store_true", help="the pairs open in the label queue")
-    run.add_argument("--unjudged", action="store_true",
-                     help="with --runs: only the pairs people have not judged")
-    run.add_argument("--k", type=int, default=10, help="pool depth (default 10)")
-    run.add_argument("--split", choices=("dev", "test"), help="only this split's queries")
-    run.add_argument("--segment", metavar="ATTRIBUTE=VALUE[,VALUE]",
-                     help="only the queries whose attribute takes one of the values")
-    run.add_argument("--plan", action="store_true", help="print the plan and cost, judge nothing")
-    run.add_argument("--price-prompt", type=float, default=0.0, metavar="PER_MILLION",
-                     help="price of a million prompt tokens, for the cost estimate")
-    run.add_argument("--price-reply", type=float, default=0.0, metavar="PER_MILLION",
-                     help="price of a million reply tokens, for the cost estimate")
-    run.set_defaults(handler=run_judge)
+    _register_run(actions)
 
     _register_batch_actions(actions)
 
@@ -88,6 +69,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            help="another judge, compared on the same pairs")
     add_consensus_option(agreement)
     agreement.set_defaults(handler=run_agreement)
+
+
+def _register_run(actions: argparse._SubParsersAction) -> None:
+    """``scorecard judge run``: judge a pair set as a new batch."""
+    run = actions.add_parser("run", help="judge a pair set (a new batch)")
+    _server_options(run)
+    run.add_argument("--prompt", default="v2",
+                     help="prompt version in prompts/ (relevance_judge_VERSION.md) or a file")
+    run.add_argument("--temperature", type=float, default=0.0)
+    which = run.add_mutually_exclusive_group(required=True)
+    which.add_argument("--runs", help="comma-separated runs whose top k are judged (the pool)")
+    which.add_argument("--queue", action="store_true", help="the pairs open in the label queue")
+    run.add_argument("--unjudged", action="store_true",
+                     help="with --runs: only the pairs people have not judged")
+    run.add_argument("--k", type=int, default=10, help="pool depth (default 10)")
+    run.add_argument("--split", choices=("dev", "test"), help="only this split's queries")
+    run.add_argument("--segment", metavar="ATTRIBUTE=VALUE[,VALUE]",
+                     help="only the queries whose attribute takes one of the values")
+    run.add_argument("--plan", action="store_true", help="print the plan and cost, judge nothing")
+    run.add_argument("--price-prompt", type=float, default=0.0, metavar="PER_MILLION",
+                     help="price of a million prompt tokens, for the cost estimate")
+    run.add_argument("--price-reply", type=float, default=0.0, metavar="PER_MILLION",
+                     help="price of a million reply tokens, for the cost estimate")
+    run.set_defaults(handler=run_judge)
 
 
 def _register_batch_actions(actions: argparse._SubParsersAction) -> None:
@@ -147,13 +152,13 @@ def _split_list(text: str) -> list[str]:
 
 def run_judge(args: argparse.Namespace) -> int:
     from labeling.errors import ScorecardError
-    from labeling.machine_judging import machine_judge, machine_pairs
+    from labeling.machine_judging import judge_prompts, machine_judge, machine_pairs
     from labeling.model_calls import chat
     from labeling.workspace import connections
     from labeling.workspace.store import open_workspace
 
     db = open_workspace(args.db, create=False)
-    prompt = machine_judge.load_prompt(args.prompt)
+    prompt = judge_prompts.load_prompt(args.prompt)
     connection = None
     if args.connection:
         connection = connections.get_connection(db, connections.MODEL_SERVER, args.connection)

@@ -185,6 +185,22 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
         help="import (default): labels from elsewhere, never under a person's name; person: "
         "hand judgments of the person named by --annotator",
     )
+    run = _run_kind(kinds)
+    for sub in (qrels, run):
+        sub.add_argument(
+            "--strict",
+            action="store_true",
+            help="reject ids the workspace does not know instead of adding placeholders",
+        )
+        sub.add_argument("--format", default=None, help="file format (default: detected)")
+    _values_kind(kinds)
+    beir = kinds.add_parser("beir", help="a BEIR folder", description="Import a BEIR folder.")
+    beir.add_argument("folder", metavar="FOLDER", type=Path)
+    chunking.add_import_kinds(kinds)
+
+
+def _run_kind(kinds: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """``scorecard import run``: its own options (the shared ones are added by the caller)."""
     run = _file_kind(
         kinds, "run", "a retriever's run (TREC run, CSV, JSONL...)",
         "Store a retriever's ranked results under a name.",
@@ -205,13 +221,11 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--replace", action="store_true", help="replace a run of the same name")
     run.add_argument("--batch-rows", type=int, default=50_000, help=argparse.SUPPRESS)
-    for sub in (qrels, run):
-        sub.add_argument(
-            "--strict",
-            action="store_true",
-            help="reject ids the workspace does not know instead of adding placeholders",
-        )
-        sub.add_argument("--format", default=None, help="file format (default: detected)")
+    return run
+
+
+def _values_kind(kinds: argparse._SubParsersAction) -> None:
+    """``scorecard import values``."""
     values = _file_kind(
         kinds, "values", "per-query values of a run scored on a cluster (Parquet)",
         "Store per-query values written by `scorecard evaluate --per-query-out` with a run, "
@@ -223,9 +237,6 @@ def _register_import(subparsers: argparse._SubParsersAction) -> None:
                         help="file or folder of the run's top rows (evaluate --top-out)")
     values.add_argument("--replace", action="store_true",
                         help="replace a run of the same name (with --top, or a new run)")
-    beir = kinds.add_parser("beir", help="a BEIR folder", description="Import a BEIR folder.")
-    beir.add_argument("folder", metavar="FOLDER", type=Path)
-    chunking.add_import_kinds(kinds)
 
 
 def _file_kind(

@@ -17,7 +17,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.files.importers import ImportResult
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_sets, chunk_store, query_store, runs
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
@@ -44,20 +44,32 @@ def bm25_run(
         raise ScorecardError(f"fields must be among {', '.join(FIELDS)}, not {', '.join(fields)}")
     if k < 1:
         raise ScorecardError("k must be at least 1")
-    text = " || char(10) || char(10) || ".join(f"coalesce({f}, '')" for f in fields)
     if chunk_set is not None:
         chunk_sets.get_chunk_set(db, chunk_set)
-    members = "" if chunk_set is None else (
-        " AND id IN (SELECT chunk_id FROM chunk_set_members WHERE chunk_set = :set)")
-    chunks = db.conn.execute(
-        f"SELECT id, {text} FROM chunks WHERE placeholder = 0{members} ORDER BY rowid",
-        {"set": chunk_set},
-    ).fetchall()
-    queries = db.conn.execute(
-        "SELECT id, coalesce(text, '') FROM queries WHERE placeholder = 0 ORDER BY rowid"
-    ).fetchall()
+    chunks = chunk_store.search_texts(db.conn, fields, chunk_set)
+    queries = query_store.split_query_texts(db.conn, None)
     if not chunks or not queries:
         raise ScorecardError("the workspace needs chunks and queries before a BM25 baseline")
+    rows = _ranked(chunks, queries, k)
+    meta = {
+        "retriever": "bm25s",
+        "bm25s_version": bm25s.__version__,
+        "fields": list(fields),
+        "k": k,
+        "k1": 1.5,
+        "b": 0.75,
+        "method": "lucene",
+        "stopwords": "english",
+    }
+    _store(db, run_name, meta, rows, replace=replace, chunk_set=chunk_set)
+    return ImportResult("run", rows=len(rows))
+
+
+def _ranked(
+    chunks: list[tuple[str, str]], queries: list[tuple[str, str]], k: int
+) -> list[tuple[str, str, int, float]]:
+    """(query_id, chunk_id, rank from 1, score) of each query's top ``k`` chunks by BM25,
+    chunks of score 0 left out."""
     chunk_ids = [c[0] for c in chunks]
     retriever = bm25s.BM25()
     retriever.index(
@@ -70,43 +82,28 @@ def bm25_run(
         keep = score > 0
         for rank, (doc, value) in enumerate(zip(found[keep], score[keep], strict=True), start=1):
             rows.append((query_id, chunk_ids[int(doc)], rank, float(np.float64(value))))
-    meta = {
-        "retriever": "bm25s",
-        "bm25s_version": bm25s.__version__,
-        "fields": list(fields),
-        "k": k,
-        "k1": 1.5,
-        "b": 0.75,
-        "method": "lucene",
-        "stopwords": "english",
-    }
+    return rows
+
+
+def _store(
+    db: sqlite_utils.Database, run_name: str, meta: dict, rows: list[tuple], *, replace: bool,
+    chunk_set: str | None,
+) -> None:
+    """Store the run ``run_name`` (replacing one of that name when ``replace``) with its rows
+    and its columnar copy, in one transaction."""
     with write_transaction(db, action="baseline") as conn:
-        old = conn.execute("SELECT id FROM runs WHERE name = ?", [run_name]).fetchone()
-        if old is not None:
+        if runs.run_id(conn, run_name) is not None:
             if not replace:
                 raise ScorecardError(f"a run named {run_name!r} already exists")
-            conn.execute("DELETE FROM runs WHERE id = ?", [old[0]])
-        run_id = conn.execute(
-            "INSERT INTO runs (name, index_build, created_at, notes, metadata)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [
-                run_name,
-                f"bm25s {bm25s.__version__} over {'+'.join(fields)}",
-                utc_now(),
-                "BM25 baseline computed by scorecard",
-                json.dumps(meta),
-            ],
-        ).lastrowid
+            runs.delete_run(conn, run_name)
+        run_id = runs.insert_run(conn, {
+            "name": run_name,
+            "index_build": f"bm25s {bm25s.__version__} over {'+'.join(meta['fields'])}",
+            "created_at": utc_now(),
+            "notes": "BM25 baseline computed by scorecard",
+            "metadata": json.dumps(meta),
+        })
         if chunk_set is not None:
-            conn.execute(
-                "UPDATE runs SET chunk_set = ?,"
-                " chunk_size = (SELECT size FROM chunk_sets WHERE name = ?) WHERE id = ?",
-                [chunk_set, chunk_set, run_id],
-            )
-        conn.executemany(
-            "INSERT INTO run_results (run_id, query_id, chunk_id, rank, score)"
-            " VALUES (?, ?, ?, ?, ?)",
-            ((run_id, *row) for row in rows),
-        )
+            runs.set_run_chunk_set(conn, run_id, chunk_set, with_size=True)
+        runs.insert_ranked_results(conn, run_id, rows)
         write_run_parts(conn, run_id)  # the columnar copy the scores read
-    return ImportResult("run", rows=len(rows))

@@ -37,7 +37,7 @@ from labeling.files import formats
 from labeling.judging.consensus import run_frame
 from labeling.judging.label_sources import source_consensus
 from labeling.judging.visibility import Sight
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_sets, chunk_store, judgments, query_store
 from labeling.workspace.evidence import all_evidence, spans_json
 
 JUDGMENT_COLUMNS = (
@@ -138,19 +138,10 @@ def chunk_set_qrels(
     return qrels
 
 
-# The current relevant judgments of people (each annotator's latest of a pair) with evidence.
-_PAIR_EVIDENCE_SQL = """
-SELECT j.query_id, j.chunk_id, e.start, e."end" FROM judgments j
-JOIN judgment_evidence e ON e.judgment_id = j.id
-WHERE j.id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
-  AND j.grade >= 1 AND j.origin <> 'machine'
-"""
-
-
 def _write_qrels_jsonl(db: sqlite_utils.Database, qrels: pd.DataFrame, path: str | Path) -> None:
     """Qrels as JSON lines; a relevant pair's evidence is the union of its people's spans."""
     spans: dict[tuple[str, str], set[tuple[int, int]]] = {}
-    for query_id, chunk_id, start, end in db.conn.execute(_PAIR_EVIDENCE_SQL):
+    for query_id, chunk_id, start, end in judgments.current_relevant_spans(db.conn):
         spans.setdefault((query_id, chunk_id), set()).add((int(start), int(end)))
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         for query_id, doc_id, grade in qrels[["query_id", "doc_id", "relevance"]].itertuples(
@@ -187,8 +178,7 @@ def export_judgments(
         writer = csv.writer(handle)
         writer.writerow(EXPORTED_JUDGMENT_COLUMNS)
         evidence = all_evidence(db.conn)
-        cursor = db.conn.execute(f"SELECT {', '.join(JUDGMENT_COLUMNS)} FROM judgments ORDER BY id")
-        while rows := cursor.fetchmany(10_000):
+        for rows in judgments.judgment_batches(db.conn, tuple(JUDGMENT_COLUMNS)):
             if sight is not None and not sight.sees_all:
                 rows = [r for r in rows if sight.sees(r[query], r[chunk], r[annotator])]
             writer.writerows([*(defuse(cell) for cell in row), _evidence_cell(evidence, row[0])]
@@ -205,9 +195,8 @@ def _evidence_cell(evidence: dict[int, list], judgment_id: int) -> str:
 def corpus_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Non-placeholder chunks as a BEIR corpus: _id, title, text, metadata (dict; a chunk's
     doc_id goes there, as BEIR has no column for it)."""
-    frame, metadata = _rows_and_metadata(
-        db, "chunks", "id AS _id, coalesce(title, '') AS title, coalesce(text, '') AS text, doc_id"
-    )
+    frame = chunk_store.stored_chunks_frame(db.conn)
+    metadata = [json.loads(m) for m in frame.pop("metadata")]
     frame["metadata"] = [
         ({"doc_id": doc_id} if isinstance(doc_id, str) else {}) | meta
         for doc_id, meta in zip(frame.pop("doc_id"), metadata, strict=True)
@@ -217,12 +206,9 @@ def corpus_frame(db: sqlite_utils.Database) -> pd.DataFrame:
 
 def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Non-placeholder queries as BEIR queries: _id, text, metadata (attributes, source, split)."""
-    frame, metadata = _rows_and_metadata(
-        db, "queries", "id AS _id, coalesce(text, '') AS text, source, split"
-    )
-    attributes: dict[str, dict[str, str]] = {}
-    for qid, name, value in db.conn.execute("SELECT query_id, name, value FROM query_attributes"):
-        attributes.setdefault(qid, {})[name] = value
+    frame = query_store.stored_queries_frame(db.conn)
+    metadata = [json.loads(m) for m in frame.pop("metadata")]
+    attributes = query_store.all_attributes(db.conn)
     columns = zip(frame["_id"], frame.pop("source"), frame.pop("split"), metadata, strict=True)
     frame["metadata"] = [
         meta | attributes.get(qid, {})
@@ -230,17 +216,6 @@ def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
         for qid, source, split, meta in columns
     ]
     return frame
-
-
-def _rows_and_metadata(
-    db: sqlite_utils.Database, table: str, columns: str
-) -> tuple[pd.DataFrame, list[dict]]:
-    """``columns`` of the non-placeholder rows of ``table`` in the order they were added, and
-    each row's ``metadata`` decoded."""
-    frame = pd.read_sql_query(
-        f"SELECT {columns}, metadata FROM {table} WHERE placeholder = 0 ORDER BY rowid", db.conn
-    )
-    return frame, [json.loads(m) for m in frame.pop("metadata")]
 
 
 def export_beir(

@@ -34,7 +34,14 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.model_calls.postgres_search import PostgresRetriever
 from labeling.model_calls.retrievers import HttpRetriever, PythonRetriever, RetrievalFailed
-from labeling.workspace import connections, roles
+from labeling.workspace import (
+    chunk_store,
+    connections,
+    live_runs,
+    query_store,
+    roles,
+    runs,
+)
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
@@ -182,9 +189,7 @@ def _ask(caller: Any, text: str, k: int, params: Mapping[str, Any], pacer: Pacer
 
 
 def _queries(db: sqlite_utils.Database, split: str | None) -> list[tuple[str, str]]:
-    rows = db.conn.execute(
-        "SELECT id, coalesce(text, '') FROM queries WHERE placeholder = 0"
-        " AND (:split IS NULL OR split = :split) ORDER BY rowid", {"split": split}).fetchall()
+    rows = query_store.split_query_texts(db.conn, split)
     if not rows:
         raise InputError(f"no queries{f' in the split {split!r}' if split else ''} to run",
                          source="retrieve")
@@ -193,40 +198,28 @@ def _queries(db: sqlite_utils.Database, split: str | None) -> list[tuple[str, st
 
 def _check_progress(db: sqlite_utils.Database, run_name: str, digest: str) -> set[str]:
     """The queries already done under this name and setup; refuses another setup."""
-    other = db.conn.execute("SELECT 1 FROM live_run_queries WHERE run_name = ? AND"
-                            " setup_hash != ? LIMIT 1", [run_name, digest]).fetchone()
-    stored = db.conn.execute("SELECT 1 FROM runs WHERE name = ?", [run_name]).fetchone()
-    mine = db.conn.execute("SELECT 1 FROM live_run_queries WHERE run_name = ? LIMIT 1",
-                           [run_name]).fetchone()
-    if other or (stored and not mine):
+    other = live_runs.other_setup_answered(db.conn, run_name, digest)
+    stored = runs.run_id(db.conn, run_name) is not None
+    if other or (stored and not live_runs.has_answers(db.conn, run_name)):
         raise InputError(f"a run named {run_name!r} exists with another setup: give the new "
                          "version its own run name", source="retrieve")
-    return {row[0] for row in db.conn.execute(
-        "SELECT query_id FROM live_run_queries WHERE run_name = ? AND status = 'done'",
-        [run_name])}
+    return live_runs.done_queries(db.conn, run_name)
 
 
 def _record(db: sqlite_utils.Database, run_name: str, digest: str, query_id: str,
             hits: list, error: str | None) -> None:
     with write_transaction(db, action="live_run") as conn:
-        conn.execute(
-            "INSERT INTO live_run_queries (run_name, setup_hash, query_id, status, hits, error,"
-            " asked_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_name, query_id) DO UPDATE"
-            " SET status = excluded.status, hits = excluded.hits, error = excluded.error,"
-            " asked_at = excluded.asked_at",
-            [run_name, digest, query_id, "failed" if error else "done", json.dumps(hits),
-             error or "", utc_now()])
+        live_runs.record_answer(conn, run_name, digest, query_id, hits=json.dumps(hits),
+                                error=error, asked_at=utc_now())
 
 
 def _store_run(db: sqlite_utils.Database, run_name: str, setup: dict, digest: str,
                query_ids: list[str], asked_now: int) -> LiveRunResult:
     """(Re)store the run from the done queries, its metadata naming the failed ones."""
     result = LiveRunResult(run_name, digest, len(query_ids), asked_now)
-    known = {row[0] for row in db.conn.execute("SELECT id FROM chunks")}
+    known = chunk_store.chunk_id_set(db.conn)
     rows: list[tuple] = []
-    answers = db.conn.execute("SELECT query_id, status, hits, error FROM live_run_queries"
-                              " WHERE run_name = ?", [run_name]).fetchall()
-    for query_id, status, hits, error in answers:
+    for query_id, status, hits, error in live_runs.answers(db.conn, run_name):
         if status == "failed":
             result.failed[query_id] = error
             continue
@@ -244,14 +237,12 @@ def _store_run(db: sqlite_utils.Database, run_name: str, setup: dict, digest: st
                          "failed_queries": result.failed, "unknown_hits": result.unknown_hits,
                          "unknown_ids": result.unknown_ids}}
     with write_transaction(db, action="live_run") as conn:
-        conn.execute("DELETE FROM runs WHERE name = ?", [run_name])
-        run_id = conn.execute(
-            "INSERT INTO runs (name, index_build, created_at, notes, metadata)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [run_name, f"live {setup['kind']} {setup['connection']} setup {digest[:12]}",
-             utc_now(), result.summary(), json.dumps(meta)]).lastrowid
-        conn.executemany("INSERT INTO run_results (run_id, query_id, chunk_id, rank, score)"
-                         " VALUES (?, ?, ?, ?, ?)", ((run_id, *row) for row in rows))
+        runs.delete_run(conn, run_name)
+        run_id = runs.insert_run(conn, {
+            "name": run_name,
+            "index_build": f"live {setup['kind']} {setup['connection']} setup {digest[:12]}",
+            "created_at": utc_now(), "notes": result.summary(), "metadata": json.dumps(meta)})
+        runs.insert_ranked_results(conn, run_id, rows)
         write_run_parts(conn, run_id)
     return result
 
@@ -268,8 +259,7 @@ def error_shown(error: str, *, admin: bool) -> str:
 
 def run_incompleteness(db: sqlite_utils.Database, run_name: str) -> str | None:
     """"incomplete: n queries failed" for a live run with failed queries, else None."""
-    row = db.conn.execute("SELECT metadata FROM runs WHERE name = ?", [run_name]).fetchone()
-    live = json.loads(row[0] or "{}").get("live_run") if row else None
+    live = json.loads(runs.run_metadata(db.conn, run_name) or "{}").get("live_run")
     if live and live.get("incomplete"):
         return f"incomplete: {len(live['failed_queries'])} queries failed"
     return None

@@ -37,7 +37,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.judging import consensus, queue
 from labeling.metrics import label_agreement
-from labeling.workspace import contents, data_versions, grading
+from labeling.workspace import contents, data_versions, grading, judgments
 
 CONSENSUS_RULE = (
     "Consensus: the latest adjudicated grade, else the grade more than half of the annotators "
@@ -84,13 +84,7 @@ def annotators(db: sqlite_utils.Database) -> pd.DataFrame:
     """Everyone and everything that judged, with where their judgments came from: annotator,
     origin (their origins, comma-separated), sources (the files, models... named by
     ``origin_source``), judgments, pairs. People (origin ``person``) first, then by name."""
-    frame = pd.read_sql_query(
-        "SELECT annotator, group_concat(DISTINCT origin) AS origin,"
-        " coalesce(group_concat(DISTINCT origin_source), '') AS sources,"
-        " count(*) AS judgments, count(DISTINCT query_id || char(31) || chunk_id) AS pairs"
-        " FROM judgments GROUP BY annotator",
-        db.conn,
-    )
+    frame = judgments.annotators_table(db)
     frame["origin"] = frame["origin"].map(lambda o: ", ".join(sorted(str(o).split(","))))
     person = frame["origin"].str.contains("person", regex=False)
     return (frame.assign(_people=~person).sort_values(["_people", "annotator"])
@@ -296,7 +290,7 @@ def _disagreements(
     out["consensus"] = agreed.reindex(out.index).astype("Int64")
     out = out.reset_index()
     texts = {query: contents.shown_text(text, query)
-             for query, text in db.conn.execute("SELECT id, text FROM queries")}
+             for query, text in contents.query_texts(db).items()}
     out["query"] = out["query_id"].map(texts)
     if not include_adjudicated:
         out = out.loc[~out["adjudicated"]]

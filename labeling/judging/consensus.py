@@ -24,7 +24,6 @@ all three, and for every pair strict <= default <= lenient.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 import numpy as np
@@ -33,8 +32,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import sqlite_utils
 
-from labeling.workspace.columnar import read_columns, table_of_rows
-from labeling.workspace.contents import get_run
+from labeling.workspace import judgments
+from labeling.workspace.contents import get_run, run_results_frame
+from labeling.workspace.judgments import (
+    ADJUDICATED,
+    GENERATOR,
+    MACHINE,
+    TRANSFERRED,
+)
 
 PAIR = ["query_id", "chunk_id"]
 
@@ -46,20 +51,10 @@ RULES: dict[str, str] = {
     "lenient": "latest adjudicated grade, else the highest grade any annotator gave",
 }
 
-CURRENT_SQL = """
-SELECT id, query_id, chunk_id, grade, annotator,
-       coalesce(json_extract(flags, '$.adjudicated'), 0) AS adjudicated,
-       (coalesce(json_extract(flags, '$.generator'), 0) OR origin = 'transferred') AS generator,
-       origin
-FROM current_judgments
-WHERE grade IS NOT NULL
-"""
-
-
 def current_judgments_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Current graded judgments: id, query_id, chunk_id, grade, annotator, adjudicated,
     generator, origin (one row per annotator and pair; NULL grades left out)."""
-    frame = pd.read_sql_query(CURRENT_SQL, db.conn)
+    frame = judgments.current_graded(db)
     return frame.astype(
         {
             "id": "int64",
@@ -142,21 +137,7 @@ def consensus_qrels(
 # ---------------------------------------------------------------------------------------------
 # The same rule over every judgment at once, from columns (``consensus`` is its reference).
 
-# Each judgment's part in the rule, as bits of one small integer computed by SQLite: the flags
-# are parsed only where there are some (most judgments have none: '{}'), as ``CURRENT_SQL``
-# reads them (json_extract, then truthiness).
-ADJUDICATED, GENERATOR, TRANSFERRED, MACHINE = 1, 2, 4, 8
-_KIND = (
-    "CASE WHEN flags = '{}' THEN 0 ELSE"
-    " (coalesce(json_extract(flags, '$.adjudicated'), 0) != 0)"
-    " + 2 * (coalesce(json_extract(flags, '$.generator'), 0) != 0) END"
-    " + 4 * (origin IS 'transferred') + 8 * (origin IS 'machine')"
-)
-_TEXT_COLUMNS = {"query_id": "query_id", "chunk_id": "chunk_id", "annotator": "annotator"}
-# The grade and the kind in one integer, ``grade * 16 + kind`` (null when the annotator could
-# not judge): one column fewer to pack and parse (0.1 s of 1.0 for 1M judgments).
-_INTEGER_COLUMNS = {"grade_kind": f"grade * 16 + ({_KIND})"}
-JUDGMENT_COLUMNS = (*_TEXT_COLUMNS, *_INTEGER_COLUMNS)  # what ``judgment_columns`` returns
+JUDGMENT_COLUMNS = judgments.JUDGMENT_COLUMNS  # what ``judgment_columns`` returns
 # Which current judgments vote: people's (every origin but ``machine``), machines', or all.
 VOTES = ("people", "machine", "all")
 
@@ -166,24 +147,12 @@ def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
     annotator and grade_kind: ``grade * 16 + kind`` (null: could not judge), kind holding the
     bits ``ADJUDICATED``, ``GENERATOR`` from the flags, ``TRANSFERRED``, ``MACHINE`` from the
     origin."""
-    return read_columns(
-        db.conn, "judgments", key="id", text=_TEXT_COLUMNS, integer=_INTEGER_COLUMNS,
-        where="id > ?" if after_id else "", params=[after_id] if after_id else [],
-    )
-
+    return judgments.judgment_columns(db, after_id)
 
 def query_judgment_columns(db: sqlite_utils.Database, query_ids: Iterable[str]) -> pa.Table:
     """``judgment_columns`` of ``query_ids`` alone, read through the judgments' pair index
     (milliseconds for a few queries): what a new judgment changes."""
-    expressions = ", ".join([*_TEXT_COLUMNS.values(), *_INTEGER_COLUMNS.values()])
-    rows = db.conn.execute(
-        f"SELECT {expressions} FROM judgments"
-        " WHERE query_id IN (SELECT value FROM json_each(?)) ORDER BY id",
-        [json.dumps(list(query_ids))],
-    ).fetchall()
-    return table_of_rows(rows, {name: pa.string() if name in _TEXT_COLUMNS else pa.int64()
-                                for name in JUDGMENT_COLUMNS})
-
+    return judgments.query_judgment_columns(db, list(query_ids))
 
 def _sorted_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """(code of each value, distinct values sorted in byte order)."""
@@ -253,10 +222,7 @@ def consensus_of_columns(
     Current judgments are taken over every origin first (as the ``current_judgments`` view
     does); then ``votes`` keeps people's, machines' or all of them, and ``judge`` (with
     machines') one machine judge's."""
-    if rule not in RULES:
-        raise ValueError(f"unknown consensus rule {rule!r}; expected one of {', '.join(RULES)}")
-    if votes not in VOTES:
-        raise ValueError(f"unknown votes {votes!r}; expected one of {', '.join(VOTES)}")
+    _check_rule(rule, votes)
     if columns.num_rows == 0:
         return consensus(pd.DataFrame(), rule)
     pair, pair_query, pair_chunk = _pair_codes(columns["query_id"], columns["chunk_id"])
@@ -300,6 +266,19 @@ def consensus_of_columns(
         voted = _default_rule(vote_pair, vote_grade, by_grade, voted_pairs, n_pairs)
     out_pair = np.concatenate([pair[decided], voted_pairs])
     out_grade = np.concatenate([grade[decided], voted])
+    return _pairs_frame(pair_query, pair_chunk, out_pair, out_grade)
+
+
+def _check_rule(rule: str, votes: str) -> None:
+    if rule not in RULES:
+        raise ValueError(f"unknown consensus rule {rule!r}; expected one of {', '.join(RULES)}")
+    if votes not in VOTES:
+        raise ValueError(f"unknown votes {votes!r}; expected one of {', '.join(VOTES)}")
+
+
+def _pairs_frame(pair_query: pa.Array, pair_chunk: pa.Array, out_pair: np.ndarray,
+                 out_grade: np.ndarray) -> pd.DataFrame:
+    """query_id, chunk_id, grade of pair codes ``out_pair``, sorted by pair code."""
     order = np.argsort(out_pair, kind="stable")
     out_pair, out_grade = out_pair[order], out_grade[order]
     taken = pa.array(out_pair)
@@ -354,11 +333,7 @@ def run_frame(db: sqlite_utils.Database, run_name: str) -> pd.DataFrame:
     trec_eval order). Rows come sorted by query_id, rank.
     """
     run_id = get_run(db, run_name)["id"]
-    frame = pd.read_sql_query(
-        "SELECT query_id, chunk_id AS doc_id, score, rank FROM run_results WHERE run_id = ?",
-        db.conn,
-        params=[run_id],
-    )
+    frame = run_results_frame(db, run_id)
     frame = frame.astype({"query_id": "string", "doc_id": "string", "score": "float64"})
     if frame["rank"].isna().any():
         frame = frame.sort_values(

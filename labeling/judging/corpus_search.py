@@ -33,24 +33,12 @@ import sqlite_utils
 from labeling.chunk_markup import query_terms, snippet, term_marks
 from labeling.chunk_markup import words as all_words
 from labeling.judging import queue
-from labeling.workspace import provenance, store
+from labeling.workspace import provenance, search_index, store
 
 DEFAULT_LIMIT = 20
 MAX_TERMS = 32
 DETAIL_CHARS = 500
 POSTINGS_BUDGET = 20_000
-
-_HOLDING_SQL = """
-SELECT count(*) FROM (SELECT rowid FROM chunk_search WHERE chunk_search MATCH ? LIMIT ?)
-"""
-_SEARCH_SQL = """
-SELECT c.id, coalesce(c.doc_id, ''), coalesce(c.title, ''), coalesce(c.text, ''), -hit.rank
-FROM (SELECT rowid, rank FROM chunk_search WHERE chunk_search MATCH ?
-      ORDER BY rank LIMIT ?) AS hit
-JOIN chunks c ON c.rowid = hit.rowid
-ORDER BY hit.rank, c.id
-"""
-
 
 @dataclass(frozen=True)
 class Hit:
@@ -95,7 +83,7 @@ def search(db: sqlite_utils.Database, text: str, limit: int = DEFAULT_LIMIT) -> 
     searched, left_out = words_to_search(db, search_terms(text))
     if not searched or limit <= 0:
         return Results([], searched, left_out)
-    rows = db.conn.execute(_SEARCH_SQL, [match_expression(searched), int(limit)]).fetchall()
+    rows = search_index.chunks_matching(db.conn, match_expression(searched), limit)
     return Results(_hits(rows, searched), searched, left_out)
 
 
@@ -117,8 +105,7 @@ def words_to_search(
 
 def holding(db: sqlite_utils.Database, word: str, cap: int | None) -> int:
     """How many chunks hold ``word`` as the index reads it, counted up to ``cap`` (None: all)."""
-    return int(db.conn.execute(_HOLDING_SQL, [match_expression([word]),
-                                              -1 if cap is None else cap]).fetchone()[0])
+    return search_index.chunks_holding(db.conn, match_expression([word]), cap)
 
 
 def _hits(rows: list[tuple], words: list[str]) -> list[Hit]:
@@ -155,22 +142,14 @@ def found_by_search(
     db: sqlite_utils.Database, query_id: str, chunk_ids: list[str] | None = None
 ) -> set[str]:
     """The chunk ids of ``query_id`` (among ``chunk_ids`` when given) marked "found by search"."""
-    rows = db.conn.execute(
-        "SELECT DISTINCT chunk_id FROM pair_sources WHERE query_id = ? AND source = 'search'",
-        [query_id],
-    ).fetchall()
-    found = {r[0] for r in rows}
+    found = provenance.chunks_with_source(db.conn, query_id, "search")
     return found if chunk_ids is None else found & set(chunk_ids)
 
 
 def pair_sources(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> list[str]:
     """How a pair reached the judges, oldest first, as short phrases ("pool of depth 10",
     "found by search", ...); each phrase once."""
-    rows = db.conn.execute(
-        "SELECT source, pool_depth FROM pair_sources WHERE query_id = ? AND chunk_id = ?"
-        " ORDER BY id",
-        [query_id, chunk_id],
-    ).fetchall()
+    rows = provenance.sources_of_pair(db.conn, query_id, chunk_id)
     phrases = {
         "pool": "pool of depth {depth}", "search": "found by search", "import": "imported",
         "synthetic": "synthetic question", "transfer": "transferred", "queue": "queued by hand",

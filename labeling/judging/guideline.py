@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite_utils
 
 from labeling.errors import InputError
+from labeling.workspace import contents
 from labeling.workspace.store import utc_now, write_transaction
 
 GUIDELINE = "judging_guideline"
@@ -21,8 +22,7 @@ MAX_CHARS = 100_000
 
 
 def _setting(db: sqlite_utils.Database, name: str) -> str:
-    row = db.conn.execute("SELECT value FROM labeling_settings WHERE name = ?", [name]).fetchone()
-    return "" if row is None else str(row[0])
+    return contents.setting(db, name) or ""
 
 
 def guideline(db: sqlite_utils.Database) -> str:
@@ -44,8 +44,4 @@ def set_guideline(db: sqlite_utils.Database, text: str, by: str | None = None) -
     stamp = f"{(by or '').strip() or 'someone'} · {utc_now()[:19]} UTC"
     with write_transaction(db, action="set_guideline") as conn:
         for name, value in ((GUIDELINE, text), (GUIDELINE_SAVED, stamp)):
-            conn.execute(
-                "INSERT INTO labeling_settings (name, value) VALUES (?, ?)"
-                " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-                [name, value],
-            )
+            contents.save_setting(conn, name, value)

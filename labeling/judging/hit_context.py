@@ -8,13 +8,13 @@ judging page); labels follow the viewer's sight everywhere.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import sqlite_utils
 
 from labeling.judging.visibility import Sight
+from labeling.workspace import contents, judgments
 
 
 @dataclass(frozen=True)
@@ -50,23 +50,12 @@ def hit_contexts(
     db: sqlite_utils.Database, query_id: str, chunk_ids: Sequence[str], sight: Sight
 ) -> dict[str, HitContext]:
     """``HitContext`` of each chunk of ``chunk_ids`` for ``query_id``, as ``sight`` may see."""
-    wanted = json.dumps(list(chunk_ids))
     labels: dict[str, list] = {c: [] for c in chunk_ids}
-    for chunk, who, grade, origin in db.conn.execute(
-        "SELECT chunk_id, annotator, grade, origin FROM current_judgments WHERE query_id = ?"
-        " AND chunk_id IN (SELECT value FROM json_each(?)) ORDER BY annotator",
-        [query_id, wanted],
-    ):
+    for chunk, who, grade, origin in judgments.current_labels_of_chunks(db, query_id,
+                                                                        list(chunk_ids)):
         if who != sight.viewer and sight.sees(query_id, chunk, who, origin):
             labels[chunk].append((who, grade, origin))
     runs: dict[str, list] = {c: [] for c in chunk_ids}
-    for run_id, name in db.conn.execute("SELECT id, name FROM runs ORDER BY id").fetchall():
-        for chunk, rank in db.conn.execute(
-            "SELECT chunk_id, rank FROM (SELECT chunk_id, row_number() OVER"
-            " (ORDER BY score DESC, chunk_id DESC) AS rank FROM run_results"
-            " WHERE run_id = ? AND query_id = ?)"
-            " WHERE chunk_id IN (SELECT value FROM json_each(?))",
-            [run_id, query_id, wanted],
-        ):
-            runs[chunk].append((name, int(rank)))
+    for name, chunk, rank in contents.run_ranks_of_chunks(db, query_id, list(chunk_ids)):
+        runs[chunk].append((name, rank))
     return {c: HitContext(labels[c], runs[c]) for c in chunk_ids}

@@ -21,6 +21,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.judging import consensus
+from labeling.workspace import judgments
 
 LABEL_SOURCES: dict[str, str] = {
     "people": "people only (machine labels are left out)",
@@ -36,16 +37,6 @@ LABEL_ORIGINS: dict[str, str] = {
 DEFAULT_SOURCE = "people"
 MACHINE_SOURCES = ("machine", "people+machine")
 
-_CURRENT = """
-SELECT id, query_id, chunk_id, grade, annotator,
-       coalesce(json_extract(flags, '$.adjudicated'), 0) AS adjudicated,
-       coalesce(json_extract(flags, '$.generator'), 0) AS generator,
-       origin = 'machine' AS machine
-FROM current_judgments
-WHERE grade IS NOT NULL
-"""
-
-
 def check_source(source: str, judge: str = "") -> None:
     """``ScorecardError`` for an unknown source, or a judge named with the people source."""
     if source not in LABEL_SOURCES:
@@ -58,7 +49,7 @@ def check_source(source: str, judge: str = "") -> None:
 def current_by_origin(db: sqlite_utils.Database) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Current graded judgments (columns of ``consensus.current_judgments_frame``, plus
     ``annotator``) split into (people's, machines')."""
-    frame = pd.read_sql_query(_CURRENT, db.conn).astype({
+    frame = judgments.current_graded(db, machine_column=True).astype({
         "id": "int64", "query_id": "string", "chunk_id": "string", "grade": "int64",
         "annotator": "string", "adjudicated": "bool", "generator": "bool", "machine": "bool",
     })

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
+from labeling.workspace import judgments, label_queue
+
 BREAK_SECONDS = 600.0
 DEFAULT_SECONDS_PER_CARD = 30.0
 
@@ -41,10 +43,7 @@ def person_judgment_times(db: sqlite_utils.Database) -> pd.DataFrame:
     """Columns annotator and at (UTC timestamps) of every judgment made in the app by a person,
     oldest first."""
     frame = pd.DataFrame(
-        db.conn.execute(
-            "SELECT annotator, created_at FROM judgments"
-            " WHERE origin = 'person' AND origin_source IS NULL ORDER BY id"
-        ).fetchall(),
+        judgments.person_judgment_times(db),
         columns=["annotator", "created_at"],
     )
     frame["at"] = pd.to_datetime(frame["created_at"], utc=True, format="ISO8601")
@@ -57,7 +56,7 @@ def person_events(db: sqlite_utils.Database) -> pd.DataFrame:
     the same instant)."""
     judged = person_judgment_times(db).assign(skip=False)
     skips = pd.DataFrame(
-        db.conn.execute("SELECT annotator, skipped_at FROM skip_times ORDER BY id").fetchall(),
+        label_queue.skip_times(db),
         columns=["annotator", "skipped_at"])
     skips = pd.DataFrame({
         "annotator": skips["annotator"],

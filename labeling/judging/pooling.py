@@ -15,7 +15,7 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import queue
-from labeling.workspace import contents, provenance, store
+from labeling.workspace import contents, label_queue, provenance, store
 
 DEFAULT_K = 10
 POOL_REASON = "pool"
@@ -61,31 +61,11 @@ def pool_pairs(
     if not runs:
         raise InputError("choose at least one run to pool", source="pool")
     run_ids = [contents.get_run(db, name)["id"] for name in runs]  # raises for an unknown run
-    marks = ", ".join("?" for _ in run_ids)
-    where, params = [f"r.run_id IN ({marks})"], [*run_ids]
-    if split is not None:
-        where.append("r.query_id IN (SELECT id FROM queries WHERE split = ?)")
-        params.append(split)
     if segment is not None:
-        attribute, values = segment
-        values = list(values)
-        if not values:
+        segment = (segment[0], list(segment[1]))
+        if not segment[1]:
             raise InputError("choose at least one segment value", source="pool")
-        where.append(
-            "r.query_id IN (SELECT query_id FROM query_attributes WHERE name = ?"
-            f" AND value IN ({', '.join('?' for _ in values)}))"
-        )
-        params += [attribute, *values]
-    sql = f"""
-        SELECT DISTINCT query_id, chunk_id FROM (
-            SELECT r.query_id, r.chunk_id, row_number() OVER (
-                PARTITION BY r.run_id, r.query_id ORDER BY r.score DESC, r.chunk_id DESC
-            ) AS rank
-            FROM run_results r WHERE {' AND '.join(where)}
-        ) WHERE rank <= ?
-        ORDER BY query_id, chunk_id
-    """
-    frame = pd.read_sql_query(sql, db.conn, params=[*params, int(k)])
+    frame = contents.top_results(db, run_ids, k, split=split, segment=segment)
     return frame.astype({"query_id": "string", "chunk_id": "string"})
 
 
@@ -119,21 +99,8 @@ def pairs_of_query(db: sqlite_utils.Database, query_id: str, annotator: str,
     """The pairs of one query queued in ``queue_name`` for the "judge by query" view, in the
     chunk-id order (not a run's order: judging stays blind): chunk_id, title, text, my_grade
     (Int64, NA when not judged by ``annotator``), judged, needed."""
-    where, _ = queue.queue_condition(queue_name)
-    frame = pd.read_sql_query(
-        f"""
-        SELECT q.chunk_id, coalesce(c.title, '') AS title, c.text,
-               (SELECT j.grade FROM judgments j WHERE j.query_id = q.query_id
-                 AND j.chunk_id = q.chunk_id AND j.annotator = ?
-                ORDER BY j.id DESC LIMIT 1) AS my_grade,
-               q.judged, q.needed
-        FROM label_queue q JOIN chunks c ON c.id = q.chunk_id
-        WHERE q.query_id = ? {where}
-        ORDER BY q.chunk_id
-        """,
-        db.conn,
-        params=[(annotator or "").strip(), query_id],
-    )
+    frame = label_queue.query_pairs(db, query_id, (annotator or "").strip(),
+                                    queue.is_audit(queue_name))
     frame["text"] = [contents.shown_text(t, c) for c, t in zip(frame["chunk_id"], frame["text"],
                                                                strict=True)]
     return frame.astype({"chunk_id": "string", "my_grade": "Int64"})
@@ -147,9 +114,7 @@ def queries_to_judge(db: sqlite_utils.Database, queue_name: str = queue.SHARED) 
     queued = queued_queries(db, queue_name)
     if queue_name != queue.SHARED:
         return queued
-    rest = pd.read_sql_query(
-        "SELECT id AS query_id, text FROM queries WHERE text IS NOT NULL AND text <> ''"
-        " AND id NOT IN (SELECT query_id FROM label_queue) ORDER BY id", db.conn)
+    rest = label_queue.unqueued_queries(db)
     rest = rest.assign(pairs=0, complete=0).astype(
         {"query_id": "string", "pairs": "int64", "complete": "int64"})
     return pd.concat([queued, rest], ignore_index=True) if len(rest) else queued
@@ -158,15 +123,5 @@ def queries_to_judge(db: sqlite_utils.Database, queue_name: str = queue.SHARED) 
 def queued_queries(db: sqlite_utils.Database, queue_name: str = queue.SHARED) -> pd.DataFrame:
     """Queries with pairs queued in ``queue_name``: query_id, text, pairs, complete (sorted
     by query id)."""
-    where, _ = queue.queue_condition(queue_name)
-    frame = pd.read_sql_query(
-        f"""
-        SELECT q.query_id, coalesce(qq.text, '') AS text, count(*) AS pairs,
-               sum(q.judged >= q.needed) AS complete
-        FROM label_queue q JOIN queries qq ON qq.id = q.query_id
-        WHERE 1 {where}
-        GROUP BY q.query_id ORDER BY q.query_id
-        """,
-        db.conn,
-    )
+    frame = label_queue.queue_queries(db, queue.is_audit(queue_name))
     return frame.astype({"query_id": "string", "pairs": "int64", "complete": "int64"})

@@ -23,8 +23,6 @@ Conventions
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
-from labeling.workspace import contents, judgments, roles, store
+from labeling.workspace import contents, judgments, label_queue, roles, store
 
 OVERLAP_SETTING = "overlap_share"
 DEFAULT_OVERLAP_SHARE = 0.1
@@ -40,7 +38,8 @@ OVERLAP_BUCKETS = 10_000  # overlap pairs: shuffle_key % OVERLAP_BUCKETS < share
 LEASE_MINUTES = 10
 GENERATOR = "generator"
 UNDO_NOTE = "undo"
-SHARED, AUDIT = "shared", "audit"  # the queues; AUDIT is also the audit pairs' reason
+# The queues; AUDIT is also the audit pairs' reason.
+SHARED, AUDIT = "shared", label_queue.AUDIT_REASON
 QUEUES = {SHARED: "the labeling queue", AUDIT: "the audit of machine judges"}
 
 
@@ -117,10 +116,8 @@ def _clean_annotator(annotator: str) -> str:
 
 def overlap_share(db: sqlite_utils.Database) -> float:
     """Share of queued pairs (0-1) that must be judged by at least two people."""
-    row = db.conn.execute(
-        "SELECT value FROM labeling_settings WHERE name = ?", [OVERLAP_SETTING]
-    ).fetchone()
-    return float(row[0]) if row else DEFAULT_OVERLAP_SHARE
+    value = contents.setting(db, OVERLAP_SETTING)
+    return float(value) if value is not None else DEFAULT_OVERLAP_SHARE
 
 
 def set_overlap_share(db: sqlite_utils.Database, share: float) -> int:
@@ -133,16 +130,8 @@ def set_overlap_share(db: sqlite_utils.Database, share: float) -> int:
     if not 0.0 <= share <= 1.0:
         raise InputError("the overlap share is between 0 and 1", source="settings")
     with store.write_transaction(db, action="set_overlap") as conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO labeling_settings (name, value) VALUES (?, ?)",
-            [OVERLAP_SETTING, repr(share)],
-        )
-        conn.execute(
-            "UPDATE label_queue SET needed = CASE WHEN shuffle_key % ? < ? THEN 2 ELSE 1 END"
-            " WHERE reason <> 'confirm'",
-            [OVERLAP_BUCKETS, _threshold(share)],
-        )
-        return conn.execute("SELECT count(*) FROM label_queue WHERE needed >= 2").fetchone()[0]
+        contents.save_setting(conn, OVERLAP_SETTING, repr(share))
+        return label_queue.set_overlap_needs(conn, OVERLAP_BUCKETS, _threshold(share))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,57 +159,11 @@ def enqueue_pairs(
         needed = 2 if key % OVERLAP_BUCKETS < threshold else 1
         rows.append((query_id, chunk_id, reason, needed, key, added_at))
     with store.write_transaction(db, action="enqueue") as conn:
-        try:
-            cursor = conn.executemany(
-                "INSERT OR IGNORE INTO label_queue"
-                " (query_id, chunk_id, reason, needed, judged, shuffle_key, added_at)"
-                " VALUES (?1, ?2, ?3, ?4, (SELECT count(*) FROM queue_done d"
-                "  WHERE d.query_id = ?1 AND d.chunk_id = ?2 AND d.voted), ?5, ?6)",
-                rows,
-            )
-        except sqlite3.IntegrityError as error:
-            raise InputError(
-                f"cannot queue pairs: an unknown query or chunk id ({error})", source="queue"
-            ) from error
-        # The rows this statement inserted: total_changes would also count the rows the
-        # queue's triggers write (queue_done and the counts), more than the pairs queued.
-        return cursor.rowcount
+        return label_queue.add_queue_rows(conn, rows)
 
 
 # ---------------------------------------------------------------------------------------------
 # Serving cards
-
-_OPEN_SQL = """
-SELECT q.query_id, q.chunk_id
-FROM label_queue q INDEXED BY {index}
-WHERE q.judged < q.needed
-  AND NOT EXISTS (SELECT 1 FROM queue_done d
-                  WHERE d.query_id = q.query_id AND d.chunk_id = q.chunk_id AND d.annotator = :a)
-  AND NOT EXISTS (SELECT 1 FROM queue_skips s
-                  WHERE s.annotator = :a AND s.query_id = q.query_id AND s.chunk_id = q.chunk_id)
-  AND (SELECT count(*) FROM queue_leases l
-       WHERE l.query_id = q.query_id AND l.chunk_id = q.chunk_id AND l.annotator <> :a
-         AND l.expires_at > :now) < q.needed - q.judged
-  AND NOT EXISTS (SELECT 1 FROM queries qq JOIN split_locks sl ON sl.split = qq.split
-                  WHERE qq.id = q.query_id)
-  {extra}
-ORDER BY q.shuffle_key
-LIMIT 1
-"""
-
-_SKIPPED_SQL = """
-SELECT q.query_id, q.chunk_id
-FROM queue_skips s JOIN label_queue q USING (query_id, chunk_id)
-WHERE s.annotator = :a AND q.judged < q.needed
-  AND NOT EXISTS (SELECT 1 FROM queue_done d
-                  WHERE d.query_id = q.query_id AND d.chunk_id = q.chunk_id AND d.annotator = :a)
-  AND NOT EXISTS (SELECT 1 FROM queries qq JOIN split_locks sl ON sl.split = qq.split
-                  WHERE qq.id = q.query_id)
-  {extra}
-ORDER BY s.skipped_at, q.shuffle_key
-LIMIT 1
-"""
-
 
 def next_card(
     db: sqlite_utils.Database,
@@ -240,40 +183,21 @@ def next_card(
     """
     name = _clean_annotator(annotator)
     now = _now()
-    extra, index = queue_condition(queue_name)
-    params = {"a": name, "now": now.isoformat()}
-    if query_id is not None:
-        extra += " AND q.query_id = :qid"
-        params["qid"] = query_id
-    if exclude:
-        # Few pairs (the page's current card); a VALUES list keeps it one statement.
-        values = ", ".join(f"(:xq{i}, :xc{i})" for i in range(len(exclude)))
-        extra += f" AND (q.query_id, q.chunk_id) NOT IN (VALUES {values})"
-        for i, (q, c) in enumerate(exclude):
-            params[f"xq{i}"], params[f"xc{i}"] = q, c
-    conn = db.conn
-    row = conn.execute(_OPEN_SQL.format(extra=extra, index=index), params).fetchone()
-    skipped = False
-    if row is None:
-        params.pop("now")
-        row = conn.execute(_SKIPPED_SQL.format(extra=extra), params).fetchone()
-        skipped = row is not None
-    if row is None:
+    pair, skipped = label_queue.next_open_pair(
+        db, name, now.isoformat(), audit=is_audit(queue_name), query_id=query_id,
+        exclude=exclude)
+    if pair is None:
         return None
     if lease:
-        _take_lease(db, name, row[0], row[1], now)
-    card = card_for(db, row[0], row[1])
-    return _with(card, skipped=skipped)
+        _take_lease(db, name, pair[0], pair[1], now)
+    return _with(card_for(db, pair[0], pair[1]), skipped=skipped)
 
 
-def queue_condition(queue_name: str) -> tuple[str, str]:
-    """The SQL condition on ``q`` (label_queue) of a queue, and the index to walk: the audit's
-    few pairs by reason, the shared queue's open pairs in shuffled order."""
+def is_audit(queue_name: str) -> bool:
+    """Whether ``queue_name`` is the audit queue (``ScorecardError`` for an unknown queue)."""
     if queue_name not in QUEUES:
         raise ScorecardError(f"no queue {queue_name!r} (use {' or '.join(QUEUES)})")
-    if queue_name == AUDIT:
-        return f" AND q.reason = '{AUDIT}'", "label_queue_reason"
-    return f" AND q.reason <> '{AUDIT}'", "label_queue_open"
+    return queue_name == AUDIT
 
 
 def _with(card: Card, **changes: object) -> Card:
@@ -285,27 +209,14 @@ def _take_lease(db: sqlite_utils.Database, name: str, query_id: str, chunk_id: s
     expires = (now + timedelta(minutes=LEASE_MINUTES)).isoformat()
     try:
         with store.write_transaction(db, action="judge") as conn:
-            conn.execute("DELETE FROM queue_leases WHERE annotator = ?", [name])
-            conn.execute(
-                "INSERT INTO queue_leases (query_id, chunk_id, annotator, expires_at)"
-                " VALUES (?, ?, ?, ?)",
-                [query_id, chunk_id, name, expires],
-            )
+            label_queue.take_lease(conn, name, query_id, chunk_id, expires)
     except roles.AccessDenied:
         pass  # a viewer may look at cards; only people who may judge hold one
 
 
 def card_for(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> Card:
     """The card of any pair (queued or not), e.g. to go back to a pair already judged."""
-    row = db.conn.execute(
-        "SELECT qu.text, c.text, coalesce(c.title, ''),"
-        " coalesce(c.doc_id, ''), coalesce(l.reason, ''), coalesce(l.needed, 1),"
-        " coalesce(l.judged, 0), coalesce(qu.narrative, '')"
-        " FROM queries qu JOIN chunks c ON c.id = ?2"
-        " LEFT JOIN label_queue l ON l.query_id = qu.id AND l.chunk_id = c.id"
-        " WHERE qu.id = ?1",
-        [query_id, chunk_id],
-    ).fetchone()
+    row = label_queue.card_row(db, query_id, chunk_id)
     if row is None:
         raise ScorecardError(f"no pair ({query_id!r}, {chunk_id!r}) in this workspace")
     query_text, chunk_text, *rest, narrative = row  # a placeholder reads "text not imported"
@@ -337,19 +248,8 @@ def save_judgment(
         judgment_id = judgments.add_judgment(
             db, query_id, chunk_id, grade, name, note=note, flags=flags
         )
-        for table in ("queue_skips", "queue_leases"):
-            _forget_pair(conn, table, name, query_id, chunk_id)
+        label_queue.forget_pair(conn, ("queue_skips", "queue_leases"), name, query_id, chunk_id)
     return judgment_id
-
-
-def _forget_pair(
-    conn: sqlite3.Connection, table: str, annotator: str, query_id: str, chunk_id: str
-) -> None:
-    """Delete ``annotator``'s row of a pair from ``table`` (queue_skips, _leases or _done)."""
-    conn.execute(
-        f"DELETE FROM {table} WHERE annotator = ? AND query_id = ? AND chunk_id = ?",
-        [annotator, query_id, chunk_id],
-    )
 
 
 def cant_judge(
@@ -367,16 +267,7 @@ def skip(db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str
     """Put the pair at the end of ``annotator``'s queue (others still get it as usual)."""
     name = _clean_annotator(annotator)
     with store.write_transaction(db, action="skip") as conn:
-        now = store.utc_now()
-        conn.execute(
-            "INSERT OR REPLACE INTO queue_skips (annotator, query_id, chunk_id, skipped_at)"
-            " VALUES (?, ?, ?, ?)",
-            [name, query_id, chunk_id, now],
-        )
-        conn.execute(  # kept for judging pace: a skipped card's time is not judging time
-            "INSERT INTO skip_times (annotator, query_id, chunk_id, skipped_at)"
-            " VALUES (?, ?, ?, ?)", [name, query_id, chunk_id, now])
-        conn.execute("DELETE FROM queue_leases WHERE annotator = ?", [name])
+        label_queue.record_skip(conn, name, query_id, chunk_id, store.utc_now())
 
 
 def undo(db: sqlite_utils.Database, judgment_id: int, annotator: str) -> int:
@@ -386,36 +277,25 @@ def undo(db: sqlite_utils.Database, judgment_id: int, annotator: str) -> int:
 
     Undoing a session's judgments newest first walks the pair back step by step."""
     name = _clean_annotator(annotator)
-    conn = db.conn
-    row = conn.execute(
-        "SELECT query_id, chunk_id, annotator FROM judgments WHERE id = ?", [judgment_id]
-    ).fetchone()
+    row = judgments.judgment_owner(db, judgment_id)
     if row is None or row[2] != name:
         raise ScorecardError(f"judgment {judgment_id} is not one of {name}'s")
     query_id, chunk_id, _ = row
     with store.write_transaction(db, action="undo") as conn:
-        previous = list(db.query(
-            "SELECT grade, note, flags FROM judgments WHERE query_id = ? AND chunk_id = ?"
-            " AND annotator = ? AND id < ? ORDER BY id DESC LIMIT 1",
-            [query_id, chunk_id, name, judgment_id],
-        ))
+        previous = judgments.previous_judgment(db, query_id, chunk_id, name, judgment_id)
         if previous:
-            flags = json.loads(previous[0]["flags"])
             return judgments.add_judgment(
-                db, query_id, chunk_id, previous[0]["grade"], name,
-                note=previous[0]["note"], flags=flags,
+                db, query_id, chunk_id, previous["grade"], name,
+                note=previous["note"], flags=previous["flags"],
             )
         new_id = judgments.add_judgment(db, query_id, chunk_id, None, name, note=UNDO_NOTE)
-        for table in ("queue_done", "queue_skips"):
-            _forget_pair(conn, table, name, query_id, chunk_id)
+        label_queue.forget_pair(conn, ("queue_done", "queue_skips"), name, query_id, chunk_id)
         return new_id
 
 
 def judgment_pair(db: sqlite_utils.Database, judgment_id: int) -> tuple[str, str]:
     """The (query_id, chunk_id) of a judgment."""
-    row = db.conn.execute(
-        "SELECT query_id, chunk_id FROM judgments WHERE id = ?", [judgment_id]
-    ).fetchone()
+    row = judgments.judgment_owner(db, judgment_id)
     if row is None:
         raise ScorecardError(f"no judgment {judgment_id}")
     return (row[0], row[1])
@@ -428,59 +308,13 @@ def judgment_pair(db: sqlite_utils.Database, judgment_id: int) -> tuple[str, str
 def progress(db: sqlite_utils.Database, annotator: str, queue_name: str = SHARED) -> Progress:
     """Progress of the team and of ``annotator`` on a queue (see ``Progress``)."""
     name = (annotator or "").strip()
-    queue_condition(queue_name)  # a known queue
-    audit = _audit_progress(db.conn, name)
-    if queue_name == AUDIT:
+    audit_queue = is_audit(queue_name)
+    audit = Progress(*label_queue.audit_progress_counts(db.conn, name))
+    if audit_queue:
         return audit
-    every = _all_progress(db.conn, name)
+    every = Progress(*label_queue.all_progress_counts(db.conn, name))
     return Progress(every.pooled - audit.pooled, every.complete - audit.complete,
                     every.mine - audit.mine, every.left_for_me - audit.left_for_me)
-
-
-def _audit_progress(conn: sqlite3.Connection, name: str) -> Progress:
-    """``Progress`` of the audit queue (few pairs: read through the reason index)."""
-    pooled, complete, mine, left = conn.execute(
-        "SELECT count(*), coalesce(sum(q.judged >= q.needed), 0),"
-        " coalesce(sum(d.annotator IS NOT NULL), 0),"
-        " coalesce(sum(q.judged < q.needed AND d.annotator IS NULL), 0)"
-        " FROM label_queue q INDEXED BY label_queue_reason"
-        " LEFT JOIN queue_done d ON d.query_id = q.query_id AND d.chunk_id = q.chunk_id"
-        "  AND d.annotator = ? AND d.queued"
-        f" WHERE q.reason = '{AUDIT}'", [name]).fetchone()
-    return Progress(int(pooled), int(complete), int(mine), int(left))
-
-
-def _all_progress(conn: sqlite3.Connection, name: str) -> Progress:
-    """``Progress`` of every queued pair, both queues."""
-    # Counted on the partial indexes (open pairs; an annotator's queued pairs), not the tables.
-    pooled = conn.execute("SELECT count(*) FROM label_queue").fetchone()[0]
-    open_ = conn.execute(
-        "SELECT count(*) FROM label_queue INDEXED BY label_queue_open WHERE judged < needed"
-    ).fetchone()[0]
-    complete = pooled - open_
-    mine = conn.execute(
-        "SELECT count(*) FROM queue_done INDEXED BY queue_done_mine"
-        " WHERE annotator = ? AND queued",
-        [name],
-    ).fetchone()[0]
-    # Open pairs minus those the annotator handled: walk the cheaper set (measured: a step of
-    # the join costs about a third of a NOT EXISTS probe).
-    if mine < 3 * open_:
-        handled_open = conn.execute(
-            "SELECT count(*) FROM queue_done d INDEXED BY queue_done_mine JOIN label_queue q"
-            " ON q.query_id = d.query_id AND q.chunk_id = d.chunk_id"
-            " WHERE d.annotator = ? AND d.queued AND q.judged < q.needed",
-            [name],
-        ).fetchone()[0]
-        left = open_ - handled_open
-    else:
-        left = conn.execute(
-            "SELECT count(*) FROM label_queue q INDEXED BY label_queue_open"
-            " WHERE q.judged < q.needed AND NOT EXISTS (SELECT 1 FROM queue_done d"
-            "  WHERE d.query_id = q.query_id AND d.chunk_id = q.chunk_id AND d.annotator = ?)",
-            [name],
-        ).fetchone()[0]
-    return Progress(int(pooled), int(complete), int(mine), int(left))
 
 
 def pair_history(db: sqlite_utils.Database, query_id: str, chunk_id: str) -> list[dict]:
@@ -492,12 +326,7 @@ def current_grade(
     db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str
 ) -> int | None:
     """``annotator``'s current grade of the pair (None: not judged, withdrawn or can't judge)."""
-    row = db.conn.execute(
-        "SELECT grade FROM judgments WHERE query_id = ? AND chunk_id = ? AND annotator = ?"
-        " ORDER BY id DESC LIMIT 1",
-        [query_id, chunk_id, (annotator or "").strip()],
-    ).fetchone()
-    return None if row is None else row[0]
+    return judgments.latest_grade(db, query_id, chunk_id, (annotator or "").strip())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -521,46 +350,18 @@ def rejudge(
     scopes = [s for s in (query_id, segment, annotator) if s is not None]
     if len(scopes) != 1:
         raise InputError("re-judge one query, one segment or one annotator", source="re-judge")
-    human = "annotator <> 'generator'"
     if query_id is not None:
         scope, target = "query", query_id
-        sql = (f"SELECT query_id, chunk_id FROM judgments WHERE query_id = ?1 AND {human}"
-               " UNION SELECT query_id, chunk_id FROM label_queue WHERE query_id = ?1")
-        params: list[str] = [query_id]
     elif segment is not None:
         scope, target = "segment", f"{segment[0]}={segment[1]}"
-        inner = "SELECT query_id FROM query_attributes WHERE name = ?1 AND value = ?2"
-        sql = (f"SELECT query_id, chunk_id FROM judgments WHERE query_id IN ({inner})"
-               f" AND {human} UNION SELECT query_id, chunk_id FROM label_queue"
-               f" WHERE query_id IN ({inner})")
-        params = [segment[0], segment[1]]
     else:
         scope, target = "annotator", str(annotator)
-        sql = "SELECT DISTINCT query_id, chunk_id FROM judgments WHERE annotator = ?1"
-        params = [str(annotator)]
     with store.write_transaction(db, action="rejudge") as conn:
-        pairs = conn.execute(sql, params).fetchall()
-        conn.executemany(
-            "INSERT OR IGNORE INTO label_queue"
-            " (query_id, chunk_id, reason, needed, judged, shuffle_key, added_at)"
-            " VALUES (?, ?, 'rejudge', 1, 0, ?, ?)",
-            [(q, c, shuffle_key(q, c), store.utc_now()) for q, c in pairs],
-        )
-        conn.executemany(
-            "DELETE FROM queue_done WHERE query_id = ? AND chunk_id = ?", pairs
-        )
-        conn.executemany(
-            "DELETE FROM queue_skips WHERE query_id = ? AND chunk_id = ?", pairs
-        )
-        threshold = _threshold(overlap_share(db))
-        conn.executemany(
-            "UPDATE label_queue SET needed = CASE WHEN shuffle_key % ? < ? THEN 2 ELSE 1 END,"
-            " judged = 0 WHERE query_id = ? AND chunk_id = ?",
-            [(OVERLAP_BUCKETS, threshold, q, c) for q, c in pairs],
-        )
-        conn.execute(
-            "INSERT INTO rejudge_requests (scope, target, pairs, requested_by, requested_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [scope, target, len(pairs), requested_by, store.utc_now()],
-        )
+        pairs = label_queue.rejudge_scope_pairs(
+            conn, query_id=query_id, segment=segment, annotator=annotator)
+        label_queue.requeue_pairs(
+            conn, [(q, c, shuffle_key(q, c), store.utc_now()) for q, c in pairs],
+            OVERLAP_BUCKETS, _threshold(overlap_share(db)))
+        label_queue.add_rejudge_request(conn, scope, target, len(pairs), requested_by,
+                                        store.utc_now())
     return len(pairs)

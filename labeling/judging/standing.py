@@ -22,6 +22,7 @@ import pandas as pd
 import sqlite_utils
 
 from labeling.judging import pace
+from labeling.workspace import judgments, label_queue
 
 
 @dataclass(frozen=True)
@@ -59,23 +60,12 @@ class TeamStanding:
         return pace.hours_for(self.votes_needed, self.seconds_per_card)
 
 
-_PAIRS_OF = """
-SELECT j.query_id, j.chunk_id, j.annotator, j.grade, j.id,
-       coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated
-FROM judgments j
-WHERE (j.query_id, j.chunk_id) IN (SELECT DISTINCT query_id, chunk_id FROM judgments
-                                   WHERE annotator = ? AND origin IN ('person', 'unknown'))
-  AND j.origin IN ('person', 'unknown')
-ORDER BY j.id
-"""
-
-
 def person_standing(db: sqlite_utils.Database, annotator: str) -> PersonStanding:
     """``annotator``'s standing (module conventions)."""
     name = (annotator or "").strip()
     mine_pace = next((p for p in pace.judging_pace(db) if p.annotator == name), None)
     rows = pd.DataFrame(
-        db.conn.execute(_PAIRS_OF, [name]).fetchall(),
+        judgments.people_on_pairs_of(db, name),
         columns=["query_id", "chunk_id", "annotator", "grade", "id", "adjudicated"],
     )
     if rows.empty:
@@ -100,9 +90,6 @@ def person_standing(db: sqlite_utils.Database, annotator: str) -> PersonStanding
 
 def team_standing(db: sqlite_utils.Database) -> TeamStanding:
     """The queue's remaining work and the hours it takes (module conventions)."""
-    open_pairs, votes = db.conn.execute(
-        "SELECT count(*), coalesce(sum(needed - judged), 0) FROM label_queue"
-        " INDEXED BY label_queue_open WHERE judged < needed"
-    ).fetchone()
+    open_pairs, votes = label_queue.open_work(db)
     timed = any(p.cards_timed for p in pace.judging_pace(db))
     return TeamStanding(int(open_pairs), int(votes), pace.team_seconds_per_card(db), timed)

@@ -30,26 +30,9 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import sqlite_utils
 
-from labeling.workspace import roles
+from labeling.workspace import judgments, label_queue, roles
 
 SEES_ALL_ROLES = frozenset({"admin"})
-
-# The pairs a person has judged (latest judgment a grade or "can't judge") that are not waiting
-# for them in the queue. ``queue_done`` holds who handled a queued pair since it was (re-)queued.
-_JUDGED_PAIRS = """
-WITH latest AS (
-    SELECT query_id, chunk_id, grade, flags, max(id) AS id
-    FROM judgments WHERE annotator = ?1 {and_query} GROUP BY query_id, chunk_id
-)
-SELECT query_id, chunk_id FROM latest
-WHERE (grade IS NOT NULL OR coalesce(json_extract(flags, '$.cant_judge'), 0))
-  AND NOT EXISTS (
-    SELECT 1 FROM label_queue l
-    WHERE l.query_id = latest.query_id AND l.chunk_id = latest.chunk_id AND l.judged < l.needed
-      AND NOT EXISTS (SELECT 1 FROM queue_done d WHERE d.query_id = l.query_id
-                      AND d.chunk_id = l.chunk_id AND d.annotator = ?1))
-"""
-
 
 @dataclass(frozen=True)
 class Sight:
@@ -108,13 +91,7 @@ def judged_pairs(
     name = (viewer or "").strip()
     if not name:
         return frozenset()
-    if query_id is None:
-        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query=""), [name])
-    else:  # a separate statement, so that SQLite reads the query's rows through its index
-        rows = db.conn.execute(_JUDGED_PAIRS.format(and_query="AND query_id = ?2"),
-                               [name, query_id])
-    return frozenset((str(q), str(c)) for q, c in rows)
-
+    return label_queue.judged_not_waiting(db, name, query_id)
 
 def sight(
     db: sqlite_utils.Database, viewer: str | None, role: str | None, *,
@@ -134,30 +111,14 @@ def sight(
                  waiting=waiting)
 
 
-_WAITING = """
-SELECT l.query_id, l.chunk_id FROM label_queue l
-WHERE l.judged < l.needed {and_query}
-  AND NOT EXISTS (SELECT 1 FROM queue_done d WHERE d.query_id = l.query_id
-                  AND d.chunk_id = l.chunk_id AND d.annotator = ?1)
-"""
-
-
 def waiting_pairs(
     db: sqlite_utils.Database, viewer: str, query_id: str | None = None
 ) -> frozenset[tuple[str, str]]:
     """Pairs waiting in the queue for ``viewer`` (open, not handled by them), of ``query_id``
     when given; empty while no machine judge has graded anything (nothing to hide)."""
-    machine = db.conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM judgments WHERE origin = 'machine')").fetchone()[0]
-    if not machine:
+    if not judgments.any_machine_judgment(db):
         return frozenset()
-    if query_id is None:
-        rows = db.conn.execute(_WAITING.format(and_query=""), [viewer])
-    else:
-        rows = db.conn.execute(_WAITING.format(and_query="AND l.query_id = ?2"),
-                               [viewer, query_id])
-    return frozenset((str(q), str(c)) for q, c in rows)
-
+    return label_queue.waiting_for(db, viewer, query_id)
 
 def visible_judgments(rows: list[dict], seen: Sight) -> list[dict]:
     """The judgment rows (dicts with query_id, chunk_id, annotator and, when known, origin)

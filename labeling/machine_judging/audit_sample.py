@@ -27,7 +27,6 @@ Conventions
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,7 +37,8 @@ import sqlite_utils
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import consensus, label_sources, queue
 from labeling.metrics import prediction_powered
-from labeling.workspace import contents, roles, store
+from labeling.workspace import contents, label_queue, roles, store
+from labeling.workspace import machine_labels as machine_tables
 
 AUDIT_REASON = queue.AUDIT  # its pairs are served from the audit queue only
 RANK_CAP = 100
@@ -101,7 +101,7 @@ def _segments(db: sqlite_utils.Database, segment: str | None) -> dict[str, str]:
     if segment is None:
         return {}
     if segment in ("source", "split"):
-        return {q: str(v) for q, v in db.conn.execute(f"SELECT id, {segment} FROM queries")}
+        return {q: str(v) for q, v in contents.query_column(db, segment).items()}
     return {q: str(v) for q, v in contents.query_segments(db, segment).items()}
 
 
@@ -115,8 +115,7 @@ def plan_universe(
         raise ScorecardError(f"the machine judge {judge!r} has no labels to audit")
     people, _ = label_sources.current_by_origin(db)
     known = people[PAIR].drop_duplicates()
-    locked = {r[0] for r in db.conn.execute(
-        "SELECT q.id FROM queries q JOIN split_locks l ON l.split = q.split")}
+    locked = contents.locked_query_ids(db)
     universe = pd.merge(known.assign(known=True),
                         machine.rename(columns={"grade": "machine_grade"}), on=PAIR, how="outer")
     universe = universe.loc[~universe["query_id"].isin(locked)].copy()
@@ -163,25 +162,17 @@ def draw_audit(
     universe = design(universe, budget, seed, segments)
     audited = universe.loc[universe["sampled"] & ~universe["known"], PAIR]
     with store.write_transaction(db, action="audit") as conn:
-        sample_id = conn.execute(
-            "INSERT INTO audit_samples (judge, budget, relevance, runs, segment, seed, pairs,"
-            " created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [judge, int(budget), int(relevance), json.dumps(list(runs)), segment, int(seed),
-             len(audited), created_by, store.utc_now()],
-        ).fetchone()[0]
-        conn.executemany(
-            "INSERT INTO audit_pairs (sample_id, query_id, chunk_id, position, known,"
-            " machine_grade, weight, inclusion, sampled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(sample_id, r.query_id, r.chunk_id, int(r.position), int(r.known),
-              None if pd.isna(r.machine_grade) else int(r.machine_grade), float(r.weight),
-              float(r.inclusion), int(r.sampled)) for r in universe.itertuples()],
-        )
+        sample_id = machine_tables.add_audit_sample(conn, {
+            "judge": judge, "budget": int(budget), "relevance": int(relevance), "runs": runs,
+            "segment": segment, "seed": int(seed), "pairs": len(audited),
+            "created_by": created_by, "created_at": store.utc_now(),
+        }, [(r.query_id, r.chunk_id, int(r.position), int(r.known),
+             None if pd.isna(r.machine_grade) else int(r.machine_grade), float(r.weight),
+             float(r.inclusion), int(r.sampled)) for r in universe.itertuples()])
         queued = queue.enqueue_pairs(db, map(tuple, audited.to_numpy()), reason=AUDIT_REASON)
         # An audited pair already waiting in the labeling queue moves to the audit queue.
-        conn.executemany(
-            "UPDATE label_queue SET reason = ? WHERE query_id = ? AND chunk_id = ?"
-            " AND reason <> ?",
-            [(AUDIT_REASON, q, c, AUDIT_REASON) for q, c in audited.itertuples(index=False)])
+        label_queue.move_to_reason(conn, list(audited.itertuples(index=False, name=None)),
+                                   AUDIT_REASON)
     machine_only = universe.loc[~universe["known"]]
     return AuditDraw(int(sample_id), universe["query_id"].nunique(), len(universe),
                      int(universe["known"].sum()), len(machine_only), int(budget),
@@ -251,10 +242,7 @@ def samples(db: sqlite_utils.Database, judge: str | None = None) -> pd.DataFrame
     """The audit samples (of ``judge`` when given), newest first: id, judge, budget, pairs,
     verified (audited pairs people have graded), waiting, relevance, runs, segment, seed,
     created_by, created_at."""
-    where, params = ("WHERE judge = ?", [judge]) if judge else ("", [])
-    frame = pd.read_sql_query(
-        f"SELECT id, judge, budget, pairs, relevance, runs, segment, seed, created_by,"
-        f" created_at FROM audit_samples {where} ORDER BY id DESC", db.conn, params=params)
+    frame = machine_tables.audit_samples_table(db, judge)
     progress = [audit_progress(db, int(i)) for i in frame["id"]]
     frame.insert(4, "verified", [p.judged for p in progress])
     frame.insert(5, "waiting", [p.waiting for p in progress])
@@ -263,21 +251,15 @@ def samples(db: sqlite_utils.Database, judge: str | None = None) -> pd.DataFrame
 
 def sample_row(db: sqlite_utils.Database, sample_id: int) -> dict:
     """The ``audit_samples`` row of ``sample_id`` (runs decoded)."""
-    rows = list(db.query("SELECT * FROM audit_samples WHERE id = ?", [sample_id]))
-    if not rows:
+    row = machine_tables.audit_sample(db, sample_id)
+    if row is None:
         raise ScorecardError(f"no audit sample {sample_id}")
-    row = rows[0]
-    row["runs"] = json.loads(row["runs"])
     return row
-
 
 def sample_pairs(db: sqlite_utils.Database, sample_id: int) -> pd.DataFrame:
     """Every pair of a sample in audit order: query_id, chunk_id, position, known (bool),
     machine_grade (Int64), weight, inclusion, sampled (bool)."""
-    frame = pd.read_sql_query(
-        "SELECT query_id, chunk_id, position, known, machine_grade, weight, inclusion, sampled"
-        " FROM audit_pairs WHERE sample_id = ? ORDER BY query_id, position",
-        db.conn, params=[sample_id])
+    frame = machine_tables.audit_pairs_table(db, sample_id)
     return frame.astype({"query_id": "string", "chunk_id": "string", "known": bool,
                          "machine_grade": "Int64", "sampled": bool})
 
@@ -301,10 +283,5 @@ class AuditProgress:
 
 def audit_progress(db: sqlite_utils.Database, sample_id: int) -> AuditProgress:
     """How far people are with a sample's audited pairs (a person's current grade counts)."""
-    drawn, judged = db.conn.execute(
-        "SELECT count(*), coalesce(sum(EXISTS (SELECT 1 FROM current_judgments j"
-        "  WHERE j.query_id = a.query_id AND j.chunk_id = a.chunk_id AND j.grade IS NOT NULL"
-        "  AND j.origin <> 'machine')), 0)"
-        " FROM audit_pairs a WHERE a.sample_id = ? AND a.sampled AND NOT a.known",
-        [sample_id]).fetchone()
+    drawn, judged = machine_tables.audit_counts(db, sample_id)
     return AuditProgress(int(drawn), int(judged))

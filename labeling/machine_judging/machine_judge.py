@@ -6,22 +6,13 @@ Conventions
   details of each (model, prompt version and hash, temperature, reason, raw reply) are a row of
   ``machine_labels``. A machine judgment is never a person's vote: the label sources of
   ``labeling.evaluation.inputs.label_sets`` keep the two apart, and the queue does not count it.
-- Prompts are templates in ``prompts/`` named ``relevance_judge_<version>.md`` (the version is
-  what follows the prefix); ``{query}``, ``{narrative}``, ``{title}``, ``{passage}``,
-  ``{scale}`` and ``{grades}`` are filled in. The hash is the SHA-256 of the template's text:
-  an edited template is another prompt, even under the same version name (give it a new one).
-  The people's texts (query, narrative, title, passage) are untrusted: ``v2`` (the default)
-  puts each between its own tags and explains them, and every text is filled in with ``&``,
-  ``<`` and ``>`` written as ``&amp;``, ``&lt;`` and ``&gt;``, so no text can close its tag or
-  pass for the instructions around it (``v1``, kept to reproduce earlier labels, has no tags).
+- Prompts and replies follow ``labeling.machine_judging.judge_prompts`` (templates, escaping
+  of the people's texts, the reply's JSON).
 - The narrative is the query's description of the information need: a ``narrative`` column of
   ``queries`` when the workspace has one, else the query attribute ``narrative``, else
   "(none given)".
-- A reply is one JSON object ``{"grade": <a grade of the scale>, "reason": "..."}`` (a fenced
-  code block is accepted): no repeated key, the grade an integer written in ASCII digits (a
-  JSON integer or a string of digits; ``1.0``, ``1e0`` or other scripts' digits are refused),
-  nested at most ``strict_json.MAX_DEPTH`` deep. Anything else is malformed: the raw reply is
-  kept with the batch's pair, which stays pending for the next run.
+- A malformed reply (``judge_prompts.MalformedReply``): the raw reply is kept with the batch's
+  pair, which stays pending for the next run.
 - Calls are cached by (server, model, prompt hash, pair) in ``machine_calls``, the server being
   the connection's id and base URL: a run reads the cache first, so running a judge again on
   the same pairs and server calls nothing and, when the judge's current grade is the cached
@@ -42,80 +33,38 @@ Conventions
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 import sqlite_utils
 
-from labeling import product_files
 from labeling.errors import InputError, ScorecardError
-from labeling.model_calls import chat, strict_json
+from labeling.machine_judging.judge_prompts import MalformedReply, Prompt, parse_reply, render
+from labeling.model_calls import chat
 from labeling.model_calls.tokens import estimate_tokens
-from labeling.workspace import connections, grading, judgments, provenance, roles, store
+from labeling.workspace import (
+    connections,
+    contents,
+    grading,
+    judgments,
+    label_queue,
+    provenance,
+    roles,
+    store,
+)
+from labeling.workspace import machine_labels as machine_tables
 
-PROMPTS_DIR = product_files.prompts_folder()
-PROMPT_PREFIX = "relevance_judge_"
-DEFAULT_VERSION = "v2"
 SET_ASIDE_AFTER = 3  # failures of a pair's own before it is set aside
 DEFAULT_TEMPERATURE = 0.0
-NO_NARRATIVE = "(none given)"
 REPLY_TOKENS = 60  # estimated tokens of one reply: a grade and a sentence or two
-PLACEHOLDERS = ("{query}", "{narrative}", "{title}", "{passage}", "{scale}", "{grades}")
-DIGITS = re.compile(r"-?[0-9]+", re.ASCII)
-_UNTRUSTED = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 Pair = tuple[str, str]
 Progress = Callable[[int, int, str], None]
 
 
-class MalformedReply(chat.ChatError):
-    """The model replied, but not with a grade of the scale in the promised JSON."""
-
-
 # ---------------------------------------------------------------------------------------------
 # Prompts and judges
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A prompt template: its ``version`` name, its text and the SHA-256 of the text."""
-
-    version: str
-    template: str
-
-    @property
-    def hash(self) -> str:
-        return hashlib.sha256(self.template.encode("utf-8")).hexdigest()
-
-
-def prompt_versions(folder: Path = PROMPTS_DIR) -> list[str]:
-    """The versions of the judge prompts in ``folder`` (``relevance_judge_<version>.md``)."""
-    return sorted(p.stem[len(PROMPT_PREFIX):] for p in folder.glob(f"{PROMPT_PREFIX}*.md"))
-
-
-def load_prompt(version: str = DEFAULT_VERSION, folder: Path = PROMPTS_DIR) -> Prompt:
-    """The prompt of ``version`` from ``folder``, or from a file when ``version`` names one
-    (its version is then the file's stem)."""
-    path = Path(version)
-    if path.suffix == ".md" and path.is_file():
-        name = path.stem
-        version = name[len(PROMPT_PREFIX):] if name.startswith(PROMPT_PREFIX) else name
-    else:
-        path = folder / f"{PROMPT_PREFIX}{version}.md"
-        if not path.is_file():
-            known = ", ".join(prompt_versions(folder)) or "none"
-            raise InputError(f"no judge prompt {version!r} (known: {known})", source="prompt")
-    template = path.read_text(encoding="utf-8")
-    missing = [p for p in ("{query}", "{passage}", "{scale}") if p not in template]
-    if missing:
-        raise InputError(f"{path.name}: the template lacks {', '.join(missing)}",
-                         source="prompt")
-    return Prompt(version, template)
 
 
 @dataclass(frozen=True)
@@ -162,93 +111,14 @@ def judge_on(connection: connections.Connection, prompt: Prompt,
 # What the model sees
 
 
-def narrative_source(db: sqlite_utils.Database) -> str | None:
-    """Where narratives come from: ``column`` (``queries.narrative``), ``attribute`` (the
-    query attribute ``narrative``) or None."""
-    columns = {row[1] for row in db.conn.execute("PRAGMA table_info(queries)")}
-    if "narrative" in columns:
-        return "column"
-    row = db.conn.execute(
-        "SELECT 1 FROM query_attributes WHERE name = 'narrative' LIMIT 1").fetchone()
-    return "attribute" if row else None
-
-
 def pair_texts(db: sqlite_utils.Database, pairs: Sequence[Pair]) -> dict[Pair, dict[str, str]]:
     """query, narrative, title and passage of each pair (empty strings where missing)."""
-    source = narrative_source(db)
-    narrative = {
-        "column": "coalesce(q.narrative, '')",
-        "attribute": "coalesce((SELECT value FROM query_attributes a WHERE a.query_id = q.id"
-                     " AND a.name = 'narrative'), '')",
-        None: "''",
-    }[source]
-    sql = (
-        f"SELECT q.id, c.id, coalesce(q.text, ''), {narrative}, coalesce(c.title, ''),"
-        " coalesce(c.text, '') FROM json_each(?) p"
-        " JOIN queries q ON q.id = json_extract(p.value, '$[0]')"
-        " JOIN chunks c ON c.id = json_extract(p.value, '$[1]')"
-    )
-    out = {}
-    for query_id, chunk_id, query, story, title, passage in db.conn.execute(
-            sql, [json.dumps([list(p) for p in pairs])]):
-        out[(query_id, chunk_id)] = {"query": query, "narrative": story, "title": title,
-                                     "passage": passage}
-    return out
-
-
-def scale_text(scale: Sequence[tuple[int, str, str]]) -> str:
-    """The scale as the prompt lists it: one ``grade = name: description`` line per grade."""
-    return "\n".join(f"{grade} = {name}" + (f": {text}" if text else "")
-                     for grade, name, text in sorted(scale))
-
-
-def render(prompt: Prompt, texts: dict[str, str], scale: Sequence[tuple[int, str, str]]) -> str:
-    """The prompt for one pair (placeholders filled in one pass: a passage that contains
-    ``{scale}`` stays as written; the people's texts escaped, see the module conventions)."""
-    values = {
-        "{query}": _untrusted(texts["query"]),
-        "{narrative}": _untrusted(texts["narrative"].strip() or NO_NARRATIVE),
-        "{title}": _untrusted(texts["title"]), "{passage}": _untrusted(texts["passage"]),
-        "{scale}": scale_text(scale), "{grades}": ", ".join(str(g) for g, _, _ in sorted(scale)),
-    }
-    pattern = "|".join(re.escape(p) for p in PLACEHOLDERS)
-    return re.sub(pattern, lambda match: values[match.group(0)], prompt.template)
-
-
-def _untrusted(text: str) -> str:
-    """A person's text as a prompt carries it: ``&``, ``<`` and ``>`` as entities."""
-    return text.translate(_UNTRUSTED)
-
-
-def parse_reply(content: str, grades: Iterable[int]) -> tuple[int, str]:
-    """(grade, reason) from a reply (see the module conventions); ``MalformedReply`` naming the
-    problem otherwise."""
-    text = content.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, re.S)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        data = strict_json.loads(text)
-    except strict_json.JsonRejected as error:
-        raise MalformedReply(str(error)) from None
-    if not isinstance(data, dict) or "grade" not in data:
-        raise MalformedReply('the reply has no "grade"')
-    raw = data["grade"]
-    if isinstance(raw, bool) or not isinstance(raw, int | str):
-        raise MalformedReply(f"the grade {raw!r} is not a whole number in digits 0-9")
-    if isinstance(raw, str) and not DIGITS.fullmatch(raw.strip()):
-        raise MalformedReply(f"the grade {raw!r} is not a whole number in digits 0-9")
-    number, allowed = int(raw), sorted(grades)
-    if number not in allowed:
-        raise MalformedReply(f"the grade {raw!r} is not on the scale {allowed}")
-    reason = data.get("reason", "")
-    return number, reason.strip() if isinstance(reason, str) else json.dumps(reason)
+    return contents.pair_texts(db, list(pairs))
 
 
 def queued_pairs(db: sqlite_utils.Database) -> list[Pair]:
     """The pairs open in the labeling queue, in its shuffled order (a pair set to judge)."""
-    return [(str(q), str(c)) for q, c in db.conn.execute(
-        "SELECT query_id, chunk_id FROM label_queue WHERE judged < needed ORDER BY shuffle_key")]
+    return label_queue.open_pairs(db)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,13 +143,7 @@ class Plan:
 
 def locked_pairs(db: sqlite_utils.Database, pairs: Sequence[Pair]) -> set[Pair]:
     """The pairs whose query is in a locked split (their labels are frozen)."""
-    rows = db.conn.execute(
-        "SELECT json_extract(p.value, '$[0]'), json_extract(p.value, '$[1]') FROM json_each(?) p"
-        " JOIN queries q ON q.id = json_extract(p.value, '$[0]')"
-        " JOIN split_locks l ON l.split = q.split",
-        [json.dumps([list(p) for p in pairs])],
-    )
-    return {(str(q), str(c)) for q, c in rows}
+    return contents.locked_pairs(db, list(pairs))
 
 
 def cached_pairs(db: sqlite_utils.Database, judge: Judge, pairs: Sequence[Pair]) -> set[Pair]:
@@ -331,21 +195,14 @@ def start_batch(
     locked = locked_pairs(db, pairs)
     with store.write_transaction(db, action="machine_judge") as conn:
         _remember_prompt(conn, judge.prompt)
-        batch_id = conn.execute(
-            "INSERT INTO machine_batches (judge, model, prompt_version, prompt_hash, temperature,"
-            " pair_set, created_by, created_at, connection_id, base_url)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [judge.name, judge.model, judge.prompt.version, judge.prompt.hash,
-             judge.temperature, pair_set, created_by, store.utc_now(),
-             judge.connection_id or None, server_url(judge.base_url) or None],
-        ).fetchone()[0]
-        conn.executemany(
-            "INSERT INTO machine_batch_pairs (batch_id, position, query_id, chunk_id, state,"
-            " error) VALUES (?, ?, ?, ?, ?, ?)",
-            [(batch_id, i, q, c, "skipped" if (q, c) in locked else "pending",
-              "its query is in a locked split" if (q, c) in locked else None)
-             for i, (q, c) in enumerate(pairs, start=1)],
-        )
+        batch_id = machine_tables.add_batch(conn, {
+            "judge": judge.name, "model": judge.model, "prompt_version": judge.prompt.version,
+            "prompt_hash": judge.prompt.hash, "temperature": judge.temperature,
+            "pair_set": pair_set, "created_by": created_by, "created_at": store.utc_now(),
+            "connection_id": judge.connection_id or None,
+            "base_url": server_url(judge.base_url) or None,
+        }, [(q, c, "skipped", "its query is in a locked split") if (q, c) in locked
+            else (q, c, "pending", None) for q, c in pairs])
         if pool_depth is not None:
             provenance.add_pair_sources(conn, pairs, "pool", pool_depth=int(pool_depth),
                                         detail=f"machine judge batch {batch_id}: {pair_set}")
@@ -353,17 +210,13 @@ def start_batch(
 
 
 def _remember_prompt(conn, prompt: Prompt) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO machine_prompts (prompt_hash, version, template, created_at)"
-        " VALUES (?, ?, ?, ?)", [prompt.hash, prompt.version, prompt.template, store.utc_now()])
+    machine_tables.remember_prompt(conn, prompt.hash, prompt.version, prompt.template,
+                                   store.utc_now())
 
 
 def batch_judge(db: sqlite_utils.Database, batch_id: int) -> Judge:
     """The judge a batch was started with (its prompt as stored then, its server)."""
-    row = db.conn.execute(
-        "SELECT b.model, b.prompt_version, p.template, b.temperature, coalesce(b.base_url, ''),"
-        " coalesce(b.connection_id, 0) FROM machine_batches b"
-        " JOIN machine_prompts p USING (prompt_hash) WHERE b.id = ?", [batch_id]).fetchone()
+    row = machine_tables.batch_setup(db, batch_id)
     if row is None:
         raise ScorecardError(f"no machine batch {batch_id}")
     return Judge(row[0], Prompt(row[1], row[2]), float(row[3]), row[4], int(row[5]))
@@ -435,9 +288,7 @@ def run_batch(
     set aside at its ``set_aside_after``-th failure."""
     judge = _prepare(db, batch_id, client, max_calls, set_aside_after)
     result = BatchResult(batch_id)
-    pending = [tuple(r) for r in db.conn.execute(
-        "SELECT query_id, chunk_id FROM machine_batch_pairs WHERE batch_id = ?"
-        " AND state = 'pending' ORDER BY position", [batch_id])]
+    pending = machine_tables.pending_pairs(db, batch_id)
     scale = grading.get_scale(db)
     texts = pair_texts(db, pending)
     cache = _cache(db, judge, pending)
@@ -462,8 +313,7 @@ def run_batch(
     result.set_aside = _count(db, batch_id, "set_aside")
     if result.pending == 0:
         with store.write_transaction(db, action="machine_judge") as conn:
-            conn.execute("UPDATE machine_batches SET finished_at = coalesce(finished_at, ?)"
-                         " WHERE id = ?", [store.utc_now(), batch_id])
+            machine_tables.finish_batch(conn, batch_id, store.utc_now())
     if progress is not None:
         progress(len(pending), len(pending), result.summary())
     return result
@@ -527,19 +377,14 @@ def _cache(db: sqlite_utils.Database, judge: Judge,
            pairs: Sequence[Pair]) -> dict[Pair, tuple[int, str, str]]:
     wanted = set(pairs)
     connection_id, base_url = judge.server
-    rows = db.conn.execute(
-        "SELECT query_id, chunk_id, grade, reason, reply FROM machine_calls"
-        " WHERE connection_id = ? AND base_url = ? AND model = ? AND prompt_hash = ?",
-        [connection_id, base_url, judge.model, judge.prompt.hash])
+    rows = machine_tables.cached_calls(db, connection_id, base_url, judge.model,
+                                       judge.prompt.hash)
     return {(q, c): (int(g), r, reply) for q, c, g, r, reply in rows
             if (q, c) in wanted and base_url}
 
 
 def _count(db: sqlite_utils.Database, batch_id: int, state: str) -> int:
-    return int(db.conn.execute(
-        "SELECT count(*) FROM machine_batch_pairs WHERE batch_id = ? AND state = ?",
-        [batch_id, state]).fetchone()[0])
-
+    return machine_tables.count_in_state(db, batch_id, state)
 
 def _record_failure(db, batch_id: int, pair: Pair, failure: tuple[str, str | None],
                     set_aside_after: int, result: BatchResult) -> None:
@@ -548,14 +393,9 @@ def _record_failure(db, batch_id: int, pair: Pair, failure: tuple[str, str | Non
     error, reply = failure
     counts = int(set_aside_after > 0)
     with store.write_transaction(db, action="machine_judge") as conn:
-        failures = conn.execute(
-            "UPDATE machine_batch_pairs SET attempts = attempts + 1, failures = failures + ?,"
-            " error = ?, reply = coalesce(?, reply) WHERE batch_id = ? AND query_id = ?"
-            " AND chunk_id = ? RETURNING failures", [counts, error, reply, batch_id, *pair],
-        ).fetchone()[0]
+        failures = machine_tables.record_failure(conn, batch_id, pair, counts, error, reply)
         if counts and failures >= set_aside_after:
-            conn.execute("UPDATE machine_batch_pairs SET state = 'set_aside' WHERE batch_id = ?"
-                         " AND query_id = ? AND chunk_id = ?", [batch_id, *pair])
+            machine_tables.set_aside(conn, batch_id, pair)
             result.newly_set_aside.append(pair)
     result.failed += 1
     result.errors.append(f"{pair[0]} / {pair[1]}: {error}")
@@ -570,19 +410,14 @@ def _save_answer(db, batch_id: int, judge: Judge, pair: Pair, answer: tuple[int,
     called = usage is not None
     with store.write_transaction(db, action="machine_judge") as conn:
         # OR IGNORE: another run may have cached the same answer meanwhile; it stays as it was.
-        conn.execute(
-            "INSERT OR IGNORE INTO machine_calls (connection_id, base_url, model, prompt_hash,"
-            " query_id, chunk_id, temperature, grade, reason, reply, prompt_tokens,"
-            " completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [*judge.server, judge.model, judge.prompt.hash, *pair, judge.temperature, grade,
-             reason, reply, _tokens(usage, "prompt_tokens"),
-             _tokens(usage, "completion_tokens"), store.utc_now()],
-        )
-        current = conn.execute(
-            "SELECT j.id, j.grade, m.prompt_hash FROM judgments j"
-            " LEFT JOIN machine_labels m ON m.judgment_id = j.id"
-            " WHERE j.query_id = ? AND j.chunk_id = ? AND j.annotator = ?"
-            " ORDER BY j.id DESC LIMIT 1", [*pair, judge.name]).fetchone()
+        machine_tables.cache_call(conn, {
+            "connection_id": judge.server[0], "base_url": judge.server[1],
+            "model": judge.model, "prompt_hash": judge.prompt.hash, "query_id": pair[0],
+            "chunk_id": pair[1], "temperature": judge.temperature, "grade": grade,
+            "reason": reason, "reply": reply, "prompt_tokens": _tokens(usage, "prompt_tokens"),
+            "completion_tokens": _tokens(usage, "completion_tokens"),
+            "created_at": store.utc_now()})
+        current = machine_tables.latest_machine_judgment(conn, pair, judge.name)
         if current is not None and current[1] == grade and current[2] == judge.prompt.hash:
             judgment_id = current[0]
             result.unchanged += 1
@@ -590,16 +425,12 @@ def _save_answer(db, batch_id: int, judge: Judge, pair: Pair, answer: tuple[int,
             judgment_id = judgments.add_judgment(
                 db, pair[0], pair[1], grade, judge.name, origin="machine",
                 origin_source=judge.name)
-            conn.execute(
-                "INSERT INTO machine_labels (judgment_id, batch_id, model, prompt_version,"
-                " prompt_hash, temperature, reason, reply, cached) VALUES (?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?)",
-                [judgment_id, batch_id, judge.model, judge.prompt.version, judge.prompt.hash,
-                 judge.temperature, reason, reply, int(not called)])
-        conn.execute(
-            "UPDATE machine_batch_pairs SET state = 'done', judgment_id = ?, error = NULL,"
-            " attempts = attempts + ? WHERE batch_id = ? AND query_id = ? AND chunk_id = ?",
-            [judgment_id, int(called), batch_id, *pair])
+            machine_tables.add_machine_label(conn, {
+                "judgment_id": judgment_id, "batch_id": batch_id, "model": judge.model,
+                "prompt_version": judge.prompt.version, "prompt_hash": judge.prompt.hash,
+                "temperature": judge.temperature, "reason": reason, "reply": reply,
+                "cached": int(not called)})
+        machine_tables.mark_done(conn, batch_id, pair, judgment_id, called)
     result.labeled += 1
 
 
@@ -615,40 +446,20 @@ def _tokens(usage: dict | None, key: str) -> int | None:
 def batches(db: sqlite_utils.Database) -> pd.DataFrame:
     """Every batch, newest first: id, judge, pair_set, pairs, done, pending, skipped,
     set_aside, created_at, finished_at."""
-    return pd.read_sql_query(
-        "SELECT b.id, b.judge, b.pair_set, count(p.query_id) AS pairs,"
-        " sum(p.state = 'done') AS done, sum(p.state = 'pending') AS pending,"
-        " sum(p.state = 'skipped') AS skipped, sum(p.state = 'set_aside') AS set_aside,"
-        " b.created_at, b.finished_at"
-        " FROM machine_batches b LEFT JOIN machine_batch_pairs p ON p.batch_id = b.id"
-        " GROUP BY b.id ORDER BY b.id DESC", db.conn)
-
+    return machine_tables.batches_table(db)
 
 def batch_failures(db: sqlite_utils.Database, batch_id: int | None = None) -> pd.DataFrame:
     """The pairs not done that failed at least once (of one batch, or of every batch), in batch
     and pair order: batch_id, query_id, chunk_id, state (``pending`` or ``set_aside``),
     failures (the pair's own), attempts (requests), error (the last), reply (the raw reply of
     the last malformed answer)."""
-    where = "" if batch_id is None else " AND batch_id = ?"
-    return pd.read_sql_query(
-        "SELECT batch_id, query_id, chunk_id, state, failures, attempts, error, reply"
-        " FROM machine_batch_pairs WHERE (state = 'set_aside' OR (state = 'pending'"
-        f" AND attempts > 0)){where} ORDER BY batch_id, position",
-        db.conn, params=[] if batch_id is None else [batch_id])
-
+    return machine_tables.failed_pairs(db, batch_id)
 
 def judges(db: sqlite_utils.Database) -> list[str]:
     """The names of the machine judges that have labels, in name order."""
-    return [r[0] for r in db.conn.execute(
-        "SELECT DISTINCT annotator FROM judgments WHERE origin = 'machine' ORDER BY 1")]
-
+    return machine_tables.machine_annotators(db)
 
 def machine_labels(db: sqlite_utils.Database, judge: str) -> pd.DataFrame:
     """The current labels of ``judge``: query_id, chunk_id, grade, reason, model,
     prompt_version, prompt_hash, temperature, judgment_id (pairs it could not grade left out)."""
-    return pd.read_sql_query(
-        "SELECT j.query_id, j.chunk_id, j.grade, m.reason, m.model, m.prompt_version,"
-        " m.prompt_hash, m.temperature, j.id AS judgment_id FROM current_judgments j"
-        " LEFT JOIN machine_labels m ON m.judgment_id = j.id"
-        " WHERE j.annotator = ? AND j.origin = 'machine' AND j.grade IS NOT NULL"
-        " ORDER BY j.query_id, j.chunk_id", db.conn, params=[judge])
+    return machine_tables.current_machine_labels(db, judge)

@@ -21,8 +21,8 @@ from labeling.judging.pace import hours_for, team_seconds_per_card
 from labeling.judging.visibility import EVERYTHING, Sight
 from labeling.rechunking.answers import DECISIONS
 from labeling.rechunking.plan import OUTCOMES
-from labeling.rechunking.transfer import existing_transfer
-from labeling.workspace import query_store
+from labeling.workspace import query_store, transfer_reports
+from labeling.workspace.transfers import existing_transfer
 
 MISSING_SEGMENT = "(missing)"
 
@@ -125,21 +125,14 @@ def transferred_labels(
 ) -> pd.DataFrame:
     """The labels a transfer wrote that ``sight`` may see (the blind rule): query_id,
     chunk_id, annotator, grade, source_chunk, share_of_judged, share_of_chunk, split."""
-    frame = pd.read_sql_query(
-        "SELECT n.query_id, n.chunk_id, n.annotator, n.grade, o.chunk_id AS source_chunk,"
-        " t.share_of_judged, t.share_of_chunk, t.split FROM transfer_labels t"
-        " JOIN judgments n ON n.id = t.judgment_id JOIN judgments o ON o.id = t.source_judgment_id"
-        " WHERE t.transfer_id = ? ORDER BY n.query_id, n.chunk_id, n.annotator",
-        db.conn, params=[transfer_id])
+    frame = transfer_reports.labels_written(db.conn, transfer_id)
     frame["split"] = frame["split"].astype(bool)
     return frame.loc[sight.pair_mask(frame).to_numpy()].reset_index(drop=True)
 
 
 def transfers(db: sqlite_utils.Database) -> pd.DataFrame:
     """Every transfer: id, from_set, to_set, threshold, transferred_by, created_at."""
-    return pd.read_sql_query(
-        "SELECT id, from_set, to_set, threshold, transferred_by, created_at"
-        " FROM label_transfers ORDER BY id", db.conn)
+    return transfer_reports.transfers_table(db.conn)
 
 
 def check_segment(db: sqlite_utils.Database, segment: str) -> None:
@@ -162,65 +155,29 @@ def transfer_report(
     tid = int(row["id"])
     sources = _sources(db, tid, segment)
     counts = sources["outcome"].value_counts()
+    stored = transfer_reports.record_counts(db.conn, tid)
     return TransferReport(
         transfer_id=tid, from_set=from_set, to_set=to_set, threshold=float(row["threshold"]),
         transferred_by=row["transferred_by"], created_at=row["created_at"],
         outcomes={o: int(counts.get(o, 0)) for o in OUTCOMES},
         split=int(sources.loc[sources["outcome"] == "carried", "split"].sum()),
-        labels=_count(db, "SELECT count(*) FROM transfer_labels WHERE transfer_id = ?", tid),
-        suggestions=_count(db, "SELECT count(*) FROM transfer_suggestions WHERE transfer_id = ?",
-                           tid),
-        suggestions_judged=_count(db, _JUDGED_SUGGESTIONS, tid),
+        labels=stored["labels"], suggestions=stored["suggestions"],
+        suggestions_judged=stored["suggestions_judged"],
         segment=segment,
         by_grade=_crosstab(sources, "grade"),
         by_segment=_crosstab(sources, "segment"),
         carried_queries=sorted(sources.loc[sources["outcome"] == "carried", "query_id"].unique()),
-        pairs=dict(db.conn.execute(
-            "SELECT decision, count(*) FROM transfer_pairs WHERE transfer_id = ?"
-            " GROUP BY decision", [tid]).fetchall()),
-        invalidated=_count(db, "SELECT count(*) FROM transfer_invalidated WHERE transfer_id = ?",
-                           tid),
-        invalidated_queries=[r[0] for r in db.conn.execute(
-            "SELECT DISTINCT j.query_id FROM transfer_invalidated i JOIN judgments j"
-            " ON j.id = i.judgment_id WHERE i.transfer_id = ? ORDER BY 1", [tid])],
+        pairs=transfer_reports.pairs_by_decision(db.conn, tid),
+        invalidated=stored["invalidated"],
+        invalidated_queries=transfer_reports.invalidated_queries(db.conn, tid),
         seconds_per_judgment=team_seconds_per_card(db),
-        inferred_labels=_count(db, _INFERRED_LABELS, tid),
+        inferred_labels=stored["inferred_labels"],
     )
-
-
-_INFERRED_LABELS = """
-SELECT count(*) FROM transfer_labels t JOIN judgments j ON j.id = t.judgment_id
-WHERE t.transfer_id = ? AND coalesce(json_extract(j.flags, '$.inferred'), 0)
-"""
-
-
-_JUDGED_SUGGESTIONS = """
-SELECT count(*) FROM transfer_suggestions s JOIN label_transfers t ON t.id = s.transfer_id
-WHERE s.transfer_id = ? AND EXISTS (
-    SELECT 1 FROM judgments j WHERE j.query_id = s.query_id AND j.chunk_id = s.chunk_id
-      AND j.grade IS NOT NULL AND j.origin NOT IN ('transferred', 'machine', 'generator')
-      AND j.created_at >= t.created_at)
-"""
-
-
-def _count(db: sqlite_utils.Database, sql: str, tid: int) -> int:
-    return int(db.conn.execute(sql, [tid]).fetchone()[0])
 
 
 def _sources(db: sqlite_utils.Database, tid: int, segment: str) -> pd.DataFrame:
     """Each old judgment the transfer read: query_id, grade, outcome, split, segment."""
-    if segment in ("source", "split"):
-        value = f"q.{segment}"
-        join = ""
-    else:
-        value = "a.value"
-        join = "LEFT JOIN query_attributes a ON a.query_id = j.query_id AND a.name = :segment"
-    frame = pd.read_sql_query(
-        f"SELECT j.query_id, j.grade, s.outcome, s.split, {value} AS segment"
-        " FROM transfer_sources s JOIN judgments j ON j.id = s.judgment_id"
-        f" JOIN queries q ON q.id = j.query_id {join} WHERE s.transfer_id = :tid",
-        db.conn, params={"tid": tid, "segment": segment},
-    )
+    frame = transfer_reports.sources_with_segment(db.conn, tid, segment)
     frame["segment"] = frame["segment"].fillna(MISSING_SEGMENT).astype(str)
     return frame
 

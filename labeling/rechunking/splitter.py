@@ -21,6 +21,7 @@ import sqlite_utils
 from labeling.errors import InputError, ScorecardError
 from labeling.files import importers
 from labeling.files.importers import ImportResult
+from labeling.workspace import chunk_sets
 
 SEPARATORS = ("\n\n", "\n", ". ", " ")
 SPLITTER_NAME = "recursive characters (paragraphs, lines, sentences, words)"
@@ -104,10 +105,7 @@ def chunk_records(
     """The chunks of every stored document (current version) split at ``size``: records with
     id (``{name}:{doc_id}:{n}``), doc_id, doc_version, title, text, start, end."""
     records = []
-    for doc_id, version, title, text in db.conn.execute(
-        "SELECT id, version, title, text FROM documents d"
-        " WHERE rowid = (SELECT max(rowid) FROM documents o WHERE o.id = d.id) ORDER BY id"
-    ):
+    for doc_id, version, title, text in chunk_sets.current_documents(db.conn):
         for number, (start, end) in enumerate(split_spans(text, size, overlap), 1):
             records.append({"id": f"{name}:{doc_id}:{number}", "doc_id": doc_id,
                             "doc_version": version, "title": title, "text": text[start:end],

@@ -14,16 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import sqlite_utils
 
-_OPEN_SQL = """
-SELECT s.query_id, s.chunk_id, q.text AS query_text, c.title, c.text AS chunk_text
-FROM transfer_suggestions s
-JOIN queries q ON q.id = s.query_id JOIN chunks c ON c.id = s.chunk_id
-WHERE s.transfer_id = :tid AND NOT EXISTS (
-    SELECT 1 FROM judgments j WHERE j.query_id = s.query_id AND j.chunk_id = s.chunk_id
-      AND j.annotator = :who AND j.origin NOT IN ('transferred', 'machine', 'generator'))
-ORDER BY s.query_id, s.chunk_id
-LIMIT :limit
-"""
+from labeling.workspace import transfer_reports
 
 
 @dataclass(frozen=True)
@@ -51,19 +42,13 @@ def open_suggestions(
 ) -> pd.DataFrame:
     """Suggestions of a transfer that ``annotator`` has not judged yet: query_id, chunk_id,
     query_text, title, chunk_text (no grade: judging is blind)."""
-    return pd.read_sql_query(_OPEN_SQL, db.conn, params={
-        "tid": transfer_id, "who": annotator, "limit": int(limit)})
+    return transfer_reports.unjudged_suggestions(db.conn, transfer_id, annotator, limit)
 
 
 def has_judged(db: sqlite_utils.Database, query_id: str, chunk_id: str, annotator: str) -> bool:
     """Whether ``annotator``'s latest judgment of the pair is a grade or "can't judge"."""
-    row = db.conn.execute(
-        "SELECT grade, coalesce(json_extract(flags, '$.cant_judge'), 0) FROM judgments"
-        " WHERE query_id = ? AND chunk_id = ? AND annotator = ?"
-        " AND origin NOT IN ('transferred', 'machine', 'generator') ORDER BY id DESC LIMIT 1",
-        [query_id, chunk_id, annotator],
-    ).fetchone()
-    return row is not None and (row[0] is not None or bool(row[1]))
+    latest = transfer_reports.latest_own_judgment(db.conn, query_id, chunk_id, annotator)
+    return latest is not None and (latest[0] is not None or latest[1])
 
 
 def old_grades(
@@ -73,11 +58,9 @@ def old_grades(
     before (or when the pair is not a suggestion of that transfer)."""
     if not has_judged(db, query_id, chunk_id, annotator):
         return None
-    row = db.conn.execute(
-        "SELECT detail FROM transfer_suggestions WHERE transfer_id = ? AND query_id = ?"
-        " AND chunk_id = ?", [transfer_id, query_id, chunk_id]).fetchone()
-    if row is None:
+    detail = transfer_reports.suggestion_detail(db.conn, transfer_id, query_id, chunk_id)
+    if detail is None:
         return None
     return [OldGrade(d["old_chunk"], d["annotator"], int(d["grade"]),
                      float(d["share_of_judged"]), float(d["share_of_chunk"]))
-            for d in json.loads(row[0])]
+            for d in json.loads(detail)]

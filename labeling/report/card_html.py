@@ -169,15 +169,18 @@ def _worst_html(card: Scorecard) -> list[str]:
     return parts
 
 
+def _charts_html(card: Scorecard) -> list[str]:
+    """The card's charts as HTML fragments, plotly's script inlined in the first only."""
+    return [figure.to_html(
+        full_html=False, include_plotlyjs="inline" if index == 0 else False,
+        config={"displaylogo": False, "responsive": True},
+    ) for index, figure in enumerate(_charts(card))]
+
+
 def to_html(card: Scorecard) -> str:
     """The scorecard as one self-contained HTML document (plotly inlined once): the verdict
     first, then the warnings, the tables and charts, the worst queries and the glossary."""
-    charts = []
-    for index, figure in enumerate(_charts(card)):
-        charts.append(figure.to_html(
-            full_html=False, include_plotlyjs="inline" if index == 0 else False,
-            config={"displaylogo": False, "responsive": True},
-        ))
+    charts = _charts_html(card)
     title = f"Scorecard: {card.run['name']}" + (
         f" vs {card.baseline['name']}" if card.baseline else "")
     parts = [

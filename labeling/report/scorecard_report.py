@@ -58,7 +58,7 @@ from labeling.report.card_html import to_html
 from labeling.report.card_markdown import to_markdown
 from labeling.report.scorecard import Scorecard
 from labeling.report.verdict import build_verdict
-from labeling.workspace import contents, file_identity, grading, store
+from labeling.workspace import chunk_store, contents, file_identity, grading, store
 
 __all__ = [
     "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",
@@ -143,11 +143,7 @@ def build_scorecard(
     worst_measure = controls.with_measures([worst_measure or controls.measures[0]]).measures[0]
     controls = controls.with_measures([*controls.measures, worst_measure])
     measures = list(controls.measures)
-    segment = segment or default_segment(db)
-    if segment not in segmenting.segment_options(db):
-        raise ScorecardError(
-            f"no segment {segment!r} (choose from {', '.join(segmenting.segment_options(db)[1:])})"
-        )
+    segment = _checked_segment(db, segment or default_segment(db))
     run_meta = _run_meta(db, run)
     base_meta = _run_meta(db, baseline) if baseline else None
 
@@ -156,14 +152,8 @@ def build_scorecard(
     values = scoring.per_query(db, controls)
     card = scoring.scorecard(values, queries, segment, n_resamples=n_resamples)
 
-    baseline_card = comparison = base_values = None
-    if baseline:
-        base_values = scoring.per_query(db, controls.for_run(baseline))
-        baseline_card = scoring.scorecard(base_values, queries, score_controls.NO_SEGMENT,
-                                          n_resamples=n_resamples)
-        comparison = run_comparison.compare_runs(db, controls.for_run(baseline), [run],
-                                                 alpha=ALPHA)
-
+    base_values, baseline_card, comparison = _baseline_parts(db, controls, baseline, queries,
+                                                             n_resamples)
     unanswered = scoring.unanswered_queries(db, controls)
     worst = _worst_queries(db, controls, values, queries, worst_measure, segment, n_worst,
                            base_values, unanswered)
@@ -186,6 +176,31 @@ def build_scorecard(
         assistance=machine_agreement.assistance(db, controls),
         corrected=corrected_scores.corrected_scores(db, controls),
     )
+
+
+def _checked_segment(db: sqlite_utils.Database, segment: str) -> str:
+    """``segment`` when it is one of ``segmenting.segment_options``; else ``ScorecardError``."""
+    if segment not in segmenting.segment_options(db):
+        raise ScorecardError(
+            f"no segment {segment!r} (choose from {', '.join(segmenting.segment_options(db)[1:])})"
+        )
+    return segment
+
+
+def _baseline_parts(
+    db: sqlite_utils.Database, controls: Controls, baseline: str | None, queries: pd.DataFrame,
+    n_resamples: int,
+) -> tuple[pd.DataFrame | None, pd.DataFrame | None, pd.DataFrame | None]:
+    """(per-query values, scorecard, comparison with ``controls.run``) of ``baseline`` under
+    ``controls``; all None without a baseline."""
+    if not baseline:
+        return None, None, None
+    base_values = scoring.per_query(db, controls.for_run(baseline))
+    baseline_card = scoring.scorecard(base_values, queries, score_controls.NO_SEGMENT,
+                                      n_resamples=n_resamples)
+    comparison = run_comparison.compare_runs(db, controls.for_run(baseline), [controls.run],
+                                             alpha=ALPHA)
+    return base_values, baseline_card, comparison
 
 
 def _warnings(
@@ -295,11 +310,8 @@ def _shell_word(text: str) -> str:
 def _chunk_texts(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
-    rows = db.conn.execute(
-        "SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-        [json.dumps(ids)],
-    )
-    return {chunk: contents.shown_text(text, chunk) for chunk, text in rows.fetchall()}
+    rows = chunk_store.chunk_texts_of(db, ids)
+    return {chunk: contents.shown_text(text, chunk) for chunk, text in rows.items()}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ share of the mix, then the critic; every passage with enough words may be sent.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,8 @@ from labeling.synthetic import features, forms, llm, offline, review, sampling
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.settings import get_settings
 from labeling.workspace import connections
+from labeling.workspace import synthetic_batches as stored_batches
+from labeling.workspace import synthetic_candidates as stored_candidates
 from labeling.workspace.store import utc_now, write_transaction
 
 Progress = Callable[[int, int], None]
@@ -132,15 +133,8 @@ def _record(db: sqlite_utils.Database, generator: str, settings: dict,
             chunks: Sequence[sampling.Chunk]) -> str:
     batch = review.new_batch_id()
     with write_transaction(db, action="add_candidates") as conn:
-        conn.execute(
-            "INSERT INTO synthetic_batches (id, generator, settings, passages, created_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [batch, generator, json.dumps(settings), len(chunks), utc_now()],
-        )
-        conn.executemany(
-            "INSERT INTO synthetic_batch_passages (batch, position, chunk_id) VALUES (?, ?, ?)",
-            [(batch, i, c.id) for i, c in enumerate(chunks)],
-        )
+        stored_batches.add_batch(conn, batch, generator, settings, [c.id for c in chunks],
+                                 utc_now())
     return batch
 
 
@@ -165,25 +159,17 @@ def _offline(db: sqlite_utils.Database, batch: str, chunks: Sequence[sampling.Ch
         result.ids = review.add_candidates(db, [found[i] for i in keep], batch=batch,
                                            scored=[scored[i] for i in keep])
         stored = Counter(found[i].chunk_id for i in keep)
-        conn.executemany(
-            "UPDATE synthetic_batch_passages SET status = 'done', candidates = ?"
-            " WHERE batch = ? AND position = ?",
-            [(stored[c.id], batch, i) for i, c in enumerate(chunks)],
-        )
-        conn.execute("UPDATE synthetic_batches SET finished_at = ? WHERE id = ?",
-                     [utc_now(), batch])
+        stored_batches.mark_passages_done(conn, batch,
+                                          [(i, stored[c.id]) for i, c in enumerate(chunks)])
+        stored_batches.finish_batch(conn, batch, utc_now())
     return result
 
 
 def pick(db: sqlite_utils.Database, candidates: Sequence[Candidate], scores: Sequence[float],
          space: features.Workspace, per_chunk: int, mix: dict[str, float]) -> list[int]:
     """Indices of the candidates to store, best first (see the module docstring)."""
-    owners = dict(db.conn.execute(
-        "SELECT paragraph_key, chunk_id FROM synthetic_candidates"
-        " WHERE status != 'rejected' AND paragraph_key IS NOT NULL"
-    ).fetchall())
-    seen = {q.lower() for (q,) in db.conn.execute(
-        "SELECT question FROM synthetic_candidates WHERE status != 'rejected'")}
+    owners = stored_candidates.paragraph_owners(db)
+    seen = {q.lower() for q in stored_candidates.open_candidate_questions(db)}
     chunks = {c.chunk_id for c in candidates}
     quota = forms.allocate(mix, per_chunk * len(chunks))
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
@@ -217,17 +203,11 @@ def pick(db: sqlite_utils.Database, candidates: Sequence[Candidate], scores: Seq
 
 def _llm(db: sqlite_utils.Database, batch: str, client: llm.LlmClient,
          progress: Progress | None) -> BatchResult:
-    settings = json.loads(db.conn.execute(
-        "SELECT settings FROM synthetic_batches WHERE id = ?", [batch]).fetchone()[0])
+    settings = stored_batches.batch_settings(db, batch)
     per_chunk, k = int(settings.get("per_chunk", 2)), int(settings.get("k", 10))
     planned = settings.get("forms") or []
-    rows = db.conn.execute(
-        "SELECT p.position, c.id, c.doc_id, c.title, coalesce(c.text, '')"
-        " FROM synthetic_batch_passages p JOIN chunks c ON c.id = p.chunk_id"
-        " WHERE p.batch = ? AND p.status != 'done' ORDER BY p.position", [batch]
-    ).fetchall()
-    total = db.conn.execute("SELECT passages FROM synthetic_batches WHERE id = ?",
-                            [batch]).fetchone()[0]
+    rows = stored_batches.passages_not_done(db, batch)
+    total = stored_batches.batch_passage_count(db, batch)
     done = total - len(rows)
     result = BatchResult(batch)
     space = features.Workspace.read(db)
@@ -258,19 +238,8 @@ def _llm(db: sqlite_utils.Database, batch: str, client: llm.LlmClient,
         with write_transaction(db, action="add_candidates") as conn:
             result.ids += review.add_candidates(db, reply.candidates, batch=batch,
                                                 scored=scored)
-            conn.executemany(
-                "INSERT INTO synthetic_unmatched (batch, chunk_id, question, answer)"
-                " VALUES (?, ?, ?, ?)", [(batch, cid, q, a) for q, a in reply.unmatched],
-            )
-            conn.execute(
-                "UPDATE synthetic_batch_passages SET status = 'done', calls = calls + ?,"
-                " candidates = ?, unmatched = ?, error = NULL WHERE batch = ? AND position = ?",
-                [calls, len(reply.candidates), len(reply.unmatched), batch, position],
-            )
-            conn.execute(
-                "UPDATE synthetic_batches SET calls = calls + ?, unmatched = unmatched + ?"
-                " WHERE id = ?", [calls, len(reply.unmatched), batch],
-            )
+            stored_batches.record_passage_reply(conn, batch, position, cid, calls,
+                                                len(reply.candidates), reply.unmatched)
         done += 1
         if progress:
             progress(done, total)
@@ -281,69 +250,42 @@ def _llm(db: sqlite_utils.Database, batch: str, client: llm.LlmClient,
 def _failed(db: sqlite_utils.Database, batch: str, position: int, calls: int, error: str
             ) -> None:
     with write_transaction(db, action="add_candidates") as conn:
-        conn.execute(
-            "UPDATE synthetic_batch_passages SET status = 'failed', calls = calls + ?,"
-            " error = ? WHERE batch = ? AND position = ?", [calls, error[:500], batch, position],
-        )
-        conn.execute("UPDATE synthetic_batches SET calls = calls + ? WHERE id = ?",
-                     [calls, batch])
+        stored_batches.record_passage_failure(conn, batch, position, calls, error)
 
 
 def _finish(db: sqlite_utils.Database, batch: str) -> None:
-    left = db.conn.execute(
-        "SELECT count(*) FROM synthetic_batch_passages WHERE batch = ? AND status != 'done'",
-        [batch]).fetchone()[0]
-    if not left:
+    if not stored_batches.passages_left(db, batch):
         with write_transaction(db, action="add_candidates") as conn:
-            conn.execute("UPDATE synthetic_batches SET finished_at = ? WHERE id = ?",
-                         [utc_now(), batch])
+            stored_batches.finish_batch(conn, batch, utc_now())
 
 
 def resume(db: sqlite_utils.Database, batch: str, *, client: llm.LlmClient | None = None,
            progress: Progress | None = None) -> BatchResult:
     """Send the passages of ``batch`` not done yet (pending, or failed before); the done ones
     are not sent again. Offline batches are finished in one transaction: nothing to resume."""
-    row = db.conn.execute("SELECT generator FROM synthetic_batches WHERE id = ?",
-                          [batch]).fetchone()
-    if row is None:
+    generator = stored_batches.batch_generator(db, batch)
+    if generator is None:
         raise ScorecardError(f"no batch {batch!r}")
-    if not row[0].startswith("llm"):
+    if not generator.startswith("llm"):
         raise ScorecardError(f"batch {batch} was generated offline: it has nothing to resume")
     return _llm(db, batch, client_for(db, client), progress)
 
 
 def unfinished(db: sqlite_utils.Database) -> list[dict]:
     """Batches with passages not done: id, generator, passages, done, calls, unmatched."""
-    rows = db.conn.execute(
-        "SELECT b.id, b.generator, b.passages, b.calls, b.unmatched,"
-        " sum(p.status = 'done') FROM synthetic_batches b"
-        " JOIN synthetic_batch_passages p ON p.batch = b.id"
-        " WHERE b.finished_at IS NULL GROUP BY b.id ORDER BY b.created_at"
-    ).fetchall()
-    return [{"id": r[0], "generator": r[1], "passages": r[2], "calls": r[3],
-             "unmatched": r[4], "done": int(r[5] or 0)} for r in rows]
+    return stored_batches.unfinished_batches(db)
 
 
 def batches_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Every batch: id, generator, passages, done, calls, unmatched, candidates, created_at,
     finished_at (newest first)."""
-    return pd.read_sql_query(
-        "SELECT b.id, b.generator, b.passages, sum(p.status = 'done') AS done, b.calls,"
-        " b.unmatched, sum(p.candidates) AS candidates, b.created_at, b.finished_at"
-        " FROM synthetic_batches b LEFT JOIN synthetic_batch_passages p ON p.batch = b.id"
-        " GROUP BY b.id ORDER BY b.created_at DESC", db.conn,
-    )
+    return stored_batches.batches_frame(db)
 
 
 def unmatched_frame(db: sqlite_utils.Database, batch: str | None = None) -> pd.DataFrame:
     """The replies whose answer was not found in their passage: batch, chunk_id, question,
     answer."""
-    sql = "SELECT batch, chunk_id, question, answer FROM synthetic_unmatched"
-    params: list[str] = []
-    if batch:
-        sql += " WHERE batch = ?"
-        params.append(batch)
-    return pd.read_sql_query(sql + " ORDER BY rowid", db.conn, params=params)
+    return stored_batches.unmatched_frame(db, batch)
 
 
 def progress_text(done: int, total: int) -> tuple[float, str]:

@@ -11,8 +11,8 @@ of a manual page, a definition ("What is a security incident?" from "A security 
 any event ..."), and a how-to whose answer is itself a name (the signature it belongs to). A
 page or module title of no such kind ("coreutils", "json") is where the passage sits, not
 evidence of what a sentence is about.
-Questions that still point ("such", "this") or copy an example's framing ("for example") are
-not bound either.
+Questions that still point ("such", "this", "another use") or copy an example's framing ("for
+example") are not bound either.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from labeling.synthetic.subject import Subject, is_named
 from labeling.synthetic.words import QUESTION_WORDS
 
 QUOTED = re.compile(r"[‘'`\"]{1,2}([^\s‘’'`\"]{1,40})[’'`\"]{1,2}")
-UNBOUND = re.compile(r"\b(such|this|these|those|above|below|following|for example|for "
+UNBOUND = re.compile(r"\b(such|this|these|those|another|above|below|following|for example|for "
                      r"instance|e\.g|in addition|for that reason|in that case)\b", re.I)
 BOUND_KINDS = ("command", "function", "option", "key", "variable", "error", "path")
 

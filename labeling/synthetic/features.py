@@ -40,6 +40,7 @@ from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.subject import DEICTIC_PHRASE, is_named, topic_of
 from labeling.synthetic.text import normalise, words
+from labeling.workspace import chunk_store
 
 FEATURES = ("specificity", "top3", "reciprocal_rank", "standalone", "grammar", "repeated",
             "copy", "structured", "concise", "whole_answer", "critic")
@@ -74,9 +75,7 @@ class Workspace:
     @classmethod
     def read(cls, db: sqlite_utils.Database, index: quality.Bm25Index | None = None
              ) -> Workspace:
-        rows = db.conn.execute(
-            "SELECT id, coalesce(title, ''), coalesce(text, '') FROM chunks WHERE placeholder = 0"
-        ).fetchall()
+        rows = chunk_store.imported_chunks(db)
         df: Counter = Counter()
         repeats: Counter = Counter()
         for _, title, text in rows:

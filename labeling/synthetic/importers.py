@@ -23,7 +23,7 @@ from typing import Any
 import sqlite_utils
 
 from labeling.errors import InputError
-from labeling.files.formats import tabular
+from labeling.files.formats import csv_rows
 from labeling.files.formats.tabular import TOO_DEEP
 from labeling.files.formats.text import read_checked
 from labeling.files.formats.values import json_kind
@@ -31,6 +31,7 @@ from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.review import add_candidates
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import normalise
+from labeling.workspace import chunk_store
 
 
 @dataclass
@@ -46,9 +47,7 @@ class ImportSummary:
 
 class _Matcher:
     def __init__(self, db: sqlite_utils.Database) -> None:
-        rows = db.conn.execute(
-            "SELECT id, coalesce(text, '') FROM chunks WHERE placeholder = 0"
-        ).fetchall()
+        rows = chunk_store.imported_chunk_texts(db)
         self.ids = {r[0] for r in rows}
         self.exact = {normalise(t): cid for cid, t in rows if t.strip()}
         self.rows = [(cid, normalise(t)) for cid, t in rows if t.strip()]
@@ -196,7 +195,7 @@ def _csv_records(text: str, source: str) -> list[tuple[int | None, Any]]:
             else:
                 out.append((start, dict(zip(header, row, strict=True))))
     except csv.Error as error:
-        raise tabular.csv_error(text, ",", error, previous_end + 1, source) from None
+        raise csv_rows.csv_error(text, ",", error, previous_end + 1, source) from None
     return out
 
 

@@ -64,6 +64,9 @@ GENERATOR = "offline"
 READER = frozenset("i you your my we our me".split())
 # Imperatives that describe what a function does, not a reader's task.
 REFERENCE_VERBS = frozenset("return returns print output list raise yield get set".split())
+# Imperatives that point the reader elsewhere, not a task ("Try o conf init prefs_dir in the
+# CPAN shell", "See the manual in ..."): a where-question of them reads as copied.
+POINTERS = frozenset("try see consult refer note remember".split())
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
@@ -90,6 +93,8 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
+                screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
+                    draft.question, topic.name if topic is not None else "") or \
                 not _bound(draft.question, draft.answer, names, topic):
             continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft):
@@ -318,7 +323,7 @@ def _procedure(toks: list[Tok], text: str) -> list[Found]:
     it names nothing."""
     out: list[Found] = []
     verb = toks[0].low
-    if verb in REFERENCE_VERBS:
+    if verb in REFERENCE_VERBS or verb in POINTERS:
         return []  # "Return the number of CPUs in the system": what a function does
     clause = Clause([], [], toks[0], toks[1:])
     for (a, b), _, kind in times(clause):

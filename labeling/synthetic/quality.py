@@ -20,6 +20,7 @@ import bm25s
 import sqlite_utils
 
 from labeling.synthetic.text import normalise, words
+from labeling.workspace import chunk_store
 
 NEAR_DUPLICATE = 0.6
 STOPWORDS = frozenset(
@@ -79,10 +80,7 @@ class Bm25Index:
     """A bm25s index of the workspace's chunks (title and text), built once per batch."""
 
     def __init__(self, db: sqlite_utils.Database) -> None:
-        rows = db.conn.execute(
-            "SELECT id, coalesce(title, '') || char(10) || coalesce(text, '') FROM chunks"
-            " WHERE placeholder = 0 ORDER BY rowid"
-        ).fetchall()
+        rows = [(cid, f"{title}\n{text}") for cid, title, text in chunk_store.imported_chunks(db)]
         self.ids = [r[0] for r in rows]
         self.retriever = bm25s.BM25()
         if rows:

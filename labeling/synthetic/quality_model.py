@@ -35,6 +35,7 @@ import sqlite_utils
 from labeling.errors import ScorecardError
 from labeling.synthetic import calibration
 from labeling.synthetic.features import FEATURES
+from labeling.workspace import synthetic_candidates as stored
 from labeling.workspace.store import utc_now, write_transaction
 
 INTERCEPT = "intercept"
@@ -86,10 +87,7 @@ def fit(x: np.ndarray, y: np.ndarray, c: float = 1.0, *, iterations: int = 100,
 
 def decisions(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
     """(features, accepted as written) of every decided candidate with stored features."""
-    rows = db.conn.execute(
-        "SELECT features, status, question = generated_question FROM synthetic_candidates"
-        " WHERE status != 'pending' AND features != '{}' ORDER BY id"
-    ).fetchall()
+    rows = stored.decided_features(db)
     x = np.array([[float(json.loads(f).get(name, 0.0)) for name in FEATURES] for f, _, _ in rows])
     y = np.array([1.0 if s == "accepted" and same else 0.0 for _, s, same in rows])
     return x.reshape(len(rows), len(FEATURES)), y
@@ -103,10 +101,7 @@ def enough_decisions(y: Sequence[float]) -> bool:
 def current(db: sqlite_utils.Database) -> tuple[dict[str, float], dict]:
     """(weights, about): the latest learned model, else the defaults. ``about`` has
     ``source`` (default | learned), ``decisions``, ``accepted``, ``fitted_at``, ``fitted_by``."""
-    row = db.conn.execute(
-        "SELECT weights, decisions, accepted, fitted_at, fitted_by"
-        " FROM synthetic_quality_models ORDER BY id DESC LIMIT 1"
-    ).fetchone()
+    row = stored.latest_quality_model(db)
     if row is None:
         return dict(DEFAULT_WEIGHTS), {"source": "default", "decisions": 0, "accepted": 0,
                                        "fitted_at": None, "fitted_by": None}
@@ -130,23 +125,15 @@ def refit(db: sqlite_utils.Database, who: str | None = None) -> dict[str, float]
         weights = {INTERCEPT: round(intercept, 6)}
         weights.update({name: round(float(w), 6) for name, w in zip(FEATURES, coefficients,
                                                                      strict=True)})
-        conn.execute(
-            "INSERT INTO synthetic_quality_models (weights, decisions, accepted, fitted_by,"
-            " fitted_at) VALUES (?, ?, ?, ?, ?)",
-            [json.dumps(weights), len(y), int(y.sum()), who, utc_now()],
-        )
+        stored.add_quality_model(conn, weights, len(y), int(y.sum()), who, utc_now())
         rescore(db, weights)
     return weights
 
 
 def rescore(db: sqlite_utils.Database, weights: Mapping[str, float]) -> int:
     """Recompute the stored score of every candidate with features; return how many."""
-    rows = db.conn.execute(
-        "SELECT id, features FROM synthetic_candidates WHERE features != '{}'"
-    ).fetchall()
+    rows = stored.scored_features(db)
     with write_transaction(db, action="refit_quality") as conn:
-        conn.executemany(
-            "UPDATE synthetic_candidates SET quality = ? WHERE id = ?",
-            [(round(score(json.loads(f), weights), 6), cid) for cid, f in rows],
-        )
+        stored.set_quality_scores(
+            conn, [(round(score(json.loads(f), weights), 6), cid) for cid, f in rows])
     return len(rows)

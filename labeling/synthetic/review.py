@@ -27,9 +27,11 @@ from labeling.synthetic import calibration, features, forms, quality, quality_mo
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.settings import get_settings
+from labeling.workspace import synthetic_candidates as stored
+from labeling.workspace.chunk_store import chunk_texts, chunk_title_text
 from labeling.workspace.grading import get_scale
 from labeling.workspace.judgments import add_judgment
-from labeling.workspace.query_store import next_query_id
+from labeling.workspace.query_store import add_synthetic_query, next_query_id
 from labeling.workspace.store import utc_now, write_transaction
 
 GENERATOR_ANNOTATOR = "generator"
@@ -91,17 +93,12 @@ def add_candidates(
     if not candidates:
         return []
     batch = batch or new_batch_id()
-    texts = dict(db.conn.execute("SELECT id, coalesce(text, '') FROM chunks"))
+    texts = chunk_texts(db)
     missing = sorted({c.chunk_id for c in candidates} - set(texts))
     if missing:
         raise InputError(f"unknown chunk ids {missing[:5]}", source="synthetic candidates")
     questions = [c.question for c in candidates]
-    others = [(f"q:{qid}", text) for qid, text in db.conn.execute(
-        "SELECT id, text FROM queries WHERE text IS NOT NULL"
-    )] + [(f"c:{cid}", text) for cid, text in db.conn.execute(
-        "SELECT id, question FROM synthetic_candidates WHERE status != 'rejected'"
-    )]
-    duplicates = quality.near_duplicates(questions, others)
+    duplicates = quality.near_duplicates(questions, stored.open_questions(db))
     if scored is None:
         space = space or features.Workspace.read(db, index)
         scored = score_candidates(db, candidates, k=k, space=space)
@@ -112,29 +109,29 @@ def add_candidates(
                                                              strict=True):
             if dup and dup.startswith("#"):  # an earlier question of this same batch
                 dup = f"c:{ids[int(dup[1:])]}"
-            cursor = conn.execute(
-                "INSERT INTO synthetic_candidates (batch, chunk_id, question, generated_question,"
-                " sentence, answer, answer_start, answer_end, kind, generator, rubric_problems,"
-                " overlap, n_words, duplicate_of, duplicate_similarity, source_rank, roundtrip_k,"
-                " outranking, created_at, form, subject, features, quality, critic_score,"
-                " paragraph_key)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    batch, cand.chunk_id, cand.question, cand.question, cand.sentence,
-                    cand.answer, cand.answer_start, cand.answer_end, cand.kind, cand.generator,
-                    json.dumps(cand.problems), round(
-                        quality.overlap(cand.question, texts[cand.chunk_id]), 4
-                    ),
-                    len(cand.question.split()),
-                    dup if sim >= quality.NEAR_DUPLICATE else None, round(sim, 4),
-                    trip.rank, trip.k, json.dumps(trip.outranking), now,
-                    cand.form or forms.form_of(cand.question), cand.subject,
-                    json.dumps(values), round(score, 6), cand.critic,
-                    features.paragraph_of(cand, texts[cand.chunk_id]),
-                ),
-            )
-            ids.append(int(cursor.lastrowid))
+            row = _candidate_row(cand, texts[cand.chunk_id], (dup, sim), (values, trip, score))
+            ids.append(stored.add_candidate(conn, {**row, "batch": batch, "created_at": now}))
     return ids
+
+
+def _candidate_row(cand: Candidate, text: str, duplicate: tuple[str | None, float],
+                   scored: tuple[dict[str, float], quality.RoundTrip, float]) -> dict:
+    """The stored columns of a candidate from chunk ``text`` but its batch and time."""
+    (dup, sim), (values, trip, score) = duplicate, scored
+    return {
+        "chunk_id": cand.chunk_id, "question": cand.question,
+        "generated_question": cand.question, "sentence": cand.sentence, "answer": cand.answer,
+        "answer_start": cand.answer_start, "answer_end": cand.answer_end, "kind": cand.kind,
+        "generator": cand.generator, "rubric_problems": json.dumps(cand.problems),
+        "overlap": round(quality.overlap(cand.question, text), 4),
+        "n_words": len(cand.question.split()),
+        "duplicate_of": dup if sim >= quality.NEAR_DUPLICATE else None,
+        "duplicate_similarity": round(sim, 4), "source_rank": trip.rank,
+        "roundtrip_k": trip.k, "outranking": json.dumps(trip.outranking),
+        "form": cand.form or forms.form_of(cand.question), "subject": cand.subject,
+        "features": json.dumps(values), "quality": round(score, 6),
+        "critic_score": cand.critic, "paragraph_key": features.paragraph_of(cand, text),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,12 +147,7 @@ def candidates_frame(db: sqlite_utils.Database, status: str | None = None) -> pd
     duplicate_of, duplicate_similarity, roundtrip (bool: source in the top k), source_rank,
     outranking (list), reject_reason, reviewer, query_id, edited (bool).
     """
-    sql = "SELECT * FROM synthetic_candidates"
-    params: list[str] = []
-    if status:
-        sql += " WHERE status = ?"
-        params.append(status)
-    frame = pd.read_sql_query(sql + " ORDER BY id", db.conn, params=params)
+    frame = stored.candidates_table(db, status)
     problems = frame["rubric_problems"].map(json.loads)
     frame["well_formed"] = problems.map(
         lambda p: not [x for x in p if not x.startswith("grammar: ")]
@@ -187,21 +179,13 @@ def review_queue(db: sqlite_utils.Database, frame: pd.DataFrame | None = None,
 
 def chunk_text(db: sqlite_utils.Database, chunk_id: str) -> tuple[str | None, str]:
     """(title, text) of a chunk."""
-    row = db.conn.execute(
-        "SELECT title, coalesce(text, '') FROM chunks WHERE id = ?", [chunk_id]
-    ).fetchone()
-    return (row[0], row[1]) if row else (None, "")
+    return chunk_title_text(db, chunk_id) or (None, "")
 
 
 def review_statistics(db: sqlite_utils.Database) -> pd.DataFrame:
     """Counts by generator and status, and rejections by reason: columns generator, status,
     reject_reason, candidates."""
-    return pd.read_sql_query(
-        "SELECT generator, status, coalesce(reject_reason, '') AS reject_reason,"
-        " count(*) AS candidates FROM synthetic_candidates"
-        " GROUP BY generator, status, reject_reason ORDER BY generator, status, candidates DESC",
-        db.conn,
-    )
+    return stored.review_counts(db)
 
 
 def feedback(db: sqlite_utils.Database) -> dict[str, pd.DataFrame]:
@@ -213,12 +197,7 @@ def feedback(db: sqlite_utils.Database) -> dict[str, pd.DataFrame]:
       else its chunk id; the generator), decided, accepted, as_written (accepted unedited),
       accept_rate and as_written_rate (shares of decided; NaN when none decided), pending.
     """
-    frame = pd.read_sql_query(
-        "SELECT s.status, s.reject_reason, s.generator, s.form, s.question,"
-        " s.generated_question, coalesce(c.doc_id, s.chunk_id) AS source"
-        " FROM synthetic_candidates s LEFT JOIN chunks c ON c.id = s.chunk_id ORDER BY s.id",
-        db.conn,
-    )
+    frame = stored.decisions_table(db)
     frame["form"] = frame["form"].where(frame["form"] != "", frame["generated_question"].map(
         forms.form_of))
     rejected = frame[frame["status"] == "rejected"]
@@ -262,10 +241,7 @@ def _rates(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 def _pending(conn, candidate_id: int) -> dict:
-    conn_row = conn.execute(
-        "SELECT id, chunk_id, question, status, outranking, form, generator"
-        " FROM synthetic_candidates WHERE id = ?", [candidate_id],
-    ).fetchone()
+    conn_row = stored.candidate_for_decision(conn, candidate_id)
     if conn_row is None:
         raise InputError(f"no candidate {candidate_id}", source="review")
     cid, chunk_id, question, status, outranking, form, generator = conn_row
@@ -299,24 +275,14 @@ def accept(
         if "does not end with a single '?'" in problems:
             text = text.rstrip("?. ") + "?"
         qid = next_query_id(conn, QUERY_PREFIX)
-        conn.execute(
-            "INSERT INTO queries (id, text, source) VALUES (?, ?, 'synthetic')", [qid, text]
-        )
-        conn.executemany(
-            "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
-            [(qid, k, v) for k, v in attributes.get(row["chunk_id"], {}).items()],
-        )
+        add_synthetic_query(conn, qid, text, attributes.get(row["chunk_id"], {}))
         add_judgment(
             db, qid, row["chunk_id"], top, GENERATOR_ANNOTATOR,
             note=f"synthetic candidate {candidate_id}",
             flags={"generator": True, "confirm": True},
             origin="generator", origin_source=row["generator"],
         )
-        conn.execute(
-            "UPDATE synthetic_candidates SET status = 'accepted', question = ?, reviewer = ?,"
-            " query_id = ?, reviewed_at = ? WHERE id = ?",
-            [text, reviewer, qid, utc_now(), candidate_id],
-        )
+        stored.mark_accepted(conn, candidate_id, text, reviewer, qid, utc_now())
         pairs = [(qid, chunk) for chunk in row["outranking"]]
         if pairs:
             _enqueue(db, pairs)
@@ -336,11 +302,7 @@ def reject(db: sqlite_utils.Database, candidate_id: int, reviewer: str, reason: 
         raise InputError("give a reason for rejecting", source="review")
     with write_transaction(db, action="reject") as conn:
         _pending(conn, candidate_id)
-        conn.execute(
-            "UPDATE synthetic_candidates SET status = 'rejected', reject_reason = ?,"
-            " reviewer = ?, reviewed_at = ? WHERE id = ?",
-            [reason, reviewer, utc_now(), candidate_id],
-        )
+        stored.mark_rejected(conn, candidate_id, reason, reviewer, utc_now())
 
 
 def accept_many(db: sqlite_utils.Database, ids: Iterable[int], reviewer: str) -> list[str]:

@@ -20,6 +20,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.synthetic import STRATEGIES, offline
+from labeling.workspace import chunk_sets, chunk_store
 from labeling.workspace.query_store import ATTRIBUTE_NAME, BASE_COLUMNS
 
 
@@ -35,16 +36,9 @@ class Chunk:
 
 def chunk_attributes(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     """chunk id -> segment attributes (see the module docstring)."""
-    rows = db.conn.execute(
-        "SELECT id, doc_id, metadata FROM chunks WHERE placeholder = 0"
-    ).fetchall()
+    rows = chunk_store.imported_chunk_metadata(db)
     votes: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
-    for doc_id, name, value in db.conn.execute(
-        "SELECT c.doc_id, a.name, a.value FROM (SELECT DISTINCT chunk_id, query_id FROM judgments"
-        " WHERE grade >= 1) j JOIN chunks c ON c.id = j.chunk_id"
-        " JOIN query_attributes a ON a.query_id = j.query_id"
-        " WHERE c.doc_id IS NOT NULL AND a.value IS NOT NULL"
-    ):
+    for doc_id, name, value in chunk_sets.document_attribute_votes(db):
         votes[doc_id][name][value] += 1
     out: dict[str, dict[str, str]] = {}
     for chunk_id, doc_id, metadata in rows:
@@ -66,10 +60,7 @@ def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12, every: bo
     """Non-placeholder chunks with at least ``min_words`` words, by id; unless ``every``, only
     those in which the offline rules find a question."""
     chunks = []
-    for cid, doc_id, title, text in db.conn.execute(
-        "SELECT id, doc_id, title, text FROM chunks WHERE placeholder = 0 AND text IS NOT NULL"
-        " ORDER BY id"
-    ):
+    for cid, doc_id, title, text in chunk_store.passages_with_text(db):
         if len(text.split()) >= min_words and (every or offline.fact_sentences(text, title)):
             chunks.append(Chunk(cid, doc_id, title, text))
     return chunks

@@ -4,6 +4,14 @@ subject should be, a preposition left behind, a capitalised article inside the q
 case?"), a sentence adverb ("also", "now"), a placeholder ("--fuzz=LINES"); an answer that
 points at what follows ("a command like the following"). A question a screen catches is not
 asked, nor its keyword query.
+
+From the Perl POD held-out round: a capitalised word copied from mid-sentence ("do If Test2
+..."), a version or change-log fragment ("as of 1.37_02"), a note marker read as a term ("NB"),
+a word doubled ("the the"), a source sentence copied with its verb blanked ("What can the
+SelfLoader load?"), a how-to with a code variable ("the root of $x"), "What happens if ...?"
+naming no API; answers cut mid-phrase ("... a filepath even"), code fragments ("=
+HTTP::Tiny->can_ssl"), advice where a behaviour was asked ("one should always specify ..."),
+or pointing back ("set these options").
 """
 
 from __future__ import annotations
@@ -27,7 +35,25 @@ NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not
 POINTING_ANSWER = re.compile(r"\b(?:the following|as follows|like this|shown below|see below)\b|"
                              r":\s*$", re.I)
 # "What is The Named?", "What is 2:2,3c 3:4,5c The named?": a sentence's capital inside.
-INNER_ARTICLE = re.compile(r"\s(?:The|A|An)\s")
+# "What does x() do If Test2 ...?": a sentence-initial capital copied from mid-sentence.
+INNER_ARTICLE = re.compile(r"\s(?:The|A|An|If|When|Unless|While|Whether|This|These|Those|It|"
+                           r"Its|Then|Otherwise|Also|Note)\s")
+# Version and change-log fragments: "as of 1.37_02", "since version 3.2", "added in v0.20".
+VERSION = re.compile(r"\b(?:as of|since|until|prior to|before|after|from|in)\s+(?:version\s+|"
+                     r"v)?\d+(?:[._]\d+)+|\bversion\s+\d|\bv\d+\.\d", re.I)
+# Note markers read as a term ("What is NB in ...?"), a word doubled ("the the").
+NOTE_OR_DOUBLE = re.compile(r"\b(?:NB|N\.B|TODO|FIXME|XXX)\b|\b(\w+)\s+\1\b", re.I)
+# "How do I calculate the root of $x?": a code variable stands where a thing should be named.
+HOWTO_VARIABLE = re.compile(r"^How (?:do|can|should) I\b.*\s[$@%]\w")
+# An API named: a call, a qualified name, a method, an option, a constant.
+API = re.compile(r"^(?:\w+\(\)|\w+(?:::|\.|->)\w[\w:.>-]*|--?\w[\w-]*|[A-Z][A-Z0-9_]{2,})$")
+# Answers: cut after a word that cannot end a phrase; code; advice; pointing back.
+DANGLING = frozenset("even also only the a an of to and or but with for from by as than that "
+                     "which not just either both into on in at".split())
+CODE_ANSWER = re.compile(r"^\s*(?:[=;{}>]|->)|;\s*$|\s=\s")
+ADVICE = re.compile(r"^(?:(?:one|you|users?|the user)\s+)?(?:\w+ly\s+)?(?:should|must|ought to|"
+                    r"needs? to|have to)\b", re.I)
+POINTING_BACK = re.compile(r"^(?:\S+\s+){0,2}(?:these|those)\s", re.I)
 # Sentence adverbs that only make sense next to the source sentence: "What does BBV also
 # count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
 SENTENCE_ADVERBS = re.compile(r"\b(?:also|now|still|in contrast|however|therefore|thus|"
@@ -48,7 +74,38 @@ def misread(question: str) -> bool:
     return bool(ARTEFACTS.search(question) or NO_SUBJECT.search(question)
                 or INNER_ARTICLE.search(question) or NO_WORD.search(question.rstrip("?"))
                 or SENTENCE_ADVERBS.search(question) or PLACEHOLDER.search(question)
-                or verb_for_subject(question) or preposition_twice(question))
+                or VERSION.search(question) or NOTE_OR_DOUBLE.search(question)
+                or HOWTO_VARIABLE.search(question) or verb_for_subject(question)
+                or preposition_twice(question) or verb_echoes_name(question))
+
+
+def bad_answer(question: str, answer: str) -> bool:
+    """Whether ``answer`` is cut mid-phrase, a code fragment, a word doubled, pointing back
+    ("these options"), or advice where a behaviour was asked ("What happens ...?")."""
+    words = answer.split()
+    return not words or words[-1].lower() in DANGLING or bool(
+        CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
+        or POINTING_BACK.search(answer) or (question.startswith(("What happens", "What does"))
+                                           and ADVICE.search(answer)))
+
+
+def happens_unnamed(question: str, topic: str) -> bool:
+    """"What happens if there is already a context active?": a condition naming no API (a
+    call, a qualified name, an option, a constant) nor the passage's topic."""
+    match = re.match(r"What happens (?:if|when|unless)\b(.*)", question)
+    if match is None:
+        return False
+    words = [w.strip("?,;:") for w in match.group(1).split()]
+    return not any(API.match(w) or (topic and w == topic) for w in words)
+
+
+def verb_echoes_name(question: str) -> bool:
+    """"What can the SelfLoader load?", "What will ... add_bits() add?": the source sentence
+    copied with its verb blanked, the verb already in the name it is asked about."""
+    words = question.rstrip("?").split()
+    last = words[-1].lower() if len(words) > 3 else ""
+    return len(last) >= 3 and last.isalpha() and any(
+        last in w.lower() and w.lower() != last for w in words[1:-1])
 
 
 def verb_for_subject(question: str) -> bool:

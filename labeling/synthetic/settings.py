@@ -21,6 +21,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.synthetic import calibration, forms
 from labeling.workspace.store import utc_now, write_transaction
+from labeling.workspace.synthetic_candidates import save_settings, stored_settings
 
 DEFAULTS: dict[str, Any] = {
     "quality_floor": calibration.DEFAULT_FLOOR,
@@ -74,7 +75,7 @@ def get_settings(db: sqlite_utils.Database) -> dict[str, Any]:
     """Every setting: the stored value, else its default."""
     out = {name: (dict(value) if isinstance(value, dict) else value)
            for name, value in DEFAULTS.items()}
-    for name, value in db.conn.execute("SELECT name, value FROM synthetic_settings"):
+    for name, value in stored_settings(db):
         if name in out:
             out[name] = json.loads(value)
     return out
@@ -93,10 +94,5 @@ def set_settings(db: sqlite_utils.Database, values: Mapping[str, Any], who: str 
         except (TypeError, ValueError) as error:
             raise InputError(f"{name}: {error}", source="synthetic settings") from error
     with write_transaction(db, action="synthetic_settings") as conn:
-        now = utc_now()
-        conn.executemany(
-            "INSERT OR REPLACE INTO synthetic_settings (name, value, changed_by, changed_at)"
-            " VALUES (?, ?, ?, ?)",
-            [(name, json.dumps(value), who, now) for name, value in checked.items()],
-        )
+        save_settings(conn, checked, who, utc_now())
     return get_settings(db)

@@ -2,7 +2,8 @@
 
 A question must name what it asks about. The *topic* comes from the passage title (a manual
 page title ``gzip(1): Options`` gives the command ``gzip``; ``strtol(3)`` the function
-``strtol()``; any other title its part before the colon). The *focus* of a piece of prose is
+``strtol()``; any other title its part before the colon, a qualified name such as
+``Math::BigRat`` kept whole). The *focus* of a piece of prose is
 the nearest thing it describes: the term of a definition list it belongs to (an option, a key,
 an error, a file, an environment variable), else the function signature above it, else the
 topic. A sentence whose subject is a pronoun or a bare class noun ("It", "This option", "The
@@ -22,9 +23,10 @@ MAN_TITLE = re.compile(r"^\s*(?P<name>[^\s:()][^:()]*?)\((?P<section>\d)[\w]*\)"
 MAN_KINDS = {"1": "command", "6": "command", "8": "command", "2": "function", "3": "function",
              "4": "file", "5": "file", "7": "topic"}
 # Tokens that name something: code-like words (underscores, dots, brackets, digits, inner
-# capitals, leading dashes or slashes) and all-capital acronyms.
+# capitals, leading dashes or slashes, qualified names: Math::BigRat, $obj->method) and
+# all-capital acronyms.
 NAMED = re.compile(
-    r"^(?:[-+]{1,2}\w[\w-]*|[/~$][\w/.${}~*-]+|\w*[_.]\w+.*|\w+\(\d?\w*\)|[A-Z]{2,}\w*|"
+    r"^(?:[-+]{1,2}\w[\w-]*|[/~$][\w/.${}~*-]+|\w+(?:::|->)\w[\w:>-]*|\w*[_.]\w+.*|\w+\(\d?\w*\)|[A-Z]{2,}\w*|"
     r"\w*[a-z][A-Z]\w*|\w*\d\w*)$"
 )
 
@@ -55,7 +57,8 @@ def topic_of(title: str | None, passage: Passage | None = None) -> Subject | Non
         if kind == "function":
             return Subject(f"{name}()", name, kind)
         return Subject(name, name, kind)
-    name = re.split(r"\s*(?::|\s[-\u2013\u2014]\s)\s*", title, maxsplit=1)[0].strip()
+    # A colon ends the name, but not inside a qualified one ("Math::BigRat: METHODS").
+    name = re.split(r"\s*(?:(?<!:):(?!:)|\s[-\u2013\u2014]\s)\s*", title, maxsplit=1)[0].strip()
     if not name:
         return None
     if len(name.split()) == 1 or NAMED.match(name) or name.lower().startswith("the "):

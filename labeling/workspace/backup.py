@@ -13,7 +13,7 @@ Restore: copying a backup over the workspace is not safe. A ``-wal`` file beside
 (left by a crash, or by a process that still has it open) belongs to the *old* file, and SQLite
 would replay it onto the copied one ("database disk image is malformed"). ``restore`` therefore
 
-1. refuses while any process has the workspace open (see ``_exclusively``);
+1. refuses while any process has the workspace open (see ``sqlite_locks.exclusively``);
 2. copies the backup next to the workspace (``.DB.restoring-PID``), checks its integrity and
    that its schema is not newer than this scorecard, and migrates an older one;
 3. checkpoints the old file's ``-wal`` into it and turns it into one self-contained file; when
@@ -26,16 +26,13 @@ would replay it onto the copied one ("database disk image is malformed"). ``rest
 from __future__ import annotations
 
 import contextlib
-import errno
 import glob
 import os
 import shutil
 import sqlite3
 import stat
-import struct
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,11 +42,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError, sqlite_code
 from labeling.workspace import contents, private_files, store
-
-try:
-    import fcntl
-except ImportError:  # Windows has no fcntl: SQLite's own lock is the only check there
-    fcntl = None
+from labeling.workspace.sqlite_locks import exclusively, holder, in_use
 
 PARTIAL_MARK = ".partial-"  # .OUT.partial-PID: a backup being written by process PID
 RESTORING_MARK = ".restoring-"  # .DB.restoring-PID: a restore being prepared by process PID
@@ -57,12 +50,6 @@ SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 WORKSPACE_TABLES = ("chunks", "queries", "judgments")
 SQLITE_HEADER = b"SQLite format 3\x00"
 
-# SQLite's own locks (os_unix.c) are POSIX record locks: on the database file, the bytes from
-# PENDING_BYTE (2**30): pending, reserved and 510 shared bytes; every connection holds a read lock
-# on the shared bytes for as long as it has a WAL-mode database open, and a read lock on byte 128
-# of the -shm file (the "dead man switch") for as long as it uses the WAL index.
-SQLITE_LOCK_START, SQLITE_LOCK_BYTES = 2**30, 512
-SHM_DMS_BYTE = 128
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,82 +168,6 @@ def backup(source: str | Path, out: str | Path, *, overwrite: bool = False) -> B
 # ---------------------------------------------------------------------------------------------
 # Who has a workspace open
 #
-# Open file description locks (Linux) conflict with SQLite's locks in every process, this one
-# included, and stay put when another descriptor of the file closes. Elsewhere the probes find
-# nothing and ``_fold_wal`` (SQLite's own exclusive lock) is the check.
-
-_OFD = fcntl is not None and hasattr(fcntl, "F_OFD_GETLK")
-
-
-def _sqlite_lock_ranges(path: Path) -> list[tuple[Path, int, int]]:
-    return [
-        (path, SQLITE_LOCK_START, SQLITE_LOCK_BYTES),
-        (Path(f"{path}-shm"), SHM_DMS_BYTE, 1),
-    ]
-
-
-def _flock_request(start: int, length: int) -> bytes:
-    return struct.pack("hhqqi4x", fcntl.F_WRLCK, os.SEEK_SET, start, length, 0)  # struct flock
-
-
-def _holder(path: Path) -> int | None:
-    """A process that has the SQLite file ``path`` open (its PID; -1 when unknown), or None."""
-    if not _OFD:
-        return None
-    for name, start, length in _sqlite_lock_ranges(path):
-        try:
-            descriptor = os.open(name, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            answer = fcntl.fcntl(descriptor, fcntl.F_OFD_GETLK, _flock_request(start, length))
-        finally:
-            os.close(descriptor)
-        kind, _, _, _, pid = struct.unpack("hhqqi4x", answer)
-        if kind != fcntl.F_UNLCK:
-            return pid if pid > 0 else -1
-    return None
-
-
-def _in_use(path: Path) -> ScorecardError:
-    pid = _holder(path)
-    who = f" (process {pid})" if pid and pid > 0 else ""
-    return ScorecardError(
-        f"{path} is open in another process{who}: stop the app and any scorecard command "
-        "using it, then restore again"
-    )
-
-
-@contextlib.contextmanager
-def _exclusively(path: Path) -> Iterator[None]:
-    """Hold write locks on SQLite's lock bytes of ``path`` and on its -shm file's "dead man
-    switch" byte, so that no connection has it open or can read it until the block ends.
-
-    Raises ``ScorecardError`` naming the holder when a connection has it open.
-    """
-    descriptors: list[int] = []
-    try:
-        for name, start, length in _sqlite_lock_ranges(path) if _OFD else []:
-            try:
-                descriptors.append(os.open(name, os.O_RDWR))
-            except FileNotFoundError:
-                continue
-            except OSError as error:
-                raise ScorecardError(
-                    f"{name}: cannot open it to restore ({error.strerror})"
-                ) from error
-            try:
-                fcntl.fcntl(descriptors[-1], fcntl.F_OFD_SETLK, _flock_request(start, length))
-            except OSError as error:
-                if error.errno in (errno.EAGAIN, errno.EACCES):
-                    raise _in_use(path) from error
-                raise
-        yield
-    finally:
-        for descriptor in descriptors:
-            os.close(descriptor)
-
-
 # ---------------------------------------------------------------------------------------------
 # Restore
 
@@ -375,10 +286,10 @@ def _fold_wal(path: Path) -> str | None:
         busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         mode = conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
         if busy or str(mode).lower() != "delete":
-            raise _in_use(path)
+            raise in_use(path)
     except sqlite3.OperationalError as error:
         if "locked" in str(error) or "busy" in str(error):
-            raise _in_use(path) from error
+            raise in_use(path) from error
         return str(error)
     except sqlite3.DatabaseError as error:
         return str(error)
@@ -459,7 +370,7 @@ def _fsync_folder(folder: Path) -> None:
 
 def _swap(path: Path, copy: Path, folded: bool) -> tuple[Path, list[str]]:
     """Put ``copy`` at ``path``, keeping the old file (and its side files) aside; returns the
-    aside name and notes. The caller holds ``_exclusively(path)``."""
+    aside name and notes. The caller holds ``exclusively(path)``."""
     aside = _aside_name(path)
     if path.exists():
         try:
@@ -500,9 +411,9 @@ def restore(backup_file: str | Path, workspace: str | Path) -> RestoreResult:
     if workspace.exists() and workspace.samefile(backup_file):
         raise ScorecardError(f"{backup_file} is the workspace itself")
     remove_dead_temporaries(workspace, RESTORING_MARK)
-    if _holder(workspace) is not None:  # fail fast, before copying a large backup
-        raise _in_use(workspace)
-    if _holder(backup_file) is not None:  # a live file: copying it would not be consistent
+    if holder(workspace) is not None:  # fail fast, before copying a large backup
+        raise in_use(workspace)
+    if holder(backup_file) is not None:  # a live file: copying it would not be consistent
         raise ScorecardError(
             f"{backup_file} is open in another process: take a copy of it with "
             "`scorecard backup` and restore that"
@@ -514,7 +425,7 @@ def restore(backup_file: str | Path, workspace: str | Path) -> RestoreResult:
         if workspace.exists():  # (a new workspace stays readable by this account only)
             folded, notes = _settle_old_file(workspace)
             _take_over_permissions(copy, workspace)
-        with _exclusively(workspace):  # nobody opened it since: hold it while swapping
+        with exclusively(workspace):  # nobody opened it since: hold it while swapping
             try:
                 aside, moved = _swap(workspace, copy, folded)
             except OSError as error:

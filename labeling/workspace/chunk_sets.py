@@ -251,3 +251,121 @@ def set_run_versioning(db: sqlite_utils.Database, run: str, **fields: object) ->
     with write_transaction(db, action="edit_runs") as conn:
         assignments = ", ".join(f"{k} = ?" for k in values)
         conn.execute(f"UPDATE runs SET {assignments} WHERE id = ?", [*values.values(), run_id])
+
+
+# Reads and writes used by labeling.synthetic, labeling.evaluation and labeling.report
+
+
+def document_attribute_votes(db: sqlite_utils.Database) -> list[tuple[str, str, str]]:
+    """(doc_id, attribute name, value) once for each distinct (query, chunk) pair graded 1 or
+    more whose chunk has a document and whose query has that attribute (not NULL)."""
+    return db.conn.execute(
+        "SELECT c.doc_id, a.name, a.value FROM (SELECT DISTINCT chunk_id, query_id FROM judgments"
+        " WHERE grade >= 1) j JOIN chunks c ON c.id = j.chunk_id"
+        " JOIN query_attributes a ON a.query_id = j.query_id"
+        " WHERE c.doc_id IS NOT NULL AND a.value IS NOT NULL"
+    ).fetchall()
+
+
+def run_chunk_spans(db: sqlite_utils.Database, run: str) -> pd.DataFrame:
+    """chunk_id, doc_id, doc_version, start, end (offsets as in ``chunk_spans``) of the chunks
+    run ``run`` retrieved that have a span."""
+    return pd.read_sql_query(
+        'SELECT p.chunk_id, p.doc_id, p.doc_version, p.start, p."end" AS "end"'
+        " FROM chunk_spans p WHERE p.chunk_id IN (SELECT DISTINCT chunk_id FROM run_results"
+        " WHERE run_id = (SELECT id FROM runs WHERE name = ?))", db.conn, params=[run])
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.files and labeling.rechunking
+
+
+def has_chunk_set(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether a chunk set is named ``name``."""
+    return conn.execute("SELECT 1 FROM chunk_sets WHERE name = ?", [name]).fetchone() is not None
+
+
+def stored_document_text(conn: sqlite3.Connection, doc_id: str, version: str) -> str | None:
+    """The text of document ``doc_id`` at ``version``, or None when it is not stored."""
+    row = conn.execute(
+        "SELECT text FROM documents WHERE id = ? AND version = ?", [doc_id, version]
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def has_document(conn: sqlite3.Connection, doc_id: str) -> bool:
+    """Whether some version of document ``doc_id`` is stored."""
+    return conn.execute("SELECT 1 FROM documents WHERE id = ?", [doc_id]).fetchone() is not None
+
+
+def insert_document(
+    conn: sqlite3.Connection, doc_id: str, version: str, title: str | None, text: str,
+    metadata: str, imported_at: str,
+) -> None:
+    """Store a new (document, version); ``metadata`` is JSON text."""
+    conn.execute(
+        "INSERT INTO documents (id, version, title, text, metadata, imported_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [doc_id, version, title, text, metadata, imported_at],
+    )
+
+
+def latest_document(
+    conn: sqlite3.Connection, doc_id: str, version: str | None = None
+) -> tuple[str, str, str | None] | None:
+    """(version, text, title) of document ``doc_id``: at ``version``, or the last imported
+    version when None; None when it is not stored."""
+    sql = "SELECT version, text, title FROM documents WHERE id = ?"
+    params: list = [doc_id]
+    if version is not None:
+        sql += " AND version = ?"
+        params.append(version)
+    row = conn.execute(sql + " ORDER BY rowid DESC LIMIT 1", params).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def insert_chunk_set(
+    conn: sqlite3.Connection, name: str, splitter: str | None, size: int | None,
+    overlap: int | None, notes: str | None, created_at: str,
+) -> None:
+    """Store a new chunk set's row (sizes in characters; None: not stated)."""
+    conn.execute(
+        "INSERT INTO chunk_sets (name, splitter, size, overlap, notes, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [name, splitter, size, overlap, notes, created_at],
+    )
+
+
+def stored_chunk_span(conn: sqlite3.Connection, chunk_id: str) -> tuple | None:
+    """(text, doc_id, doc_version, start, end) of a stored (not placeholder) chunk, the span
+    fields None when it has no span; None when there is no such chunk."""
+    return conn.execute(
+        'SELECT c.text, p.doc_id, p.doc_version, p.start, p."end" FROM chunks c'
+        " LEFT JOIN chunk_spans p ON p.chunk_id = c.id WHERE c.id = ? AND c.placeholder = 0",
+        [chunk_id],
+    ).fetchone()
+
+
+def add_member(
+    conn: sqlite3.Connection, chunk_set: str, chunk_id: str, position: int,
+    span: tuple[str, str, int, int],
+) -> None:
+    """Make ``chunk_id`` the ``position``-th chunk of ``chunk_set``, with ``span`` (doc_id,
+    doc_version, start, end) unless the chunk has one already."""
+    conn.execute(
+        'INSERT OR IGNORE INTO chunk_spans (chunk_id, doc_id, doc_version, start, "end")'
+        " VALUES (?, ?, ?, ?, ?)", [chunk_id, *span],
+    )
+    conn.execute(
+        "INSERT INTO chunk_set_members (chunk_set, chunk_id, position) VALUES (?, ?, ?)",
+        [chunk_set, chunk_id, position],
+    )
+
+
+def current_documents(conn: sqlite3.Connection) -> list[tuple[str, str, str | None, str]]:
+    """(id, version, title, text) of every document at its current (last imported) version,
+    by id."""
+    return conn.execute(
+        "SELECT id, version, title, text FROM documents d"
+        " WHERE rowid = (SELECT max(rowid) FROM documents o WHERE o.id = d.id) ORDER BY id"
+    ).fetchall()
+
+

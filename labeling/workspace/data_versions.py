@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable
 
 import sqlite_utils
 
-from labeling.workspace import file_identity
+from labeling.workspace import contents, file_identity, judgments
 
 
 def workspace_file(db: sqlite_utils.Database) -> str:
@@ -30,18 +30,12 @@ def workspace_file(db: sqlite_utils.Database) -> str:
 
 def workspace_key(db: sqlite_utils.Database) -> tuple:
     """(file, file identity, data and queries counters): see the module docstring."""
-    counters = tuple(db.conn.execute(
-        "SELECT name, value FROM change_counters WHERE name IN ('data', 'queries')"
-        " ORDER BY name").fetchall())
-    return workspace_file(db), file_identity.identity_of(db), counters
+    return workspace_file(db), file_identity.identity_of(db), contents.change_counters(db)
 
 
 def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
     """(max id, time of the last judgment); (0, '') without judgments."""
-    row = db.conn.execute(
-        "SELECT id, created_at FROM judgments ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    return (int(row[0]), str(row[1])) if row else (0, "")
+    return judgments.last_judgment(db) or (0, "")
 
 
 class LRU:

@@ -168,3 +168,22 @@ def attach_evidence(
         check_spans(row[1], row[2], spans, chunk_places(conn, [row[1]]).get(row[1]),
                     source="evidence")
         add_evidence(conn, int(judgment_id), spans)
+
+
+def chunk_and_document_text(
+    conn: sqlite3.Connection, chunk_id: str, place: ChunkPlace
+) -> tuple[str | None, str] | None:
+    """(the chunk's text, the text of the document version it is placed in), or None."""
+    return conn.execute(
+        "SELECT c.text, d.text FROM chunks c, documents d WHERE c.id = ? AND d.id = ?"
+        " AND d.version = ?", [chunk_id, place.doc_id, place.doc_version]).fetchone()
+
+
+def current_judgment_ids(
+    conn: sqlite3.Connection, query_id: str, chunk_id: str
+) -> list[tuple[int, str]]:
+    """(id, annotator) of each annotator's latest judgment of a pair."""
+    return conn.execute(
+        "SELECT id, annotator FROM judgments WHERE id IN (SELECT max(id) FROM judgments"
+        " WHERE query_id = ? AND chunk_id = ? GROUP BY annotator)", [query_id, chunk_id]
+    ).fetchall()

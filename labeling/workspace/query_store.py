@@ -346,3 +346,117 @@ def annotators(db: sqlite_utils.Database) -> list[str]:
     return [r[0] for r in db.conn.execute(
         "SELECT DISTINCT annotator FROM judgments ORDER BY annotator"
     )]
+
+
+# Reads and writes used by labeling.synthetic, labeling.evaluation and labeling.report
+
+
+def add_synthetic_query(conn: sqlite3.Connection, query_id: str, text: str,
+                        attributes: Mapping[str, str]) -> None:
+    """Store query ``query_id`` (source 'synthetic') with its segment ``attributes``, in the
+    caller's transaction."""
+    conn.execute(
+        "INSERT INTO queries (id, text, source) VALUES (?, ?, 'synthetic')", [query_id, text]
+    )
+    conn.executemany(
+        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)",
+        [(query_id, name, value) for name, value in attributes.items()],
+    )
+
+
+def split_query_ids(db: sqlite_utils.Database, split: str) -> set[str]:
+    """Ids of the queries in ``split`` ('dev' or 'test')."""
+    return {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?", [split])}
+
+
+def split_lock_row(db: sqlite_utils.Database, split: str) -> dict | None:
+    """The ``split_locks`` row of ``split`` (split, locked_by, locked_at, snapshot_hash, rule),
+    or None."""
+    rows = list(db.query("SELECT * FROM split_locks WHERE split = ?", [split]))
+    return rows[0] if rows else None
+
+
+def add_split_lock(conn: sqlite3.Connection, split: str, locked_by: str, locked_at: str,
+                   snapshot_hash: str, rule: str) -> bool:
+    """Lock ``split`` in the caller's transaction; False (nothing written) when it already is."""
+    if conn.execute("SELECT 1 FROM split_locks WHERE split = ?", [split]).fetchone():
+        return False
+    conn.execute(
+        "INSERT INTO split_locks (split, locked_by, locked_at, snapshot_hash, rule)"
+        " VALUES (?, ?, ?, ?, ?)", (split, locked_by, locked_at, snapshot_hash, rule),
+    )
+    return True
+
+
+def remove_split_lock(conn: sqlite3.Connection, split: str) -> None:
+    """Lift the lock of ``split`` (nothing when it is not locked)."""
+    conn.execute("DELETE FROM split_locks WHERE split = ?", [split])
+
+
+def queries_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Every query: id, text, source, split."""
+    return pd.read_sql_query("SELECT id, text, source, split FROM queries", db.conn)
+
+
+def attributes_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+    """Every segment attribute: query_id, name, value."""
+    return pd.read_sql_query("SELECT query_id, name, value FROM query_attributes", db.conn)
+
+
+def queries_arrived_without_results(db: sqlite_utils.Database, after_seq: int,
+                                    run_id: int) -> set[str]:
+    """Ids of the queries that arrived after arrival number ``after_seq`` and have no result
+    in run ``run_id``."""
+    return {r[0] for r in db.conn.execute(
+        "SELECT a.query_id FROM query_arrivals a WHERE a.seq > ? AND NOT EXISTS ("
+        " SELECT 1 FROM run_results r WHERE r.run_id = ? AND r.query_id = a.query_id)",
+        [after_seq, run_id],
+    )}
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.files and labeling.rechunking
+
+
+def upsert_queries(
+    conn: sqlite3.Connection, rows: list[tuple], narratives: list[tuple],
+    attributes: list[tuple],
+) -> None:
+    """Insert or replace queries by id in the caller's transaction, by ``executemany``: ``rows``
+    of (id, text, source, split, metadata JSON) (a placeholder becomes a real query),
+    ``narratives`` of (narrative, id) for those whose file has one, and ``attributes`` of
+    (query id, name, value), which replace all segment attributes of the ``rows``' queries."""
+    conn.executemany(
+        "INSERT INTO queries (id, text, source, split, metadata, placeholder)"
+        " VALUES (?, ?, ?, ?, ?, 0)"
+        " ON CONFLICT (id) DO UPDATE SET text = excluded.text, source = excluded.source,"
+        " split = excluded.split, metadata = excluded.metadata, placeholder = 0",
+        rows,
+    )
+    conn.executemany("UPDATE queries SET narrative = ? WHERE id = ?", narratives)
+    conn.executemany("DELETE FROM query_attributes WHERE query_id = ?", ((r[0],) for r in rows))
+    conn.executemany(
+        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)", attributes
+    )
+
+
+def split_query_texts(conn: sqlite3.Connection, split: str | None) -> list[tuple[str, str]]:
+    """(id, text) of the queries of ``split`` (every split: None), placeholders left out, in
+    the order they were stored."""
+    return conn.execute(
+        "SELECT id, coalesce(text, '') FROM queries WHERE placeholder = 0"
+        " AND (:split IS NULL OR split = :split) ORDER BY rowid", {"split": split}).fetchall()
+
+
+def stored_queries_frame(conn: sqlite3.Connection) -> pd.DataFrame:
+    """Non-placeholder queries in the order they were added: _id, text ('' when missing),
+    source, split, metadata (JSON text)."""
+    return pd.read_sql_query(
+        "SELECT id AS _id, coalesce(text, '') AS text, source, split, metadata FROM queries"
+        " WHERE placeholder = 0 ORDER BY rowid", conn)
+
+
+def all_attributes(conn: sqlite3.Connection) -> dict[str, dict[str, str]]:
+    """Query id -> its segment attributes (name -> value)."""
+    attributes: dict[str, dict[str, str]] = {}
+    for qid, name, value in conn.execute("SELECT query_id, name, value FROM query_attributes"):
+        attributes.setdefault(qid, {})[name] = value
+    return attributes

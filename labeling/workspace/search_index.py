@@ -26,3 +26,30 @@ def settle_after_import(conn: sqlite3.Connection, stored: int) -> bool:
         return False
     conn.execute("INSERT INTO chunk_search (chunk_search) VALUES ('optimize')")
     return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and writes used by labeling.judging
+
+_HOLDING_SQL = """
+SELECT count(*) FROM (SELECT rowid FROM chunk_search WHERE chunk_search MATCH ? LIMIT ?)
+"""
+_SEARCH_SQL = """
+SELECT c.id, coalesce(c.doc_id, ''), coalesce(c.title, ''), coalesce(c.text, ''), -hit.rank
+FROM (SELECT rowid, rank FROM chunk_search WHERE chunk_search MATCH ?
+      ORDER BY rank LIMIT ?) AS hit
+JOIN chunks c ON c.rowid = hit.rowid
+ORDER BY hit.rank, c.id
+"""
+
+
+def chunks_matching(conn: sqlite3.Connection, match: str, limit: int) -> list[tuple]:
+    """(chunk id, doc id, title, text, score) of the ``limit`` chunks the FTS5 query ``match``
+    ranks best (score: FTS5's BM25, higher is better), ties by chunk id; '' for a missing doc
+    id, title or text."""
+    return conn.execute(_SEARCH_SQL, [match, int(limit)]).fetchall()
+
+
+def chunks_holding(conn: sqlite3.Connection, match: str, cap: int | None) -> int:
+    """How many chunks the FTS5 query ``match`` finds, counted up to ``cap`` (None: all)."""
+    return int(conn.execute(_HOLDING_SQL, [match, -1 if cap is None else cap]).fetchone()[0])

@@ -153,7 +153,7 @@ def test_the_dashboard_chooses_the_label_source(open_app, server):
 def test_hostile_text_on_the_page_is_never_markup(workspace, open_app, downloads):
     import json
 
-    from labeling.machine_judging import audit_sample, machine_judge
+    from labeling.machine_judging import audit_sample, judge_prompts, machine_judge
     from labeling.model_calls import chat
     from labeling.workspace import store
     from tests import hostile
@@ -163,7 +163,7 @@ def test_hostile_text_on_the_page_is_never_markup(workspace, open_app, downloads
     hostile.seed(db)
     server = ChatServer(reply=lambda prompt: json.dumps({"grade": 3, "reason": hostile.TEXT}))
     try:
-        judge = machine_judge.Judge(hostile.LINK, machine_judge.load_prompt("v1"))
+        judge = machine_judge.Judge(hostile.LINK, judge_prompts.load_prompt("v1"))
         pairs = [(hostile.QUERY, c) for c in hostile.CHUNKS]
         batch = machine_judge.start_batch(db, judge, pairs, hostile.SHORT)
         machine_judge.run_batch(db, batch, chat.ChatClient(server.url, hostile.LINK))

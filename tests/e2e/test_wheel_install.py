@@ -119,7 +119,7 @@ def test_wheel_in_a_fresh_virtualenv_serves_the_demo(tmp_path: Path, browser) ->
     assert all(line.startswith(venv) for line in files), files  # not the checkout's copies
     assert str(ROOT) not in search_path
     prompts = _run([str(bin_folder / "python"), "-c",
-                    "from labeling.machine_judging.machine_judge import prompt_versions\n"
+                    "from labeling.machine_judging.judge_prompts import prompt_versions\n"
                     "print(*prompt_versions())"], empty, env)
     assert prompts.split(), "the installed machine judge lists no prompts"
 

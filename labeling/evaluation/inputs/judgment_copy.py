@@ -14,6 +14,7 @@ import sqlite_utils
 
 from labeling.evaluation.inputs.result_cache import _cache_dir
 from labeling.judging import consensus
+from labeling.workspace import judgments as stored_judgments
 from labeling.workspace import private_files
 
 # A columnar copy of the judgments beside the workspace is worth writing once this many
@@ -76,8 +77,6 @@ def same_history(db: sqlite_utils.Database, version: tuple[int, str]) -> bool:
     the same history up to it."""
     if version[0] == 0:
         return True
-    row = db.conn.execute("SELECT created_at FROM judgments WHERE id = ?",
-                          [version[0]]).fetchone()
-    return row is not None and str(row[0]) == version[1]
+    return stored_judgments.judgment_time(db, version[0]) == version[1]
 
 

@@ -41,6 +41,7 @@ from labeling.evaluation.inputs.result_cache import (
 )
 from labeling.evaluation.inputs.score_controls import CONSENSUS_RULES, Controls
 from labeling.judging import consensus, label_sources
+from labeling.workspace import judgments as stored_judgments
 
 COLUMNS = ["query_id", "doc_id", "relevance"]
 T = TypeVar("T")
@@ -221,11 +222,8 @@ _FORGETTERS.append(forget_labels)
 def _judged_queries(db: sqlite_utils.Database, after_id: int, limit: int) -> list[str] | None:
     """Queries judged after judgment ``after_id`` (None when more than ``limit``, or when
     more than ``10 * limit`` judgments came since)."""
-    rows = db.conn.execute(
-        "SELECT query_id FROM judgments WHERE id > ? ORDER BY id LIMIT ?",  # by rowid
-        [after_id, 10 * limit + 1],
-    ).fetchall()
-    queries = {r[0] for r in rows}
+    rows = stored_judgments.queries_judged_after(db, after_id, 10 * limit + 1)
+    queries = set(rows)
     return None if len(rows) > 10 * limit or len(queries) > limit else sorted(queries)
 
 

@@ -9,7 +9,7 @@ import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.label_sets import label_snapshot, snapshot_hash
-from labeling.workspace import frozen_split, store
+from labeling.workspace import frozen_split, query_store, store
 
 # ---------------------------------------------------------------------------------------------
 # Frozen test split
@@ -21,7 +21,7 @@ def split_hash(db: sqlite_utils.Database, split: str = "test", *, rule: str) -> 
     chunks' titles and texts; see ``labeling.workspace.frozen_split``). 12 hex digits; equal
     hashes mean equal labels of equal texts under the same rule."""
     labels = label_snapshot(db, rule)
-    ids = {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?", [split])}
+    ids = query_store.split_query_ids(db, split)
     label_digest = snapshot_hash(labels.qrels.loc[labels.qrels["query_id"].isin(ids)])
     texts_digest = frozen_split.described_texts_digest(db.conn, split)
     return hashlib.sha256(f"{label_digest} {texts_digest}".encode()).hexdigest()[:12]
@@ -30,8 +30,7 @@ def split_hash(db: sqlite_utils.Database, split: str = "test", *, rule: str) -> 
 def split_lock(db: sqlite_utils.Database, split: str = "test") -> dict | None:
     """The lock row of ``split`` (split, locked_by, locked_at, snapshot_hash, rule: the
     consensus rule the hash was computed under), or None."""
-    rows = list(db.query("SELECT * FROM split_locks WHERE split = ?", [split]))
-    return rows[0] if rows else None
+    return query_store.split_lock_row(db, split)
 
 
 def lock_split(
@@ -47,17 +46,13 @@ def lock_split(
         raise ScorecardError(f"unknown split {split!r}")
     digest = split_hash(db, split, rule=rule)
     with store.write_transaction(db, action="lock") as conn:
-        if conn.execute("SELECT 1 FROM split_locks WHERE split = ?", [split]).fetchone():
+        if not query_store.add_split_lock(conn, split, locked_by or "unknown",
+                                          store.utc_now(), digest, rule):
             raise ScorecardError(f"the {split} split is already locked")
-        conn.execute(
-            "INSERT INTO split_locks (split, locked_by, locked_at, snapshot_hash, rule)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (split, locked_by or "unknown", store.utc_now(), digest, rule),
-        )
     return digest
 
 
 def unlock_split(db: sqlite_utils.Database, split: str = "test") -> None:
     """Lift the lock of ``split`` (no-op when it is not locked)."""
     with store.write_transaction(db, action="unlock") as conn:
-        conn.execute("DELETE FROM split_locks WHERE split = ?", [split])
+        query_store.remove_split_lock(conn, split)

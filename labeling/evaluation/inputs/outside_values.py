@@ -20,6 +20,7 @@ import sqlite_utils
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.result_cache import _HEAVY, _run_version, _workspace
 from labeling.evaluation.inputs.score_controls import Controls
+from labeling.workspace import contents
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,12 @@ class OutsideValues:
 def outside_values(db: sqlite_utils.Database, run: str) -> OutsideValues | None:
     """The imported per-query values of ``run``, or None (a run scored in the workspace)."""
     run_id, created, _ = _run_version(db, run)
-    row = db.conn.execute(
-        "SELECT labels, created_at FROM run_values WHERE run_id = ?", [run_id]).fetchone()
+    row = contents.run_values_about(db, run_id)
     if row is None:
         return None
 
     def load() -> OutsideValues:
-        (blob,) = db.conn.execute(
-            "SELECT data FROM run_values WHERE run_id = ?", [run_id]).fetchone()
+        blob = contents.run_values_data(db, run_id)
         table = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
         frame = table.to_pandas()
         frame.index = pd.Index(frame.pop("query_id").astype("string"), name="query_id")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,7 +27,7 @@ from labeling.evaluation.inputs.label_sets import Labels
 from labeling.evaluation.inputs.result_cache import _HEAVY, _cache_dir, _run_version, _workspace
 from labeling.evaluation.inputs.score_controls import UNITS
 from labeling.metrics.ranking import OrderedRun, RankedRows, rank_ordered, rank_rows
-from labeling.workspace import private_files, run_parts
+from labeling.workspace import chunk_store, contents, private_files, run_parts
 
 
 @dataclass
@@ -105,10 +104,7 @@ def _from_table(table: pa.Table) -> StoredRun:
 
 def _rows_in_order(db: sqlite_utils.Database, run_id: int) -> pa.Table:
     """A run without parts, read from its rows and put in storage order."""
-    frame = pd.read_sql_query(
-        "SELECT query_id, chunk_id AS doc_id, score FROM run_results WHERE run_id = ?",
-        db.conn, params=[run_id],
-    )
+    frame = contents.run_rows(db, run_id)
     return run_parts.order_run(
         pa.array(frame["query_id"].astype(str), pa.string()),
         pa.array(frame["doc_id"].astype(str), pa.string()),
@@ -154,16 +150,13 @@ def load_run(db: sqlite_utils.Database, run: str) -> pd.DataFrame:
 
 def chunk_documents(db: sqlite_utils.Database) -> pd.Series:
     """chunk id -> document id (the chunk id itself when the chunk has no ``doc_id``)."""
-    frame = pd.read_sql_query("SELECT id, coalesce(doc_id, id) AS doc FROM chunks", db.conn)
+    frame = chunk_store.chunk_document_ids(db)
     return pd.Series(frame["doc"].to_numpy(), index=frame["id"].astype("string"))
 
 
 def documents_of_chunks(db: sqlite_utils.Database, chunk_ids: list[str]) -> pd.Series:
     """``chunk_documents`` for ``chunk_ids`` only (one indexed lookup, not the whole table)."""
-    frame = pd.read_sql_query(
-        "SELECT id, coalesce(doc_id, id) AS doc FROM chunks WHERE id IN"
-        " (SELECT value FROM json_each(?))", db.conn, params=[json.dumps(chunk_ids)],
-    )
+    frame = chunk_store.chunk_document_ids(db, chunk_ids)
     return pd.Series(frame["doc"].to_numpy(), index=frame["id"].astype("string"))
 
 

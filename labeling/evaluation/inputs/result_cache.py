@@ -58,15 +58,14 @@ def queries_state(db: sqlite_utils.Database) -> tuple[int, object]:
     """Changes whenever the queries or their attributes change (a counter kept by triggers),
     not with judgments: keys the query table (segments, splits). The file's identity tells
     apart another workspace at the same path."""
-    row = db.conn.execute("SELECT value FROM change_counters WHERE name = 'queries'").fetchone()
-    return int(row[0]) if row else -1, file_identity.identity_of(db)
+    counter = contents.queries_counter(db)
+    return -1 if counter is None else counter, file_identity.identity_of(db)
 
 
 def _db_state(db: sqlite_utils.Database) -> tuple[int, int]:
     """Changes whenever anything is committed: by another connection (``data_version``) or by
     this one (``total_changes``). Keys caches of cheap-to-change tables (queries, splits)."""
-    version = db.conn.execute("PRAGMA data_version").fetchone()[0]
-    return int(version), db.conn.total_changes
+    return contents.data_version(db), db.conn.total_changes
 
 
 def _run_version(db: sqlite_utils.Database, run: str) -> tuple[int, str, str | None]:

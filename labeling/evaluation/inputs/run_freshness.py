@@ -20,7 +20,7 @@ from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set
 from labeling.evaluation.inputs.label_sets import label_snapshot
 from labeling.evaluation.inputs.result_cache import _CACHE, _db_state, _run_version, _workspace
 from labeling.metrics.engine import QueryCount
-from labeling.workspace import contents
+from labeling.workspace import contents, query_store
 
 
 @dataclass(frozen=True)
@@ -59,13 +59,7 @@ def run_age(db: sqlite_utils.Database, run: str, rule: str = "default") -> RunAg
         seq = row.get("newest_query_seq")
         if seq is None:
             return RunAge(run, None)
-        newer = {
-            r[0] for r in db.conn.execute(
-                "SELECT a.query_id FROM query_arrivals a WHERE a.seq > ? AND NOT EXISTS ("
-                " SELECT 1 FROM run_results r WHERE r.run_id = ? AND r.query_id = a.query_id)",
-                [seq, row["id"]],
-            )
-        }
+        newer = query_store.queries_arrived_without_results(db, seq, row["id"])
         if not newer:
             return RunAge(run, 0)
         # Labeled for this run: a label of its chunk set's (a synthetic question asked of

@@ -23,7 +23,7 @@ from labeling.evaluation.inputs.score_controls import (
     Controls,
 )
 from labeling.metrics.measures import parse_measure
-from labeling.workspace import store
+from labeling.workspace import evaluation_records, store
 
 SETTING = "score_defaults"
 
@@ -45,12 +45,11 @@ class ScoreDefaults:
 
 def score_defaults(db: sqlite_utils.Database) -> ScoreDefaults:
     """The stored defaults, else the built-in ones."""
-    row = db.conn.execute("SELECT value FROM labeling_settings WHERE name = ?",
-                          [SETTING]).fetchone()
-    if row is None:
+    value = evaluation_records.setting_value(db, SETTING)
+    if value is None:
         return ScoreDefaults()
     try:
-        stored = json.loads(row[0])
+        stored = json.loads(value)
         defaults = ScoreDefaults(tuple(stored["measures"]), int(stored["k"]),
                                  stored.get("set_by"), stored.get("set_at"))
         Controls(run="-", measures=defaults.measures, k=defaults.k)  # still valid names
@@ -88,6 +87,5 @@ def set_score_defaults(
     value = json.dumps({"measures": list(named), "k": k, "set_by": defaults.set_by,
                         "set_at": defaults.set_at})
     with store.write_transaction(db, action="set_score_defaults") as conn:
-        conn.execute("INSERT OR REPLACE INTO labeling_settings (name, value) VALUES (?, ?)",
-                     [SETTING, value])
+        evaluation_records.set_setting(conn, SETTING, value)
     return defaults

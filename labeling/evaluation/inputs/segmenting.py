@@ -23,9 +23,9 @@ def query_table(db: sqlite_utils.Database) -> pd.DataFrame:
 
 
 def _query_table(db: sqlite_utils.Database) -> pd.DataFrame:
-    frame = pd.read_sql_query("SELECT id, text, source, split FROM queries", db.conn)
+    frame = query_store.queries_frame(db)
     frame = frame.set_index(frame["id"].astype("string")).drop(columns="id")
-    attrs = pd.read_sql_query("SELECT query_id, name, value FROM query_attributes", db.conn)
+    attrs = query_store.attributes_frame(db)
     if not attrs.empty:
         wide = attrs.pivot(index="query_id", columns="name", values="value")
         wide.index = wide.index.astype("string")

@@ -59,6 +59,7 @@ from labeling.metrics import non_inferiority
 from labeling.metrics import power as power_calc
 from labeling.metrics.measures import KINDS, Measure, parse_measure
 from labeling.model_calls.tokens import estimate_tokens
+from labeling.workspace import chunk_store
 
 DEFAULT_POOL_DEPTH = 10
 TRADEOFF_DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -203,12 +204,7 @@ def _judged_mask(db: sqlite_utils.Database, pairs: pd.DataFrame, rule: str) -> n
 def _texts(db: sqlite_utils.Database, pairs: pd.DataFrame) -> list[tuple[str, str]]:
     queries = query_table(db)["text"].fillna("")
     chunk_ids = pairs["chunk_id"].astype(str).unique().tolist()
-    texts: dict[str, str] = {}
-    for start in range(0, len(chunk_ids), 500):
-        part = chunk_ids[start:start + 500]
-        marks = ", ".join("?" for _ in part)
-        texts.update(db.conn.execute(
-            f"SELECT id, coalesce(text, '') FROM chunks WHERE id IN ({marks})", part).fetchall())
+    texts = {c: text or "" for c, text in chunk_store.chunk_texts_of(db, chunk_ids).items()}
     return [(str(queries.get(q, "")), texts.get(str(c), ""))
             for q, c in zip(pairs["query_id"], pairs["chunk_id"], strict=True)]
 
@@ -312,11 +308,7 @@ def plan(
     depths = pair_depths(db, runs, controls.split)
     judged = _judged_mask(db, depths, controls.rule)
     work = _work(depths, judged, set(diffs.index), needed, pool_depth)
-    texts = _texts(db, work.pool)
-    tokens_per_pair = machine_judge_tokens(texts) / len(texts) if texts else 0.0
-    unjudged_tokens = machine_judge_tokens(_texts(db, work.unjudged))
-    tokens = math.ceil(work.share * unjudged_tokens
-                       + work.extra * work.per_query * tokens_per_pair)
+    tokens = _machine_tokens(db, work)
     speed = planning_pace(db)
     return JudgingPlan(
         measure=name, baseline=controls.run, candidate=candidate, difference=difference,
@@ -335,6 +327,16 @@ def plan(
         segments=segment_plan(db, controls, candidate, measure, difference, segment,
                               power=power, alpha=alpha, sides=sides),
     )
+
+
+def _machine_tokens(db: sqlite_utils.Database, work: _Work) -> int:
+    """Tokens a machine judge would read for the plan's judging: its share of the unjudged
+    pairs' prompts, plus the extra queries' pools at the pool's mean tokens per pair."""
+    texts = _texts(db, work.pool)
+    tokens_per_pair = machine_judge_tokens(texts) / len(texts) if texts else 0.0
+    unjudged_tokens = machine_judge_tokens(_texts(db, work.unjudged))
+    return math.ceil(work.share * unjudged_tokens
+                     + work.extra * work.per_query * tokens_per_pair)
 
 
 def tradeoff(

@@ -9,7 +9,6 @@ judged and that are not queued already.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import pandas as pd
@@ -19,14 +18,12 @@ from labeling.evaluation.inputs.score_controls import DEFAULT_K, DEFAULT_MEASURE
 from labeling.evaluation.scores.run_comparison import compare_runs, paired_scores
 from labeling.judging.queue import enqueue_pairs
 from labeling.metrics.statistics import bootstrap_ci
+from labeling.workspace import contents
 
 
 def previous_version(db: sqlite_utils.Database, run_name: str) -> str | None:
     """The live run made through the same connection just before ``run_name``, or None."""
-    runs = db.conn.execute(
-        "SELECT name, json_extract(metadata, '$.live_run.connection') FROM runs"
-        " WHERE json_extract(metadata, '$.live_run') IS NOT NULL ORDER BY created_at, id"
-    ).fetchall()
+    runs = contents.live_run_connections(db)
     names = [name for name, _ in runs]
     if run_name not in names:
         return None
@@ -38,8 +35,7 @@ def previous_version(db: sqlite_utils.Database, run_name: str) -> str | None:
 def setup_change(db: sqlite_utils.Database, old: str, new: str) -> dict[str, tuple]:
     """The parameters (and k, split) that differ between two live runs: {name: (old, new)}."""
     def setup(name: str) -> dict:
-        row = db.conn.execute("SELECT metadata FROM runs WHERE name = ?", [name]).fetchone()
-        live = json.loads(row[0]).get("live_run", {})
+        live = contents.run_metadata(db, name).get("live_run", {})
         return {**live.get("params", {}), "k": live.get("k"), "split": live.get("split")}
     before, after = setup(old), setup(new)
     return {key: (before.get(key), after.get(key)) for key in sorted(before.keys() | after.keys())
@@ -68,14 +64,7 @@ def compare_with_previous(db: sqlite_utils.Database, run_name: str,
 def new_unjudged_results(db: sqlite_utils.Database, run_name: str,
                          k: int = DEFAULT_K) -> list[tuple[str, str]]:
     """The run's results at rank <= ``k`` that nobody judged and nobody queued, by rank."""
-    return [tuple(row) for row in db.conn.execute(
-        "SELECT x.query_id, x.chunk_id FROM run_results x JOIN runs r ON r.id = x.run_id"
-        " WHERE r.name = ? AND x.rank <= ?"
-        " AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.query_id = x.query_id"
-        "  AND j.chunk_id = x.chunk_id)"
-        " AND NOT EXISTS (SELECT 1 FROM label_queue q WHERE q.query_id = x.query_id"
-        "  AND q.chunk_id = x.chunk_id)"
-        " ORDER BY x.rank, x.query_id", [run_name, k])]
+    return contents.unjudged_run_results(db, run_name, k)
 
 
 def queue_new_results(db: sqlite_utils.Database, run_name: str, k: int = DEFAULT_K) -> int:

@@ -42,7 +42,7 @@ from labeling.evaluation.scores.scoring import in_split, per_query
 from labeling.metrics import statistics
 from labeling.metrics.engine import evaluate
 from labeling.rechunking.mapping import chunk_overlaps
-from labeling.workspace import chunk_sets
+from labeling.workspace import chunk_sets, chunk_store
 
 SPAN_SHARE = 0.5
 FOOTING_UNITS = ("document", "span")
@@ -157,10 +157,7 @@ def footing_table(footing: pd.DataFrame) -> pd.DataFrame:
 
 def _run_spans(db: sqlite_utils.Database, run: str) -> pd.DataFrame:
     """Spans of the chunks ``run`` retrieved (chunk_id, doc_id, doc_version, start, end)."""
-    frame = pd.read_sql_query(
-        'SELECT p.chunk_id, p.doc_id, p.doc_version, p.start, p."end" AS "end"'
-        " FROM chunk_spans p WHERE p.chunk_id IN (SELECT DISTINCT chunk_id FROM run_results"
-        " WHERE run_id = (SELECT id FROM runs WHERE name = ?))", db.conn, params=[run])
+    frame = chunk_sets.run_chunk_spans(db, run)
     return frame.astype({"chunk_id": "string", "doc_id": "string", "doc_version": "string",
                          "start": "int64", "end": "int64"})
 
@@ -169,7 +166,7 @@ def _as_documents(
     db: sqlite_utils.Database, rows: pd.DataFrame, spans: pd.DataFrame, qrels: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(run of documents ranked by their first chunk, qrels of documents by highest grade)."""
-    stored = pd.read_sql_query("SELECT id, doc_id FROM chunks WHERE doc_id IS NOT NULL", db.conn)
+    stored = chunk_store.chunk_documents_known(db)
     document = pd.concat([
         pd.Series(stored["doc_id"].to_numpy(), index=stored["id"].astype("string")),
         pd.Series(spans["doc_id"].to_numpy(), index=spans["chunk_id"]),

@@ -23,14 +23,7 @@ from labeling.evaluation.inputs.label_sets import labels_for
 from labeling.evaluation.inputs.score_controls import Controls
 from labeling.evaluation.scores.label_depth import labels_described
 from labeling.evaluation.scores.scoring import in_split
-
-_INFERRED_PAIRS_SQL = """
-SELECT query_id, chunk_id FROM judgments
-WHERE id IN (SELECT max(id) FROM judgments GROUP BY query_id, chunk_id, annotator)
-  AND origin <> 'machine'
-GROUP BY query_id, chunk_id
-HAVING min(origin = 'transferred' AND coalesce(json_extract(flags, '$.inferred'), 0)) = 1
-"""
+from labeling.workspace import judgments as stored_judgments
 
 
 @dataclass(frozen=True)
@@ -57,7 +50,7 @@ def inferred_labels(
     """Of the relevant rows (relevance >= ``relevance``) of consensus ``qrels`` (query_id,
     doc_id, relevance), how many are inferred; ``what`` says which labels these are."""
     relevant = qrels.loc[qrels["relevance"] >= relevance, ["query_id", "doc_id"]]
-    inferred = pd.DataFrame(db.conn.execute(_INFERRED_PAIRS_SQL).fetchall(),
+    inferred = pd.DataFrame(stored_judgments.inferred_pairs(db),
                             columns=["query_id", "doc_id"])
     count = len(relevant.merge(inferred, on=["query_id", "doc_id"])) if len(inferred) else 0
     return InferredLabels(int(count), len(relevant), what)

@@ -17,7 +17,7 @@ from labeling.evaluation.inputs.score_controls import NO_SEGMENT, OVERALL, Contr
 from labeling.evaluation.inputs.segmenting import _segments
 from labeling.evaluation.scores.scoring import per_query
 from labeling.judging import pooling, queue
-from labeling.workspace import provenance, store
+from labeling.workspace import provenance, query_store, store
 
 COVERAGE_WARNING = 0.8  # Judged@k below this share is flagged
 
@@ -113,8 +113,7 @@ def unjudged_pairs(
     judged = pd.MultiIndex.from_frame(labels.qrels[["query_id", "doc_id"]].astype("string"))
     wanted = None if query_ids is None else set(query_ids)
     if controls.split != "all":
-        in_split = {r[0] for r in db.conn.execute("SELECT id FROM queries WHERE split = ?",
-                                                   [controls.split])}
+        in_split = query_store.split_query_ids(db, controls.split)
         wanted = in_split if wanted is None else wanted & in_split
     pairs: dict[tuple[str, str], None] = {}
     for run in runs:

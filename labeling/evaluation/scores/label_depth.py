@@ -19,7 +19,6 @@ Conventions
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +33,7 @@ from labeling.evaluation.inputs.score_controls import Controls
 from labeling.evaluation.scores.scoring import in_split
 from labeling.judging import label_sources
 from labeling.metrics.measures import parse_measure
-from labeling.workspace.columnar import read_columns, table_of_rows
+from labeling.workspace import provenance
 
 # Measures whose denominator is every relevant label of the query: the ones pool depth bounds.
 RECALL_KINDS = ("R", "Rprec", "AP")
@@ -125,7 +124,7 @@ def label_depth(db: sqlite_utils.Database, controls: Controls) -> LabelDepth:
     again (``label_sets.changes_since``); a new pair source recomputes it all."""
     labels = labels_for(db, controls)
     chunk_set = run_chunk_set(db, controls.run)
-    sources_version = db.conn.execute("SELECT max(id) FROM pair_sources").fetchone()[0]
+    sources_version = provenance.pair_sources_version(db)
     state = (_workspace(db), labels.key[1:], controls.relevance, sources_version, chunk_set)
 
     def scored(qrels: pd.DataFrame) -> pd.DataFrame:  # the labels the run is scored on
@@ -174,34 +173,14 @@ def _relevant_origins(
     )
 
 
-# A pool's depth, when the pool was recorded no later than the pair's first judgment: a pool
-# queued over a label already made did not bring that pair to the judges.
-_JUDGED_POOL_DEPTH = (
-    "CASE WHEN source = 'pool' AND NOT EXISTS (SELECT 1 FROM judgments j"
-    " WHERE j.query_id = pair_sources.query_id AND j.chunk_id = pair_sources.chunk_id"
-    " AND j.created_at < pair_sources.created_at) THEN pool_depth END")
-# Each other source's rank in ``OTHER_SOURCES``: the first a pair reached names it.
-_OTHER_RANK = "CASE source " + " ".join(
-    f"WHEN '{name}' THEN {rank}" for rank, name in enumerate(OTHER_SOURCES)) + " END"
-
-
 def pair_origins(db: sqlite_utils.Database, query_ids: list[str] | None = None) -> pa.Table:
     """Per recorded pair (of ``query_ids``; of every query when None): query_id, chunk_id,
     depth (the deepest pool that brought it before its first judgment, null when none did)
     and other (the rank in ``OTHER_SOURCES`` of the first other source that did, null when
     none did). Every pair source is read as columns and grouped in Arrow; a few queries'
     through the pair index."""
-    columns = {"depth": _JUDGED_POOL_DEPTH, "other": _OTHER_RANK}
-    if query_ids is None:
-        rows = read_columns(db.conn, "pair_sources", text=["query_id", "chunk_id"],
-                            integer=columns)
-    else:
-        found = db.conn.execute(
-            f"SELECT query_id, chunk_id, {_JUDGED_POOL_DEPTH}, {_OTHER_RANK} FROM pair_sources"
-            " WHERE query_id IN (SELECT value FROM json_each(?))", [json.dumps(query_ids)],
-        ).fetchall()
-        rows = table_of_rows(found, {"query_id": pa.string(), "chunk_id": pa.string(),
-                                     "depth": pa.int64(), "other": pa.int64()})
+    # Each other source's rank in ``OTHER_SOURCES``: the first a pair reached names it.
+    rows = provenance.pair_source_rows(db, list(OTHER_SOURCES), query_ids)
     grouped = rows.group_by(["query_id", "chunk_id"]).aggregate(
         [("depth", "max"), ("other", "min")])
     return pa.table({"query_id": grouped["query_id"], "chunk_id": grouped["chunk_id"],

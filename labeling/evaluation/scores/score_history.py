@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import UTC, datetime
 
@@ -14,7 +13,7 @@ from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.label_sets import labels_for
 from labeling.evaluation.inputs.score_controls import Controls
 from labeling.evaluation.scores.scoring import per_query
-from labeling.workspace import contents, store
+from labeling.workspace import contents, evaluation_records, store
 
 # ---------------------------------------------------------------------------------------------
 # History
@@ -35,14 +34,12 @@ def save_snapshot(
     labels = labels_for(db, controls)
     version = contents.get_run(db, controls.run)["query_set_version"]
     with store.write_transaction(db, action="save_scores") as conn:
-        conn.execute(
-            "INSERT INTO evaluation_snapshots (run_name, query_set_version, split, unit, policy,"
-            " rule, missing, snapshot_hash, n_queries, means, created_by, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (controls.run, version, controls.split, controls.unit, controls.policy,
-             controls.rule, controls.missing, labels.snapshot, len(values),
-             json.dumps(_means(values)), created_by, store.utc_now()),
-        )
+        evaluation_records.add_snapshot(conn, {
+            "run_name": controls.run, "query_set_version": version, "split": controls.split,
+            "unit": controls.unit, "policy": controls.policy, "rule": controls.rule,
+            "missing": controls.missing, "snapshot_hash": labels.snapshot,
+            "n_queries": len(values), "created_by": created_by, "created_at": store.utc_now(),
+        }, _means(values))
     return labels.snapshot
 
 
@@ -67,11 +64,7 @@ def readable_time(stamp: str | None) -> str | None:
 
 def query_set_versions(db: sqlite_utils.Database) -> list[str]:
     """Distinct ``runs.query_set_version`` values (``(unversioned)`` for NULL), oldest first."""
-    rows = db.conn.execute(
-        "SELECT coalesce(query_set_version, '(unversioned)') FROM runs WHERE NOT importing"
-        " GROUP BY 1 ORDER BY min(id)"
-    )
-    return [r[0] for r in rows]
+    return contents.query_set_versions(db)
 
 
 def history(
@@ -87,22 +80,15 @@ def history(
     (readable; None when nothing was saved).
     A warning names runs whose saved numbers come from different label snapshots.
     """
-    runs = list(db.query(
-        "SELECT name, created_at FROM runs WHERE NOT importing"
-        " AND coalesce(query_set_version, '(unversioned)') = ?"
-        " ORDER BY created_at, id", [query_set_version]))
+    runs = contents.runs_of_query_set(db, query_set_version)
     rows = []
     snapshots: dict[str, str] = {}
     for run in runs:
         now = _means(per_query(db, controls.for_run(run["name"])))
-        saved = db.conn.execute(
-            "SELECT means, snapshot_hash, created_at FROM evaluation_snapshots WHERE run_name = ?"
-            " AND unit = ? AND policy = ? AND split = ? AND rule = ? AND missing = ?"
-            " ORDER BY id DESC LIMIT 1",
-            [run["name"], controls.unit, controls.policy, controls.split, controls.rule,
-             controls.missing],
-        ).fetchone()
-        saved_means = json.loads(saved[0]) if saved else {}
+        saved = evaluation_records.latest_snapshot(db, run["name"], {
+            "unit": controls.unit, "policy": controls.policy, "split": controls.split,
+            "rule": controls.rule, "missing": controls.missing})
+        saved_means = saved[0] if saved else {}
         if saved:
             snapshots[run["name"]] = saved[1]
         for measure in controls.measures:

@@ -44,6 +44,7 @@ from labeling.judging import consensus, queue
 from labeling.metrics.engine import evaluate, ranked_list
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import grading, provenance, store
+from labeling.workspace import judgments as stored_judgments
 
 QUEUE_REASON = "decide"
 DEFAULT_BATCH = 20
@@ -246,7 +247,7 @@ def _runs(db: sqlite_utils.Database, controls: Controls, candidate: str) -> Runs
 
 
 def _judgment_count(db: sqlite_utils.Database) -> int:
-    return int(db.conn.execute("SELECT count(*) FROM judgments").fetchone()[0])
+    return stored_judgments.judgment_count(db)
 
 
 def comparison(
@@ -293,9 +294,7 @@ def send_deciding_pairs(
     detail = f"decide {controls.run} vs {candidate} on {state.measure}"
     with store.write_transaction(db, action="enqueue") as conn:
         new = queue.enqueue_pairs(db, picked, reason=QUEUE_REASON)
-        recorded = set(conn.execute(
-            "SELECT query_id, chunk_id FROM pair_sources WHERE source = 'queue' AND detail = ?",
-            [detail]).fetchall())
+        recorded = provenance.queue_pairs_recorded(conn, detail)
         provenance.add_pair_sources(conn, [p for p in picked if p not in recorded], "queue",
                                     detail=detail)
     return int(new)
@@ -305,21 +304,11 @@ def send_deciding_pairs(
 # History
 
 
-_AS_OF_SQL = """
-SELECT j.id, j.query_id, j.chunk_id, j.grade, j.annotator,
-       coalesce(json_extract(j.flags, '$.adjudicated'), 0) AS adjudicated,
-       coalesce(json_extract(j.flags, '$.generator'), 0) AS generator
-FROM judgments j
-JOIN (SELECT max(id) AS id FROM judgments WHERE id <= ? GROUP BY query_id, chunk_id, annotator)
-USING (id)
-WHERE j.grade IS NOT NULL
-"""
-
-
 def qrels_as_of(db: sqlite_utils.Database, rule: str, last_id: int) -> pd.DataFrame:
     """The consensus qrels under ``rule`` as they stood after judgment ``last_id``: the current
     judgments of that moment (each annotator's latest row per pair), by the same rule."""
-    frame = pd.read_sql_query(_AS_OF_SQL, db.conn, params=[int(last_id)]).astype({
+    frame = pd.DataFrame(stored_judgments.current_judgments_as_of(db, last_id),
+                         columns=list(stored_judgments.AS_OF_COLUMNS)).astype({
         "id": "int64", "query_id": "string", "chunk_id": "string", "grade": "int64",
         "annotator": "string", "adjudicated": "bool", "generator": "bool",
     })
@@ -330,7 +319,7 @@ def qrels_as_of(db: sqlite_utils.Database, rule: str, last_id: int) -> pd.DataFr
 def checkpoints(db: sqlite_utils.Database, points: int = HISTORY_POINTS) -> list[tuple[int, int]]:
     """(judgments so far, last judgment id) at up to ``points`` moments evenly spread over the
     judgment log, the latest always included."""
-    ids = np.array([row[0] for row in db.conn.execute("SELECT id FROM judgments ORDER BY id")])
+    ids = np.array(stored_judgments.judgment_ids(db))
     if len(ids) == 0:
         return []
     positions = np.unique(np.linspace(0, len(ids) - 1, max(points, 1)).round().astype(int))

@@ -6,7 +6,6 @@ yet is ``HIDDEN``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from dataclasses import replace
 
@@ -23,7 +22,7 @@ from labeling.evaluation.inputs.segmenting import _segments
 from labeling.judging import queue
 from labeling.judging.visibility import Sight
 from labeling.metrics.measures import parse_measure
-from labeling.workspace import contents, grading
+from labeling.workspace import chunk_store, contents, grading
 
 # A query at this value of the sorting measure (every measure here is at most 1) lost nothing on
 # it: it is never "retrieved badly", whatever its rank among the others.
@@ -186,11 +185,8 @@ def drill_down(
     hidden_ids = set(hidden.index[hidden].astype(str))
     grades = grades.loc[~hidden]
     scale = {g: name for g, name, _ in grading.get_scale(db)}
-    chunks = pd.read_sql_query(
-        "SELECT id, doc_id, text FROM chunks WHERE id IN "
-        "(SELECT value FROM json_each(?))",
-        db.conn, params=[json.dumps([*mine["doc_id"].astype(str), *grades.index.astype(str)])],
-    ).set_index("id")
+    chunks = chunk_store.chunks_frame(
+        db, [*mine["doc_id"].astype(str), *grades.index.astype(str)]).set_index("id")
     ranked = pd.DataFrame({
         "rank": mine["rank"].to_numpy(),
         "chunk_id": mine["doc_id"].astype(str).to_numpy(),
@@ -275,20 +271,8 @@ def drill_down_documents(
     doc_grade = graded["relevance"].groupby(document.to_numpy()).max()
     doc_grade = doc_grade.loc[~doc_grade.index.isin(hidden_docs)]
     chunks = chunks.assign(document=_document_of(chunks["chunk_id"], chunk_doc))
-    best = chunks.drop_duplicates("document")  # rows come in rank order
-    ranked = pd.DataFrame({
-        "rank": np.arange(1, len(best) + 1),
-        "doc_id": best["document"].to_numpy(),
-        "best_chunk_id": best["chunk_id"].to_numpy(),
-        "chunk_rank": best["rank"].to_numpy(),
-        "chunks": best["document"].map(chunks["document"].value_counts()).to_numpy(),
-    })
     scale = {g: name for g, name, _ in grading.get_scale(db)}
-    ranked["grade"] = ranked["doc_id"].map(doc_grade).astype("Int64")
-    ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
-    ranked.loc[ranked["doc_id"].isin(hidden_docs), "grade_name"] = HIDDEN
-    ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
-    ranked["snippet"] = best["snippet"].to_numpy()
+    ranked = _ranked_documents(chunks, doc_grade, hidden_docs, scale, rel)
     every_rank = pd.Series(ranked["rank"].to_numpy(), index=ranked["doc_id"].to_numpy())
     if depth is not None:
         ranked = ranked.loc[ranked["rank"] <= depth]
@@ -301,6 +285,34 @@ def drill_down_documents(
     relevant = graded.assign(document=document.to_numpy()).loc[graded["relevance"] >= rel]
     relevant = relevant.loc[~relevant["document"].isin(found)
                             & ~relevant["document"].isin(hidden_docs)]
+    return ranked, _missed_documents(relevant, every_rank, texts, scale)
+
+
+def _ranked_documents(chunks: pd.DataFrame, doc_grade: pd.Series, hidden_docs: set,
+                      scale: dict[int, str], rel: int) -> pd.DataFrame:
+    """The ranked documents of ``drill_down_documents`` from the chunk list ``chunks`` (in
+    rank order, with each chunk's ``document``)."""
+    best = chunks.drop_duplicates("document")  # rows come in rank order
+    ranked = pd.DataFrame({
+        "rank": np.arange(1, len(best) + 1),
+        "doc_id": best["document"].to_numpy(),
+        "best_chunk_id": best["chunk_id"].to_numpy(),
+        "chunk_rank": best["rank"].to_numpy(),
+        "chunks": best["document"].map(chunks["document"].value_counts()).to_numpy(),
+    })
+    ranked["grade"] = ranked["doc_id"].map(doc_grade).astype("Int64")
+    ranked["grade_name"] = ranked["grade"].map(scale).fillna("unjudged").astype(str)
+    ranked.loc[ranked["doc_id"].isin(hidden_docs), "grade_name"] = HIDDEN
+    ranked["relevant"] = (ranked["grade"].fillna(-1) >= rel).astype(bool)
+    ranked["snippet"] = best["snippet"].to_numpy()
+    return ranked
+
+
+def _missed_documents(relevant: pd.DataFrame, every_rank: pd.Series, texts: pd.Series,
+                      scale: dict[int, str]) -> pd.DataFrame:
+    """The missed documents of ``drill_down_documents``: of the relevant labels not found
+    (doc_id: the chunk, document, relevance), each document once with its highest-labeled
+    chunk, in ``_missed_order``."""
     relevant = relevant.sort_values(["relevance", "doc_id"], ascending=[False, True])
     top = relevant.drop_duplicates("document")
     missed = pd.DataFrame({
@@ -314,7 +326,7 @@ def drill_down_documents(
     missed["where"] = [_where(r) for r in missed["rank"]]
     missed["snippet"] = missed["chunk_id"].map(texts)
     missed = missed[["doc_id", "grade", "grade_name", "chunk_id", "rank", "where", "snippet"]]
-    return ranked, _missed_order(missed, "doc_id")
+    return _missed_order(missed, "doc_id")
 
 
 def unjudged_chunks(ranked: pd.DataFrame) -> list[str]:
@@ -340,10 +352,7 @@ def judge_choices(db: sqlite_utils.Database, ranked: pd.DataFrame) -> dict[str, 
     """The chunks of a ``drill_down`` ranked list offered to judge (``unjudged_chunks``), in rank
     order, each with what the picker shows: rank, title and the start of its snippet."""
     chunk_ids = unjudged_chunks(ranked)
-    titles = dict(db.conn.execute(
-        "SELECT id, coalesce(title, '') FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-        [json.dumps(chunk_ids)],
-    ).fetchall())
+    titles = chunk_store.chunk_titles(db, chunk_ids)
     rows = ranked.loc[ranked["chunk_id"].isin(chunk_ids)].sort_values("rank")
     return {
         row.chunk_id: " · ".join(part for part in (

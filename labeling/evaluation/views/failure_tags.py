@@ -11,7 +11,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.evaluation.inputs.score_controls import NO_SEGMENT
 from labeling.evaluation.inputs.segmenting import _segments
-from labeling.workspace import contents, store
+from labeling.workspace import contents, evaluation_records, store
 
 FAILURE_TAGS: dict[str, str] = {
     "relevant chunk never retrieved": "A relevant chunk is not in the run at all.",
@@ -29,7 +29,7 @@ FAILURE_TAGS: dict[str, str] = {
 
 def failure_tag_names(db: sqlite_utils.Database) -> list[str]:
     """The starting tags, then the team's own in the order they were added."""
-    added = [r[0] for r in db.conn.execute("SELECT name FROM failure_tags ORDER BY rowid")]
+    added = evaluation_records.team_failure_tags(db)
     return [*FAILURE_TAGS, *[t for t in added if t not in FAILURE_TAGS]]
 
 
@@ -43,10 +43,8 @@ def add_failure_tag(
     if name in failure_tag_names(db):
         return name
     with store.write_transaction(db, action="add_tag") as conn:
-        conn.execute(
-            "INSERT OR IGNORE INTO failure_tags (name, description, created_by, created_at)"
-            " VALUES (?, ?, ?, ?)", (name, description, created_by, store.utc_now()),
-        )
+        evaluation_records.add_failure_tag(conn, name, description, created_by,
+                                           store.utc_now())
     return name
 
 
@@ -66,22 +64,14 @@ def tag_failure(
     contents.get_run(db, run)
     now = store.utc_now()
     with store.write_transaction(db, action="tag_failure") as conn:
-        conn.executemany(
-            "INSERT INTO failure_reviews (query_id, run_name, tag, note, reviewer, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [(query_id, run, tag, note or None, reviewer.strip(), now) for tag in tags],
-        )
+        evaluation_records.add_failure_reviews(conn, query_id, run, tags, note or None,
+                                               reviewer.strip(), now)
     return len(tags)
 
 
 def failure_reviews(db: sqlite_utils.Database, query_id: str | None = None) -> pd.DataFrame:
     """Review rows (newest first): query_id, run_name, tag, note, reviewer, created_at."""
-    sql = "SELECT query_id, run_name, tag, note, reviewer, created_at FROM failure_reviews"
-    params: list[str] = []
-    if query_id is not None:
-        sql += " WHERE query_id = ?"
-        params.append(query_id)
-    return pd.read_sql_query(sql + " ORDER BY id DESC", db.conn, params=params)
+    return evaluation_records.failure_reviews(db, query_id)
 
 
 def tag_counts(

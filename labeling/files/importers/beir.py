@@ -9,13 +9,13 @@ import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.files import formats
-from labeling.files.importers.ids import forget_seen
 from labeling.files.importers.lines import RowLines
 from labeling.files.importers.qrels import store_qrels
 from labeling.files.importers.records import store_chunks, store_queries
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
 from labeling.workspace import search_index
+from labeling.workspace.imports import forget_seen
 
 
 def import_beir(

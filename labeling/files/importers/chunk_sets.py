@@ -32,12 +32,14 @@ from labeling.errors import InputError
 from labeling.files import formats
 from labeling.files.formats.values import is_missing, plain_value
 from labeling.files.importers import cells
-from labeling.files.importers.ids import forget_seen, pick_column, unique_ids
+from labeling.files.importers.ids import pick_column, unique_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
 from labeling.files.text_spans import DocumentText, normalise
-from labeling.workspace import ids
+from labeling.workspace import chunk_sets as stored_sets
+from labeling.workspace import chunk_store, ids
+from labeling.workspace.imports import forget_seen
 from labeling.workspace.store import utc_now
 
 CHUNK_ID = ("id", "_id", "chunk_id")
@@ -101,14 +103,12 @@ def import_chunk_set(
     name = _check_name(name, source)
     result = ImportResult("chunk set")
     with import_transaction(db, source) as conn:
-        if conn.execute("SELECT 1 FROM chunk_sets WHERE name = ?", [name]).fetchone():
+        if stored_sets.has_chunk_set(conn, name):
             raise InputError(f"a chunk set named {name!r} already exists (a chunk set does not "
                              "change; import the new chunking under a new name)", source=source)
-        conn.execute(
-            "INSERT INTO chunk_sets (name, splitter, size, overlap, notes, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [name, splitter or None, _count(size, "size", source),
-             _count(overlap, "overlap", source, zero=True), notes or None, utc_now()],
+        stored_sets.insert_chunk_set(
+            conn, name, splitter or None, _count(size, "size", source),
+            _count(overlap, "overlap", source, zero=True), notes or None, utc_now(),
         )
         placements: dict[str, _Placement] = {}
         failures = _Failures()
@@ -174,20 +174,12 @@ def _store_batch(
         meta.update({c: plain_value(record[c]) for c in extras if not is_missing(record[c])})
         title = cells.text(record.get("title"), "title", source, lines, i)
         if not stored:
-            conn.execute(
-                "INSERT INTO chunks (id, doc_id, title, text, metadata, placeholder)"
-                " VALUES (?, ?, ?, ?, ?, 0)",
-                [chunk_id, doc_id, title if title is not None else placements[doc_id].title,
-                 text, cells.json_text(meta, source, lines, i)],
+            chunk_store.insert_chunk(
+                conn, chunk_id, doc_id, title if title is not None else placements[doc_id].title,
+                text, cells.json_text(meta, source, lines, i),
             )
-        conn.execute(
-            'INSERT OR IGNORE INTO chunk_spans (chunk_id, doc_id, doc_version, start, "end")'
-            " VALUES (?, ?, ?, ?, ?)", [chunk_id, doc_id, version, start, end],
-        )
-        conn.execute(
-            "INSERT INTO chunk_set_members (chunk_set, chunk_id, position) VALUES (?, ?, ?)",
-            [chunk_set, chunk_id, result.rows],
-        )
+        stored_sets.add_member(conn, chunk_set, chunk_id, result.rows,
+                               (doc_id, version, start, end))
         result.rows += 1
         result.updated += bool(stored)
 
@@ -208,11 +200,7 @@ def _place(
     doc_id = str(doc_id)
     placement = _placement(conn, doc_id, record.get("doc_version"), chunk_id, where, source,
                            placements)
-    stored = conn.execute(
-        'SELECT c.text, p.doc_id, p.doc_version, p.start, p."end" FROM chunks c'
-        " LEFT JOIN chunk_spans p ON p.chunk_id = c.id WHERE c.id = ? AND c.placeholder = 0",
-        [chunk_id],
-    ).fetchone()
+    stored = stored_sets.stored_chunk_span(conn, chunk_id)
     text = cells.text(record.get("text"), "text", source, lines, row)
     if text is None:
         if stored is None:
@@ -246,12 +234,7 @@ def _placement(
     version = plain_value(version)
     if doc_id in placements and (version is None or str(version) == placements[doc_id].version):
         return placements[doc_id]
-    sql = "SELECT version, text, title FROM documents WHERE id = ?"
-    params: list[Any] = [doc_id]
-    if version is not None:
-        sql += " AND version = ?"
-        params.append(str(version))
-    row = conn.execute(sql + " ORDER BY rowid DESC LIMIT 1", params).fetchone()
+    row = stored_sets.latest_document(conn, doc_id, None if version is None else str(version))
     if row is None:
         which = f"document {doc_id!r}" + (f" version {version!r}" if version is not None else "")
         lines, row_in_batch = where

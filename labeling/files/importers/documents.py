@@ -33,7 +33,7 @@ from labeling.files.importers.ids import pick_column
 from labeling.files.importers.lines import batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace import ids
+from labeling.workspace import chunk_sets, ids
 from labeling.workspace.store import utc_now
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown")
@@ -122,11 +122,9 @@ def _store(conn: sqlite3.Connection, document: dict[str, Any], result: ImportRes
     if not text.strip():
         raise InputError(f"document {doc_id!r} has no text", source=source, line=line)
     version = document["version"] or text_version(text)
-    stored = conn.execute(
-        "SELECT text FROM documents WHERE id = ? AND version = ?", [doc_id, version]
-    ).fetchone()
+    stored = chunk_sets.stored_document_text(conn, doc_id, version)
     if stored is not None:
-        if stored[0] != text:
+        if stored != text:
             raise InputError(
                 f"document {doc_id!r} version {version!r} is already stored with other text; "
                 "give the new text another version (or none, to version it by its content)",
@@ -134,12 +132,10 @@ def _store(conn: sqlite3.Connection, document: dict[str, Any], result: ImportRes
             )
         result.rows += 1
         return
-    if conn.execute("SELECT 1 FROM documents WHERE id = ?", [doc_id]).fetchone():
+    if chunk_sets.has_document(conn, doc_id):
         result.updated += 1
-    conn.execute(
-        "INSERT INTO documents (id, version, title, text, metadata, imported_at)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        [doc_id, version, document["title"], text,
-         json.dumps(document["metadata"], ensure_ascii=False, default=str), utc_now()],
+    chunk_sets.insert_document(
+        conn, doc_id, version, document["title"], text,
+        json.dumps(document["metadata"], ensure_ascii=False, default=str), utc_now(),
     )
     result.rows += 1

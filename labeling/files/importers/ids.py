@@ -3,7 +3,6 @@ strict), repeated ones (in a batch or across the batches of one import), and the
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 
@@ -12,19 +11,13 @@ import pandas as pd
 
 from labeling.errors import InputError
 from labeling.files.importers.lines import RowLines
+from labeling.workspace import imports
 
 
 def pick_column(columns: Iterable[str], names: tuple[str, ...]) -> str | None:
     """The first of ``names`` among ``columns``, or None."""
     present = set(columns)
     return next((n for n in names if n in present), None)
-
-
-def unknown_ids(conn: sqlite3.Connection, table: str, ids: Iterable[str]) -> list[str]:
-    """Ids (distinct, input order) not present in ``table`` (``chunks`` or ``queries``)."""
-    payload = json.dumps(list(ids))
-    sql = f"SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM {table})"
-    return [r[0] for r in conn.execute(sql, [payload])]
 
 
 def ensure_ids(
@@ -40,9 +33,7 @@ def ensure_ids(
     unknown = missing_ids(conn, table, ids, lines, strict=strict, source=source)
     if not unknown:
         return 0
-    conn.executemany(
-        f"INSERT INTO {table} (id, placeholder) VALUES (?, 1)", ((i,) for i in unknown)
-    )
+    imports.insert_placeholders(conn, table, unknown)
     return len(unknown)
 
 
@@ -58,7 +49,7 @@ def missing_ids(
     """The distinct ``ids`` not in ``table``; when ``strict``, an unknown id is an error naming
     its line instead."""
     distinct = pd.unique(ids.to_numpy(dtype=object))
-    unknown = unknown_ids(conn, table, distinct.tolist())
+    unknown = imports.unknown_ids(conn, table, distinct.tolist())
     if unknown and strict:
         row = int(np.argmax(ids.isin(unknown).to_numpy()))
         noun = "chunk" if table == "chunks" else "query"
@@ -102,24 +93,10 @@ def unique_ids(
 
 def _seen_before(conn: sqlite3.Connection, ids: pd.Series) -> int | None:
     """Track ids across batches of one import; position of the first id seen in an earlier one."""
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS import_seen (id TEXT PRIMARY KEY)")
-    payload = json.dumps(ids.tolist())
-    again = {
-        r[0]
-        for r in conn.execute(
-            "SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM temp.import_seen)",
-            [payload],
-        )
-    }
-    conn.execute("INSERT OR IGNORE INTO temp.import_seen SELECT value FROM json_each(?)", [payload])
+    again = imports.seen_before(conn, ids.tolist())
     if not again:
         return None
     return int(np.argmax(ids.isin(again).to_numpy()))
-
-
-def forget_seen(conn: sqlite3.Connection) -> None:
-    """End the tracking of ``unique_ids`` (after each file of an import)."""
-    conn.execute("DROP TABLE IF EXISTS temp.import_seen")
 
 
 def ensure_pair_ids(

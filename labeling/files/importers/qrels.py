@@ -16,6 +16,7 @@ from labeling.files.importers.ids import ensure_pair_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
+from labeling.workspace import judgments
 from labeling.workspace.evidence import add_evidence, check_spans, chunk_places
 from labeling.workspace.provenance import add_pair_sources, check_origin
 from labeling.workspace.store import utc_now
@@ -76,7 +77,7 @@ def store_qrels(
     """Store qrels batches as judgments (one timestamp for all), placeholders for unknown ids;
     each pair is recorded as reached through an ``import`` of the file (``pair_sources``)."""
     result = ImportResult("qrels")
-    scale = [r[0] for r in conn.execute("SELECT grade FROM scale")]
+    scale = judgments.scale_grades(conn)
     created_at = utc_now()
     added_q = added_c = 0  # placeholder queries and chunks
     for batch, lines in frames:
@@ -92,10 +93,9 @@ def store_qrels(
         queries, chunks = ensure_pair_ids(conn, batch, lines, strict=strict, source=source)
         added_q, added_c = added_q + queries, added_c + chunks
         evidence = _checked_evidence(conn, batch, lines, source)
-        before = _last_judgment_id(conn)
-        conn.executemany(
-            "INSERT INTO judgments (query_id, chunk_id, grade, annotator, created_at, flags,"
-            " origin, origin_source) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)",
+        before = judgments.last_judgment_id(conn)
+        judgments.append_imported_judgments(
+            conn,
             zip(
                 batch["query_id"].tolist(),
                 batch["doc_id"].tolist(),
@@ -134,12 +134,6 @@ def _checked_evidence(
     return rows
 
 
-def _last_judgment_id(conn: sqlite3.Connection) -> int:
-    return int(conn.execute(
-        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'judgments'), 0)"
-    ).fetchone()[0])
-
-
 def _store_evidence(
     conn: sqlite3.Connection, evidence: dict[int, list], before: int, rows: int
 ) -> None:
@@ -147,7 +141,7 @@ def _store_evidence(
     (ids are consecutive inside the import's write lock; checked)."""
     if not evidence:
         return
-    if _last_judgment_id(conn) - before != rows:
+    if judgments.last_judgment_id(conn) - before != rows:
         raise ScorecardError("the imported judgments did not get consecutive ids; nothing saved")
     for row, spans in evidence.items():
         add_evidence(conn, before + 1 + row, spans)
@@ -155,12 +149,7 @@ def _store_evidence(
 
 def _refuse_a_person(conn: sqlite3.Connection, annotator: str, source: str) -> None:
     """Refuse to record imported labels under the name of someone who judges here."""
-    person = conn.execute(
-        "SELECT 1 FROM judgments WHERE annotator = ? AND origin = 'person'"
-        " UNION ALL SELECT 1 FROM users WHERE name = ? LIMIT 1",
-        [annotator, annotator],
-    ).fetchone()
-    if person:
+    if judgments.judges_as_person(conn, annotator):
         raise InputError(
             f"{annotator!r} is a person who judges in this workspace; imported labels are "
             "recorded under a name of their own (by default the file's name)",

@@ -18,11 +18,12 @@ from labeling.errors import InputError
 from labeling.files import formats
 from labeling.files.formats.values import is_missing, plain_value
 from labeling.files.importers import cells
-from labeling.files.importers.ids import forget_seen, pick_column, unique_ids, unknown_ids
+from labeling.files.importers.ids import pick_column, unique_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace import frozen_split, search_index
+from labeling.workspace import chunk_store, frozen_split, query_store, search_index
+from labeling.workspace.imports import forget_seen, unknown_ids
 from labeling.workspace.query_store import SOURCES, SPLITS
 
 CHUNK_ID = ("id", "_id", "chunk_id", "docid", "doc_id")
@@ -123,13 +124,7 @@ def store_chunks(
         ))
     frozen_split.check_chunks(conn, [r[:4] for r in rows], source, lines)
     _count_stored(conn, "chunks", chunk_ids, result)
-    conn.executemany(
-        "INSERT INTO chunks (id, doc_id, title, text, metadata, placeholder)"
-        " VALUES (?, ?, ?, ?, ?, 0)"
-        " ON CONFLICT (id) DO UPDATE SET doc_id = excluded.doc_id, title = excluded.title,"
-        " text = excluded.text, metadata = excluded.metadata, placeholder = 0",
-        rows,
-    )
+    chunk_store.upsert_chunks(conn, rows)
 
 
 def store_queries(
@@ -166,18 +161,7 @@ def store_queries(
         ))
     frozen_split.check_queries(conn, rows, attributes, source, lines)
     _count_stored(conn, "queries", query_ids, result)
-    conn.executemany(
-        "INSERT INTO queries (id, text, source, split, metadata, placeholder)"
-        " VALUES (?, ?, ?, ?, ?, 0)"
-        " ON CONFLICT (id) DO UPDATE SET text = excluded.text, source = excluded.source,"
-        " split = excluded.split, metadata = excluded.metadata, placeholder = 0",
-        rows,
-    )
-    conn.executemany("UPDATE queries SET narrative = ? WHERE id = ?", narratives)
-    conn.executemany("DELETE FROM query_attributes WHERE query_id = ?", ((r[0],) for r in rows))
-    conn.executemany(
-        "INSERT INTO query_attributes (query_id, name, value) VALUES (?, ?, ?)", attributes
-    )
+    query_store.upsert_queries(conn, rows, narratives, attributes)
 
 
 def _narrative(value: Any) -> str | None:

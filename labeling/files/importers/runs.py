@@ -17,7 +17,7 @@ from labeling.files.importers.ids import first_duplicate, missing_ids
 from labeling.files.importers.lines import RowLines, batches
 from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
-from labeling.workspace import chunk_sets, staged_runs, write_turns
+from labeling.workspace import chunk_sets, imports, runs, staged_runs, write_turns
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import insert_run_part, run_part_rows
 from labeling.workspace.store import utc_now
@@ -57,28 +57,23 @@ def import_run(
     _refuse_taken(db.conn, run_name, replace, source)
     with import_transaction(db, source) as conn:
         run_id = _create_run(conn, staged_runs.staged_name(), meta, source)
-    cache = db.conn.execute("PRAGMA cache_size").fetchone()[0]
-    db.conn.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")  # index pages stay in memory
-    try:
-        result = _stage(db, run_id, path, format, batch_rows, strict, source)
-        chunk_set = None
-        if not (meta or {}).get("chunk_set"):  # a read, outside the write lock
-            chunk_set = _infer_chunk_set(db.conn, run_id, run_name, result)
-        replaced = _publish(db, run_id, run_name, replace, result, source, chunk_set)
-    except BaseException:
-        _drop_staged(db, run_id)
-        raise
-    finally:
-        db.conn.execute(f"PRAGMA cache_size = {cache}")
+    with imports.larger_page_cache(db.conn, IMPORT_CACHE_KIB):  # index pages stay in memory
+        try:
+            result = _stage(db, run_id, path, format, batch_rows, strict, source)
+            chunk_set = None
+            if not (meta or {}).get("chunk_set"):  # a read, outside the write lock
+                chunk_set = _infer_chunk_set(db.conn, run_id, run_name, result)
+            replaced = _publish(db, run_id, run_name, replace, result, source, chunk_set)
+        except BaseException:
+            _drop_staged(db, run_id)
+            raise
     if replaced is not None:
         staged_runs.discard(db.conn, replaced)
     return result
 
 
 def _refuse_taken(conn: sqlite3.Connection, run_name: str, replace: bool, source: str) -> None:
-    taken = conn.execute(
-        "SELECT 1 FROM runs WHERE name = ? AND NOT importing", [run_name]).fetchone()
-    if taken and not replace:
+    if runs.visible_run_exists(conn, run_name) and not replace:
         raise InputError(
             f"a run named {run_name!r} already exists (replace it explicitly)", source=source
         )
@@ -115,7 +110,7 @@ def _publish(
         if few:
             result.add_placeholders(*_placeholders(conn, result.unknown))
         if chunk_set is not None:
-            conn.execute("UPDATE runs SET chunk_set = ? WHERE id = ?", [chunk_set, run_id])
+            runs.set_run_chunk_set(conn, run_id, chunk_set)
         try:
             return staged_runs.publish(conn, run_id, run_name, replace=replace)
         except FileExistsError:
@@ -133,7 +128,7 @@ def _drop_staged(db: sqlite_utils.Database, run_id: int) -> None:
     """Delete what a failed import staged (never raising over the import's own error)."""
     conn = db.conn
     if conn.in_transaction and getattr(conn, "writer", None) is None:
-        conn.execute("ROLLBACK")  # a failure at COMMIT leaves SQLite's transaction open
+        imports.roll_back(conn)  # a failure at COMMIT leaves SQLite's transaction open
     if conn.in_transaction:
         return  # inside the caller's transaction: its rollback takes the staged rows
     try:
@@ -160,22 +155,16 @@ def _create_run(
             raise InputError(
                 f"chunk_size must be an integer, not {columns['chunk_size']!r}", source=source
             ) from error
-    if columns.get("chunk_set") is not None and conn.execute(
-        "SELECT 1 FROM chunk_sets WHERE name = ?", [columns["chunk_set"]]
-    ).fetchone() is None:
+    if columns.get("chunk_set") is not None and not chunk_sets.has_chunk_set(
+            conn, columns["chunk_set"]):
         raise InputError(f"no chunk set named {columns['chunk_set']!r}", source=source)
-    names = ["name", "created_at", "metadata", "importing", *columns]
-    values = [
-        run_name,
-        utc_now(),
-        json.dumps(meta, ensure_ascii=False, default=str),
-        int(staged),
-        *columns.values(),
-    ]
-    cursor = conn.execute(
-        f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", values
-    )
-    return int(cursor.lastrowid)
+    return runs.insert_run(conn, {
+        "name": run_name,
+        "created_at": utc_now(),
+        "metadata": json.dumps(meta, ensure_ascii=False, default=str),
+        "importing": int(staged),
+        **columns,
+    })
 
 
 def replace_run(
@@ -186,7 +175,7 @@ def replace_run(
     store in one: per-query values); an existing one is deleted when ``replace``."""
     check_run_name(run_name, source)
     _refuse_taken(conn, run_name, replace, source)
-    conn.execute("DELETE FROM runs WHERE name = ? AND NOT importing", [run_name])
+    runs.delete_visible_run(conn, run_name)
     return _create_run(conn, run_name, meta, source, staged=False)
 
 
@@ -250,27 +239,10 @@ def _insert_results(
         if "rank" in batch.columns
         else [None] * len(batch)
     )
-    conn.execute("SAVEPOINT run_batch")
-    try:
-        conn.executemany(
-            "INSERT INTO run_results (run_id, query_id, chunk_id, rank, score)"
-            " VALUES (?, ?, ?, ?, ?)",
-            zip(
-                [run_id] * len(batch),
-                batch["query_id"].tolist(),
-                batch["doc_id"].tolist(),
-                ranks,
-                batch["score"].astype("float64").tolist(),
-                strict=True,
-            ),
-        )
-    except sqlite3.IntegrityError as error:
-        conn.execute("ROLLBACK TO run_batch")
-        row = _first_stored(conn, run_id, batch)
-        if row is None:
-            raise
-        raise _duplicate(batch, row, lines, source, earlier=True) from error
-    conn.execute("RELEASE run_batch")
+    row = runs.insert_results(conn, run_id, batch["query_id"].tolist(), batch["doc_id"].tolist(),
+                              ranks, batch["score"].astype("float64").tolist())
+    if row is not None:
+        raise _duplicate(batch, row, lines, source, earlier=True)
 
 
 def _duplicate(
@@ -284,14 +256,3 @@ def _duplicate(
         line=int(lines[row]),
     )
 
-
-def _first_stored(conn: sqlite3.Connection, run_id: int, batch: pd.DataFrame) -> int | None:
-    """Position of the first batch row whose pair the run already holds (cross-batch duplicate)."""
-    payload = json.dumps([batch["query_id"].tolist(), batch["doc_id"].tolist()])
-    rows = conn.execute(
-        "SELECT min(CAST(q.key AS INTEGER)) FROM json_each(?, '$[0]') q"
-        " JOIN json_each(?, '$[1]') d ON d.key = q.key"
-        " JOIN run_results r ON r.run_id = ? AND r.query_id = q.value AND r.chunk_id = d.value",
-        [payload, payload, run_id],
-    ).fetchone()
-    return None if rows[0] is None else int(rows[0])

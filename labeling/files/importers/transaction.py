@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import sqlite_utils
 
 from labeling.errors import InputError, storage_problem
+from labeling.workspace import imports
 from labeling.workspace.store import write_transaction
 
 
@@ -25,7 +26,7 @@ def import_transaction(db: sqlite_utils.Database, source: str) -> Iterator[sqlit
             yield conn
     except sqlite3.Error as failure:  # in the import, or at COMMIT or ROLLBACK
         if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
+            imports.roll_back(db.conn)
         raise InputError(
             f"could not store the file: {storage_problem(failure)}; nothing was imported",
             source=source,

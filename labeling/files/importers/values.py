@@ -31,7 +31,7 @@ from labeling.files.importers.runs import (
 )
 from labeling.files.importers.transaction import import_transaction
 from labeling.metrics.measures import parse_measure
-from labeling.workspace import staged_runs
+from labeling.workspace import runs, staged_runs
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now
 
@@ -102,22 +102,18 @@ def import_values(
     table, measures, about = _read_values(path)
     result = ValuesImport("per-query value")
     with import_transaction(db, str(path)) as conn:
-        row = conn.execute("SELECT id FROM runs WHERE name = ?", [run_name]).fetchone()
-        if top is not None or row is None:
+        stored_id = runs.run_id(conn, run_name)
+        if top is not None or stored_id is None:
             meta = {"notes": f"scored by {about.get('engine', 'an outside engine')}; values "
                              f"from {path.name}"}
             run_id = replace_run(conn, run_name, meta, replace, str(path))
         else:
-            run_id = int(row[0])
+            run_id = stored_id
         if top is not None:
             _store_top(db, run_id, Path(top), result)
-        conn.execute(
-            "INSERT OR REPLACE INTO run_values"
-            " (run_id, measures, labels, engine, queries, data, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [run_id, json.dumps(measures), json.dumps(about, sort_keys=True),
-             str(about.get("engine", "unknown")), table.num_rows, _blob(table), utc_now()],
-        )
+        runs.put_run_values(conn, run_id, measures=measures, labels=about,
+                            engine=str(about.get("engine", "unknown")), queries=table.num_rows,
+                            data=_blob(table), created_at=utc_now())
     result.rows = table.num_rows
     return result
 

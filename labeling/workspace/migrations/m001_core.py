@@ -6,11 +6,8 @@ import sqlite3
 
 from labeling.workspace.sqlscript import execute_script
 
-
-def migrate(conn: sqlite3.Connection) -> None:
-    execute_script(
-        conn,
-        """
+# The statements are kept byte for byte as released: SQLite stores each CREATE's text.
+SCHEMA = """
         CREATE TABLE scale (
             grade INTEGER PRIMARY KEY,
             name TEXT NOT NULL,
@@ -82,5 +79,8 @@ def migrate(conn: sqlite3.Connection) -> None:
             SELECT j.* FROM judgments j
             JOIN (SELECT max(id) AS id FROM judgments GROUP BY query_id, chunk_id, annotator)
             USING (id);
-        """,
-    )
+        """
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    execute_script(conn, SCHEMA)
