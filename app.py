@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from pages import _auth, _common, _warmup
 
@@ -58,4 +59,9 @@ if __name__ == "__main__":  # a browser session's run (AppTest runs it the same 
     st.navigation(page_list()).run()
 else:  # imported by `streamlit run` to serve the app
     app = st.App(__file__, routes=_auth.routes())
+    # Every session runs this file (its st.navigation picks the page from the address). Left
+    # unset, Streamlit sees the pages/ folder and serves a fresh server's first request for a
+    # page address from the page file alone, which then reruns through here (_common.page_setup):
+    # one whole extra run of that page, imports included, before its first render.
+    PagesManager.uses_pages_directory = False
     _warmup.start()  # the pages' libraries load while the server waits for its first browser

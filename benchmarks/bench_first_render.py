@@ -1,7 +1,7 @@
 """First renders in a real browser on the demo workspace: every page in a new session, and the
 Dashboard's cold first render (a new server on a new workspace).
 
-What is timed, each ``--repeat`` times (the table gives the median and the range):
+What is timed, each ``--repeats`` times (the table gives the median and the range):
 
 - ``cold``: a fresh demo workspace is built (``build_demo``, timed apart: ``demo build``), a new
   ``streamlit run app.py`` server is started (``server start``: until its health check says
@@ -16,8 +16,8 @@ Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright (never a browser
 window is 1280 x 1400. The machine's load average is recorded before and after: on a shared
 machine, run it at low priority (``nice -n 5``) and read the figures with the load beside them.
 
-Usage: ``PYTHONPATH=. nice -n 5 .venv/bin/python benchmarks/bench_first_render.py --label after``
-(appends to ``benchmarks/results/first_render.json`` and rewrites
+Usage: ``PYTHONPATH=. nice -n 5 .venv/bin/python benchmarks/bench_first_render.py --repeats 5
+--label after`` (appends to ``benchmarks/results/first_render.json`` and rewrites
 ``benchmarks/results/first_render.md``).
 """
 
@@ -64,10 +64,11 @@ PAGES = ["home", "label", "judge_by_query", "agreement", "review", "dashboard", 
 
 
 @contextlib.contextmanager
-def serve(workspace: Path) -> Iterator[tuple[str, float]]:
-    """A new app server on ``workspace``; yields (base URL, seconds until healthy)."""
+def serve(workspace: Path, checkout: Path = ROOT) -> Iterator[tuple[str, float]]:
+    """A new app server of ``checkout`` (this one by default) on ``workspace``; yields (base
+    URL, seconds until healthy)."""
     port = _free_port()
-    env = {**os.environ, "SCORECARD_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "SCORECARD_WORKSPACE": str(workspace), "PYTHONPATH": str(checkout)}
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
         "--server.address", "127.0.0.1", "--server.port", str(port),
@@ -75,7 +76,7 @@ def serve(workspace: Path) -> Iterator[tuple[str, float]]:
     ]
     started = time.perf_counter()
     with open(workspace.parent / "streamlit.log", "wb") as log:
-        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log,
+        server = subprocess.Popen(command, cwd=checkout, env=env, stdout=log,
                                   stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -191,7 +192,8 @@ def commit() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", "--repeats", dest="repeat", type=int, default=5,
+                        help="runs of each measurement (the table gives their median)")
     parser.add_argument("--label", default="run", help="the column name in the results")
     parser.add_argument("--only", choices=["cold", "warm"], help="one of the two parts")
     parser.add_argument("--results", type=Path, default=RESULTS,

@@ -33,8 +33,7 @@ import sqlite_utils
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from labeling.errors import describe_failure
-from labeling.markdown import escape_inline, escape_markdown
+from labeling import describe_failure, escape_inline, escape_markdown
 from labeling.workspace import lockout, roles, sessions, store
 from labeling.workspace import reachable as reachable_from
 from pages._workspace import get_db, workspace_path

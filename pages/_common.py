@@ -14,10 +14,8 @@ import pandas as pd
 import sqlite_utils
 import streamlit as st
 
-from labeling import readable_times
-from labeling.errors import describe_failure
+from labeling import describe_failure, escape_markdown, readable_times
 from labeling.judging import visibility
-from labeling.markdown import escape_markdown
 from labeling.workspace import contents, roles
 from pages import _auth, _keys
 from pages._workspace import get_db, workspace_path
@@ -85,7 +83,9 @@ def sidebar(db: sqlite_utils.Database) -> None:
     counts = contents.counts(db)
     with st.sidebar:
         st.caption("Workspace")
-        st.code(str(workspace_path()), language=None, wrap_lines=True)
+        # Plain text, not st.code: a code block loads the browser's 1.5 MB syntax highlighter on
+        # every page's first render (benchmarks/results/first_render_profile.md).
+        st.text(str(workspace_path()))
         st.caption(contents.describe_counts(counts, " · "))
         _keys.install()
         state = st.session_state

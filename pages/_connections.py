@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeling.markdown import escape_inline
+from labeling import escape_inline
 from labeling.workspace import connections
 from pages import _auth, _common
 

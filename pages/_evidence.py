@@ -8,11 +8,9 @@ from __future__ import annotations
 import sqlite_utils
 import streamlit as st
 
-from labeling import chunk_markup
-from labeling.evidence_marks import placed_chunk
+from labeling import chunk_markup, escape_inline, escape_markdown, placed_chunk
 from labeling.judging import shortcuts
-from labeling.markdown import escape_inline, escape_markdown
-from labeling.workspace.evidence import attach_evidence
+from labeling.workspace import attach_evidence
 from pages import _common, _keys
 
 ASK = "ask_evidence"  # one session setting for every judging page

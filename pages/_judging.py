@@ -13,9 +13,8 @@ from collections.abc import Sequence
 import sqlite_utils
 import streamlit as st
 
-from labeling import chunk_markup
+from labeling import chunk_markup, escape_inline, escape_markdown
 from labeling.judging import guideline
-from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents
 
 

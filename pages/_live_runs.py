@@ -8,11 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling.evaluation.planning import tuning
+from labeling import escape_inline
+from labeling.evaluation import tuning
 from labeling.files import live_runs
-from labeling.markdown import escape_inline
-from labeling.workspace import connections, contents
-from labeling.workspace.query_store import split_counts
+from labeling.workspace import connections, contents, split_counts
 from pages import _auth, _common
 
 WHERE = "live_runs"

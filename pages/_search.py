@@ -13,9 +13,8 @@ from collections.abc import Mapping
 import sqlite_utils
 import streamlit as st
 
-from labeling import chunk_markup
+from labeling import chunk_markup, escape_inline
 from labeling.judging import corpus_search, hit_context, queue
-from labeling.markdown import escape_inline
 from pages import _auth, _common
 
 

@@ -17,6 +17,8 @@ import logging
 import threading
 from pathlib import Path
 
+from labeling import module_of
+
 PAGES_DIR = Path(__file__).resolve().parent
 # The pages a first visit opens first load first (the Overview, then the Dashboard's charts and
 # statistics); the other pages follow in name order.
@@ -25,8 +27,8 @@ log = logging.getLogger("scorecard.app")
 
 
 def page_modules() -> list[str]:
-    """The modules ``pages/*.py`` import at their top level (``from X import Y``: ``X`` and,
-    when it is a package, ``X.Y``), in file order, without repeats."""
+    """The modules ``pages/*.py`` import at their top level (``from X import Y``: ``X`` and
+    the module ``Y`` is or lives in), in file order, without repeats."""
     names: dict[str, None] = {}
     paths = sorted(PAGES_DIR.glob("*.py"), key=lambda p: (p.name not in FIRST,
                                                          FIRST.index(p.name) if p.name in FIRST
@@ -37,8 +39,16 @@ def page_modules() -> list[str]:
                 names.update(dict.fromkeys(alias.name for alias in node.names))
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names[node.module] = None
-                names.update(dict.fromkeys(f"{node.module}.{a.name}" for a in node.names))
+                names.update(dict.fromkeys(_module_of(node.module, a.name) for a in node.names))
     return list(names)
+
+
+def _module_of(module: str, name: str) -> str:
+    """The module ``from module import name`` loads: for a name of a library facade, the module
+    it lives in (``labeling.lazy_names``), else ``module.name`` (a submodule, when it is one)."""
+    if module.split(".")[0] == "labeling":
+        return module_of(module, name) or f"{module}.{name}"
+    return f"{module}.{name}"
 
 
 def _import_all(modules: list[str]) -> None:
@@ -51,9 +61,41 @@ def _import_all(modules: list[str]) -> None:
             log.debug("warm-up could not import %s", name, exc_info=True)
 
 
+def _draw_charts() -> None:
+    """Build and serialise one small figure of each kind the Dashboard's first tab draws.
+
+    Plotly loads each trace and layout class, its validators and the default template on first
+    use: about half a second the first time a Dashboard is drawn (``benchmarks/results``), the
+    same for any data. Nothing is cached here; only Plotly's own lazily loaded parts stay.
+    """
+    import pandas as pd
+    import plotly.express as px
+
+    frame = pd.DataFrame({"segment": ["a", "b"], "value": [0.25, 0.5], "measure": ["m", "n"],
+                          "err": [0.1, 0.1]})
+    drawn = [px.bar(frame, x="segment", y="value", color="measure", error_y="err",
+                    barmode="group", range_y=[0, 1], title="t"),
+             px.line(frame, x="segment", y="value", color="measure", markers=True),
+             px.box(frame, x="segment", y="value", color="measure", points="all"),
+             px.scatter(frame, x="value", y="err"),
+             px.imshow([[0.0, 1.0], [1.0, 0.0]], text_auto=".2f", aspect="auto",
+                       color_continuous_scale="RdYlGn")]
+    for figure in drawn:
+        figure.to_json()
+
+
+def _warm_up(modules: list[str]) -> None:
+    _import_all(modules)
+    try:
+        _draw_charts()
+    except Exception:  # a page that draws reports its own failure
+        log.debug("warm-up could not draw the charts", exc_info=True)
+
+
 def start() -> threading.Thread:
-    """Import the pages' modules in a daemon thread; returns the thread."""
-    thread = threading.Thread(target=_import_all, args=(page_modules(),),
+    """Import the pages' modules, then draw small charts (``_draw_charts``), in a daemon thread;
+    returns the thread."""
+    thread = threading.Thread(target=_warm_up, args=(page_modules(),),
                               name="scorecard-warm-up", daemon=True)
     thread.start()
     return thread

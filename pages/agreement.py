@@ -7,9 +7,9 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
+from labeling import escape_chart_text
 from labeling.files import exporters as exports
 from labeling.judging import agreement, queue
-from labeling.markdown import escape_chart_text
 from labeling.workspace import contents, grading, query_store
 from pages import _auth, _common
 

@@ -7,15 +7,12 @@ import json
 
 import streamlit as st
 
-from labeling.evaluation.inputs.score_controls import Controls
-from labeling.evaluation.inputs.segmenting import segment_options
-from labeling.evaluation.scores import chunk_set_scores
+from labeling import escape_inline, escape_markdown
+from labeling.evaluation import Controls, chunk_set_scores, segment_options
 from labeling.files import baseline, chunk_uploads, exporters
 from labeling.judging import queue
-from labeling.markdown import escape_inline, escape_markdown
 from labeling.rechunking import plan, report, splitter, suggestions, transfer
-from labeling.workspace import chunk_sets, contents, grading
-from labeling.workspace.chunk_sets import RUN_VERSION_FIELDS
+from labeling.workspace import RUN_VERSION_FIELDS, chunk_sets, contents, grading
 from pages import _auth, _common
 
 WHERE = "chunking"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from labeling import escape_inline
 from labeling.files import uploads
-from labeling.markdown import escape_inline
 from labeling.workspace import chunk_sets, contents
 from pages import _auth, _common, _live_runs
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import readable_times
-from labeling.evaluation.inputs import score_defaults
+from labeling import escape_inline, readable_times
+from labeling.evaluation import score_defaults
 from labeling.files import exporters as exports
-from labeling.markdown import escape_inline
 from labeling.teaching import guide
 from labeling.workspace import grading
 from pages import _auth, _common

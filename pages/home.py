@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeling.markdown import escape_inline
+from labeling import escape_inline
 from labeling.workspace import chunk_sets, contents, provenance, query_store
 from pages import _common
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from labeling import escape_inline, escape_markdown
 from labeling.judging import pooling, queue, shortcuts
-from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import grading, query_store
 from pages import _auth, _common, _evidence, _judging, _keys, _search
 

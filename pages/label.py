@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from labeling import evidence_marks
+from labeling import escape_inline, escape_markdown, evidence_marks
 from labeling.files import exporters as exports
 from labeling.judging import (
     corpus_search,
@@ -16,7 +16,6 @@ from labeling.judging import (
     standing,
     visibility,
 )
-from labeling.markdown import escape_inline, escape_markdown
 from labeling.workspace import contents, grading, query_store
 from pages import _auth, _common, _evidence, _judging, _keys, _search
 

@@ -10,9 +10,8 @@ import sqlite3
 import pandas as pd
 import streamlit as st
 
-from labeling.errors import ScorecardError
-from labeling.evaluation.inputs import score_controls, segmenting
-from labeling.evaluation.inputs.score_controls import Controls
+from labeling import ScorecardError, escape_inline, escape_markdown
+from labeling.evaluation import Controls, score_controls, segmenting
 from labeling.files import exporters as exports
 from labeling.machine_judging import (
     audit_sample,
@@ -22,7 +21,6 @@ from labeling.machine_judging import (
     machine_judge,
     machine_pairs,
 )
-from labeling.markdown import escape_inline, escape_markdown
 from labeling.model_calls import chat
 from labeling.report import scorecard_report
 from labeling.workspace import contents, grading, query_store

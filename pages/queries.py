@@ -7,7 +7,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from labeling.markdown import escape_inline
+from labeling import escape_inline
 from labeling.workspace import query_store
 from pages import _auth, _common
 

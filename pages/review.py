@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from labeling import chunk_markup
-from labeling.errors import ScorecardError
+from labeling import ScorecardError, chunk_markup, escape_inline
 from labeling.files import exporters as exports
 from labeling.judging import shortcuts
-from labeling.markdown import escape_inline
 from labeling.synthetic import (
     batches,
     calibration,

@@ -132,3 +132,23 @@ def test_disagreements_and_adjudication(db):
     assert qrels.loc["q4", "relevance"] == 1
     assert queue.pair_history(db, "q4", "c")[-1]["flags"] == {"adjudicated": True}
     assert "lead" not in set(agreement.votes(db)["annotator"])  # adjudications do not vote
+
+
+def test_kept_results_follow_writes_from_another_connection(db):
+    """Votes, summary and disagreements are kept per version of the workspace's data: a
+    judgment or a query edit through another connection (another session, the command line)
+    shows at once, and a caller changing what it got changes nothing kept."""
+    from labeling.workspace import store
+    from labeling.workspace.file_identity import database_file
+
+    first = agreement.disagreements(db)
+    first.loc[0, "votes"] = "changed by the caller"
+    assert agreement.disagreements(db).iloc[0]["votes"] == "ann 3 · ben 1"
+    other = store.open_workspace(database_file(db), create=False)
+    other.conn.execute("UPDATE queries SET text = 'renamed' WHERE id = 'q4'")
+    other.conn.commit()
+    assert agreement.disagreements(db).iloc[0]["query"] == "renamed"
+    queue.save_judgment(other, "q2", "c", 0, "cy")
+    assert "q2" in agreement.disagreements(db)["query_id"].tolist()
+    assert agreement.summary(db).voted_pairs == 6 and len(agreement.votes(db)) == 15
+    other.close()

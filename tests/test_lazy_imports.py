@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from pages import _warmup
 
@@ -38,3 +39,17 @@ def test_the_warm_up_lists_the_pages_imports_dashboard_first() -> None:
     thread.join(timeout=120)
     assert not thread.is_alive()
     assert "plotly.express" in sys.modules
+    # it drew the Dashboard's kinds of chart too: the heat map's classes load only when drawn
+    assert "plotly.graph_objs._heatmap" in sys.modules
+
+
+def test_the_served_app_runs_every_session_through_its_navigation() -> None:
+    """Served, app.py turns off Streamlit's pages-folder mode before any session: else a fresh
+    server's first request for a page address runs that page alone, then again through app.py."""
+    code = ("import sys; sys.argv = ['streamlit']\n"
+            "from streamlit.runtime.pages_manager import PagesManager\n"
+            "import app\n"
+            "print(PagesManager.uses_pages_directory)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip().splitlines()[-1] == "False"

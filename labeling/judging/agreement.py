@@ -37,7 +37,7 @@ import sqlite_utils
 from labeling.errors import InputError
 from labeling.judging import consensus, queue
 from labeling.metrics import label_agreement
-from labeling.workspace import contents, grading, judgments
+from labeling.workspace import contents, data_versions, grading, judgments
 
 CONSENSUS_RULE = (
     "Consensus: the latest adjudicated grade, else the grade more than half of the annotators "
@@ -46,6 +46,10 @@ CONSENSUS_RULE = (
 )
 PAIR = ["query_id", "chunk_id"]
 WEIGHTS = label_agreement.WEIGHTS
+# Votes, the team summary and the disagreements of the workspace's current data, computed once
+# per version of its judgments, queries and scale (``data_versions``): every browser session
+# opening the Agreement page reads the same ones.
+_KEPT = data_versions.VersionedCache(size=16)
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,10 @@ PEOPLE = ("person", "unknown")
 
 def votes(db: sqlite_utils.Database, *, unknown: bool = True) -> pd.DataFrame:
     """Current votes of people: query_id, chunk_id, annotator, grade (module conventions)."""
+    return _KEPT.kept(db, ("votes", unknown), lambda: _votes(db, unknown)).copy()
+
+
+def _votes(db: sqlite_utils.Database, unknown: bool) -> pd.DataFrame:
     frame = consensus.current_judgments_frame(db)
     people = frame["origin"].isin(PEOPLE if unknown else PEOPLE[:1])
     keep = (people & ~frame["adjudicated"] & ~frame["generator"]
@@ -230,6 +238,10 @@ def confusion(
 
 def summary(db: sqlite_utils.Database, *, unknown: bool = True) -> Summary:
     """Team agreement of the workspace between people (see ``Summary``)."""
+    return _KEPT.kept(db, ("summary", unknown), lambda: _summary(db, unknown))
+
+
+def _summary(db: sqlite_utils.Database, unknown: bool) -> Summary:
     grades = [g for g, _, _ in grading.get_scale(db)]
     frame = votes(db, unknown=unknown)
     level = level_for(grades)
@@ -249,6 +261,13 @@ def disagreements(
     """Pairs whose current grades by people differ: query_id, chunk_id, votes ("alice 1 · bob
     3"), spread (max - min grade), consensus (the grade metrics use now), adjudicated (bool),
     query (its text). Widest spread first. Adjudicated pairs are left out unless asked for."""
+    return _KEPT.kept(db, ("disagreements", include_adjudicated, unknown),
+                      lambda: _disagreements(db, include_adjudicated, unknown)).copy()
+
+
+def _disagreements(
+    db: sqlite_utils.Database, include_adjudicated: bool, unknown: bool
+) -> pd.DataFrame:
     frame = votes(db, unknown=unknown)
     columns = ["query_id", "chunk_id", "votes", "spread", "consensus", "adjudicated", "query"]
     if frame.empty:

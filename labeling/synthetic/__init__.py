@@ -19,3 +19,16 @@ lists, accepts and rejects; ``settings`` holds the team's floor, mix and LLM set
 # How passages are sampled (``labeling.synthetic.sampling``); here so that the command line can
 # list them without importing the sampler.
 STRATEGIES = ("random", "document", "segment")
+
+from labeling.lazy_names import facade  # noqa: E402  (after the package constants)
+
+# The public names the app's pages import; each module is imported on first use.
+__getattr__, __all__ = facade(__name__, {
+    "batches": "labeling.synthetic.batches",
+    "calibration": "labeling.synthetic.calibration",
+    "forms": "labeling.synthetic.forms",
+    "quality_model": "labeling.synthetic.quality_model",
+    "review": "labeling.synthetic.review",
+    "sampling": "labeling.synthetic.sampling",
+    "settings": "labeling.synthetic.settings",
+})

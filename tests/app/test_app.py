@@ -29,7 +29,7 @@ def test_app_builds_the_demo_when_the_workspace_is_missing(
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Chunks"] == f"{counts['chunks']:,}"
     assert metrics["Judgments"] == f"{counts['judgments']:,}"
-    assert str(path) in at.sidebar.code[0].value
+    assert str(path) in at.sidebar.text[0].value
     assert f"{counts['queries']} queries" in at.sidebar.caption[1].value
 
 

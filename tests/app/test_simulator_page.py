@@ -10,8 +10,9 @@ FAMILIES = ["P", "R", "Success", "RR", "AP", "nDCG"]
 
 def cards(at) -> dict[tuple[str, int], tuple[str, str, str]]:
     """(family, convention) -> (measure label, shown value, arithmetic) as rendered."""
-    metrics, texts = list(at.metric), [t.value for t in at.text if t.key is None]
-    # Each card is one metric followed by its arithmetic; the doc names are texts too, first.
+    metrics, texts = list(at.main.metric), [t.value for t in at.main.text if t.key is None]
+    # Each card is one metric followed by its arithmetic; the doc names are texts too, first
+    # (the main area only: the sidebar shows the workspace path as text).
     arithmetic = texts[-len(metrics):]
     out = {}
     for i, (metric, arith) in enumerate(zip(metrics, arithmetic, strict=True)):

@@ -11,16 +11,13 @@ with any commit. Streamlit sessions share these caches, so they are guarded by l
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import sqlite_utils
 
-from labeling.workspace import contents, file_identity, private_files
-from labeling.workspace import judgments as stored_judgments
+from labeling.workspace import contents, data_versions, file_identity, private_files
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6
@@ -30,23 +27,7 @@ HEAVY_ENTRIES = 6
 # In-memory cache: keyed by workspace file, label version and the controls.
 
 
-class _LRU:
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict[Hashable, object] = OrderedDict()
-        self.lock = threading.Lock()  # Streamlit sessions share the module
-
-    def get(self, key: Hashable, compute: Callable[[], object]) -> object:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        value = compute()
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return value
+_LRU = data_versions.LRU  # shared with the judging layer's caches
 
 
 _CACHE = _LRU(CACHE_ENTRIES)  # small results: per-query values, scorecards
@@ -67,26 +48,10 @@ def clear_cache() -> None:
         forget()
 
 
-def _workspace_file(db: sqlite_utils.Database) -> str:
-    """The workspace's file, or the connection for an in-memory one."""
-    path = file_identity.database_file(db)
-    return str(path) if path is not None else str(id(db))
-
-
-def _workspace(db: sqlite_utils.Database) -> tuple:
-    """The cache key of a workspace's data: its file, the file's identity and the counters of
-    the tables scores depend on (``change_counters``: ``data`` and ``queries``, kept by
-    triggers, see migration 15). Every cached result's key starts with it, so any write to
-    those tables, from this process or another, makes the results computed before it unused;
-    judgments are keyed by ``labels_version`` instead (append-only: new labels patch results)."""
-    counters = contents.change_counters(db)
-    return _workspace_file(db), file_identity.identity_of(db), counters
-
-
-def labels_version(db: sqlite_utils.Database) -> tuple[int, str]:
-    """(max id, time of the last judgment): ``judgments`` is append-only with increasing ids,
-    so this changes with every new judgment (the time tells apart another file)."""
-    return stored_judgments.last_judgment(db) or (0, "")
+# The keys live with the workspace, so that the judging layer's caches use the same ones.
+_workspace_file = data_versions.workspace_file
+_workspace = data_versions.workspace_key
+labels_version = data_versions.labels_version
 
 
 def queries_state(db: sqlite_utils.Database) -> tuple[int, object]:
