@@ -53,7 +53,7 @@ def test_building_the_parser_imports_no_heavy_library():
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=ROOT, check=True)
+                          cwd=ROOT, check=True, timeout=120)
     assert done.stdout.strip() == "[]"
 
 

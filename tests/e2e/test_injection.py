@@ -3,11 +3,11 @@ names, grade names and an upload's file name carry markdown links and images to 
 host, HTML with handlers, scripts and formulas (``tests.hostile``) shows all of it as text on
 every page, and the browser makes no request to anyone but the app.
 
-The shared server serves the test its own copy of the demo with the hostile rows. It records every request of the page,
-visits every page through the navigation (every dashboard tab, the hostile query's drill-down,
-an upload with a hostile file name) and looks in the DOM for anything the text could have
-made: an element fetching from the outside host, a link to it, a handler, a script, or
-``window.__injected`` set.
+The shared server serves the test its own copy of the demo with the hostile rows. It records
+every request of the page, visits every page through the navigation (every dashboard tab, the
+hostile query's drill-down, an upload with a hostile file name) and looks in the DOM for
+anything the text could have made: an element fetching from the outside host, a link to it, a
+handler, a script, or ``window.__injected`` set.
 """
 
 from __future__ import annotations
