@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from labeling.files.importers import import_run
 from labeling.workspace import contents
 from labeling.workspace.judgments import add_judgment
@@ -29,6 +31,7 @@ def _write_run(path, rows: int) -> None:
                               for r in range(1, 101))
 
 
+@pytest.mark.slow  # a 150k-row import raced by four writers: tens of seconds on a busy machine
 def test_saves_complete_while_a_run_imports(make_workspace, tmp_path):
     path = make_workspace.path("demo")
     run_file = tmp_path / "big.trec"
