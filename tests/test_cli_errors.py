@@ -558,6 +558,7 @@ def test_a_malformed_first_trec_line_names_line_and_field(ws, tmp_path, capsys, 
 # --- the real command ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # scorecard processes
 def test_the_installed_command_prints_one_line(ws, tmp_path):
     """Through a real process: deep JSON, a non-SQLite workspace and an unclosed quote."""
     deep = write(tmp_path / "deep.jsonl", '{"id": "c1", "text": ' + DEEP + "}\n")

@@ -90,6 +90,7 @@ def test_there_are_python_examples():
     assert any(">>> " in page.read_text() for page in PAGES)
 
 
+@pytest.mark.slow  # each line is a new scorecard process
 @pytest.mark.parametrize("page", [p for p in PAGES if _shell_blocks(p)], ids=lambda p: p.name)
 def test_shell_examples_run(page, tmp_path, make_workspace):
     commands = [line for block in _shell_blocks(page) for line in block]

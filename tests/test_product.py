@@ -138,6 +138,7 @@ def _distributions(requirements: list[str]) -> set[str]:
     return names
 
 
+@pytest.mark.slow  # starts the app and the command line as processes
 def test_the_base_install_serves_the_app_and_the_cli():
     """Every library the app and the core import comes with the base install; the distributed
     engines' libraries (only in labeling/cluster) and PostgreSQL's client (only in the
