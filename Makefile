@@ -1,6 +1,11 @@
 # Two commands do all setup: `make run` starts the app on the demo workspace (in .venv-run, the
 # base install only), `make test` runs the whole suite (in .venv, with the test extra) and prints
-# the 20 slowest tests; `make test-fast` leaves out the browser and other slow tests.
+# the 20 slowest tests. `make test-fast` (under 2 minutes on 2 cores: one pytest-xdist worker per
+# core, a test file stays on one worker) runs the core tests only:
+# metrics, workspace, files, judging, evaluation, the command line. It leaves out three groups
+# that `make test` runs: `app` (tests/app/, every page through Streamlit's AppTest), `e2e`
+# (tests/e2e/, a real Chromium) and `slow` (core tests taking seconds: large imports and
+# concurrent writers, seeded simulations, Spark and Dask clusters, the docs site build).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -36,7 +41,7 @@ test: $(STAMP)
 	$(BIN)/pytest --durations=20
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -m "not slow and not e2e" --durations=10
+	$(BIN)/pytest -m "not slow and not e2e and not app" -n auto --dist loadfile --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -12,9 +12,10 @@ the test fills; ``"good"`` when it is empty):
 - ``429``: HTTP 429 with ``Retry-After: retry_after``; ``error``: HTTP 500; ``notfound``: 404;
 - ``badrequest``: HTTP 400 with ``error_body`` as its body (what an internal service may say);
 - ``redirect``: ``redirect_code`` (302) to ``redirect_to`` (another server's URL);
-- ``raw``: 200 with ``raw_body`` (bytes) as it is; ``endless``: 200 with a body that never ends
-  (sent until the client hangs up); ``drip``: 200 whose body comes a byte every ``drip_every``
-  seconds, for at most ``drip_for`` seconds.
+- ``raw``: 200 with ``raw_body`` (bytes) as it is; ``endless``: 200 with a body that does not
+  end (sent until the client hangs up, or ``ENDLESS_SECONDS`` pass: a client that keeps reading
+  then fails its test instead of holding it); ``drip``: 200 whose body comes a byte every
+  ``drip_every`` seconds, for at most ``drip_for`` seconds.
 
 Every request (POST or GET) is kept in ``requests``, in order: path, body, Authorization
 header, method and arrival time (``time.monotonic``).
@@ -41,6 +42,8 @@ def send_json(handler: BaseHTTPRequestHandler, payload: dict) -> None:
     handler.end_headers()
     handler.wfile.write(body)
 
+
+ENDLESS_SECONDS = 60
 
 def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
     """``handler`` served on a free port of 127.0.0.1 from a daemon thread: the server and its
@@ -172,7 +175,8 @@ class ChatServer:
                 handler.wfile.write(self.raw_body)
             elif mode == "endless":
                 piece = b" " * 65536
-                while not self.release.is_set():
+                ends = time.monotonic() + ENDLESS_SECONDS
+                while time.monotonic() < ends and not self.release.is_set():
                     handler.wfile.write(piece)
             else:
                 ends = time.monotonic() + self.drip_for

@@ -18,7 +18,9 @@ for judgments, ``add_user`` for accounts. A test states what it needs as rows::
     path = make_workspace.path("demo", accounts={"bob": "annotator"})  # a closed file
 
 Order: core library tests first (milliseconds), then ``tests/app`` (AppTest, a fraction of a
-second each), then ``tests/e2e`` (a real browser) last, so a fast failure shows up first.
+second to seconds each; marked ``app``), then ``tests/e2e`` (a real browser) last, so a fast
+failure shows up first. ``make test-fast`` runs the core tests only (``-m "not slow and not e2e
+and not app"``); ``make test`` runs everything.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             return 0
         return GROUPS.get(first, 0)
 
+    for item in items:  # `-m "not app"` (make test-fast) leaves out every page test
+        if group(item) == GROUPS["app"]:
+            item.add_marker(pytest.mark.app)
     items.sort(key=group)  # stable: keeps the file order within a group
 
 

@@ -437,20 +437,21 @@ def tmpfs(tmp_path: Path):
     point = tmp_path / "mnt"
     point.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(point)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(point)], capture_output=True,
+        timeout=60,
     )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:
         yield point
     finally:
-        subprocess.run(["umount", "-l", str(point)], check=False)
+        subprocess.run(["umount", "-l", str(point)], check=False, timeout=60)
 
 
 def test_a_workspace_on_a_read_only_file_system(tmpfs, make_workspace, tmp_path, capsys):
     path = make_workspace.path(at=tmpfs / "w.db")  # closed: an open file keeps the remount busy
     remounted = subprocess.run(
-        ["mount", "-o", "remount,ro", str(tmpfs)], capture_output=True
+        ["mount", "-o", "remount,ro", str(tmpfs)], capture_output=True, timeout=60
     )
     if remounted.returncode != 0:
         pytest.skip(f"cannot remount read-only: {remounted.stderr.decode().strip()}")
@@ -557,6 +558,7 @@ def test_a_malformed_first_trec_line_names_line_and_field(ws, tmp_path, capsys, 
 # --- the real command ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # scorecard processes
 def test_the_installed_command_prints_one_line(ws, tmp_path):
     """Through a real process: deep JSON, a non-SQLite workspace and an unclosed quote."""
     deep = write(tmp_path / "deep.jsonl", '{"id": "c1", "text": ' + DEEP + "}\n")

@@ -65,7 +65,7 @@ def test_bad_file_names_file_and_line_without_traceback(tmp_path, files):
     done = subprocess.run(
         [sys.executable, "-m", "labeling.commands.cli", "evaluate", str(bad), files[1],
          "-m", "P@5"],
-        capture_output=True, text=True,
+        capture_output=True, text=True, timeout=120,
     )
     assert done.returncode != 0
     assert "Traceback" not in done.stderr

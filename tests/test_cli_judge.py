@@ -28,6 +28,7 @@ def test_label_source_choices_match_the_library():
     assert LABEL_SOURCES == tuple(label_sources.LABEL_SOURCES)
 
 
+@pytest.mark.slow  # a whole judge, audit, estimate and report session: seconds
 def test_judge_audit_estimate_and_report(make_workspace, server, capsys, tmp_path):
     path = make_workspace.path("demo")
     base = ["judge", str(path)]

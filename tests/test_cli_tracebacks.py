@@ -64,6 +64,7 @@ def test_a_bad_trec_part_on_spark_is_refused_before_spark_starts(bad_inputs, cap
           capsys, f"{bad_inputs['trec']}, line 2", "score is not a number")
 
 
+@pytest.mark.slow  # starts a Dask cluster in a new process
 def test_a_bad_trec_part_on_dask_prints_one_line_and_no_worker_log(bad_inputs):
     """A real process, so the workers' own output is seen too: the task fails on a worker,
     whose "Compute Failed" log used to come first."""

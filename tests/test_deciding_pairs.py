@@ -38,9 +38,15 @@ def _random_workspace(make_workspace, seed: int, queries: int = 6, chunks: int =
                           runs=rows, judgments=judgments)
 
 
-def _mean_difference(db, qrels: pd.DataFrame, measure: str, judged_only: bool = False) -> float:
-    values = [evaluate(qrels, consensus.run_frame(db, run), [measure],
-                       judged_only=judged_only).per_query[measure] for run in ("base", "cand")]
+def _runs(db) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The baseline's and the candidate's rows, read once per test (the brute force below
+    scores them again for every pair)."""
+    return consensus.run_frame(db, "base"), consensus.run_frame(db, "cand")
+
+
+def _mean_difference(runs, qrels: pd.DataFrame, measure: str, judged_only: bool = False) -> float:
+    values = [evaluate(qrels, run, [measure], judged_only=judged_only).per_query[measure]
+              for run in runs]
     return float((values[1] - values[0]).mean())
 
 
@@ -54,14 +60,15 @@ def test_leverage_is_the_move_of_the_mean_difference(make_workspace, measure, po
     state, pairs = deciding_pairs.comparison(db, controls, "cand", measure)
     qrels = consensus.consensus_qrels(db)
     judged_only = policy == "judged_only"
-    assert state.difference == pytest.approx(_mean_difference(db, qrels, measure, judged_only))
+    runs = _runs(db)
+    assert state.difference == pytest.approx(_mean_difference(runs, qrels, measure, judged_only))
     assert len(pairs) == state.in_play > 0
     for pair in pairs.itertuples():
         moved = []
         for grade in (3, 0):
             extra = pd.DataFrame({"query_id": [pair.query_id], "doc_id": [pair.chunk_id],
                                   "relevance": [grade]})
-            moved.append(_mean_difference(db, pd.concat([qrels, extra]), measure, judged_only))
+            moved.append(_mean_difference(runs, pd.concat([qrels, extra]), measure, judged_only))
         assert pair.leverage == pytest.approx(moved[0] - moved[1], abs=1e-12)
 
 

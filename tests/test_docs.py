@@ -90,6 +90,7 @@ def test_there_are_python_examples():
     assert any(">>> " in page.read_text() for page in PAGES)
 
 
+@pytest.mark.slow  # each line is a new scorecard process
 @pytest.mark.parametrize("page", [p for p in PAGES if _shell_blocks(p)], ids=lambda p: p.name)
 def test_shell_examples_run(page, tmp_path, make_workspace):
     commands = [line for block in _shell_blocks(page) for line in block]
@@ -101,7 +102,7 @@ def test_shell_examples_run(page, tmp_path, make_workspace):
         assert words[0] == "scorecard", f"{page.name}: {line!r} is not a scorecard command; " \
             f"mark its block {NO_RUN}: why -->"
         done = subprocess.run([sys.executable, "-m", "labeling.commands.cli", *words[1:]],
-                              cwd=tmp_path, env=env, capture_output=True, text=True)
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{page.name}: {line}\n{done.stdout}\n{done.stderr}"
 
 
@@ -155,6 +156,7 @@ def test_the_site_builds_strictly(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=280,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "scorecard app" in (tmp_path / "cli-reference" / "index.html").read_text()

@@ -19,6 +19,8 @@ from labeling.files.formats.trec import write_trec_qrels, write_trec_run
 from labeling.judging import consensus
 from labeling.workspace import store
 
+pytestmark = pytest.mark.slow  # runs the CI example's shell step: git, bash and scorecard processes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

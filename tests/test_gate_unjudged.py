@@ -126,6 +126,7 @@ def simulated() -> dict[str, list]:
     return results
 
 
+@pytest.mark.slow  # a seeded simulation of the gate
 def test_a_planted_large_drop_with_30_percent_unjudged_exits_1(simulated):
     results = simulated["drop"]
     unjudged = np.mean([r.checks[0].unjudged / r.checks[0].filled for r in results])
@@ -135,6 +136,7 @@ def test_a_planted_large_drop_with_30_percent_unjudged_exits_1(simulated):
     assert worse >= 0.95
 
 
+@pytest.mark.slow  # a seeded simulation of the gate
 def test_no_change_with_30_percent_unjudged_does_not_exit_1_beyond_alpha(simulated):
     results = simulated["same"]
     assert np.mean([r.checks[0].unjudged / r.checks[0].filled for r in results]) >= 0.2

@@ -9,6 +9,9 @@ while the import is still running, and the run appears whole only once it is pub
 from __future__ import annotations
 
 import threading
+import time
+
+import pytest
 
 from labeling.files.importers import import_run
 from labeling.workspace import contents
@@ -18,6 +21,7 @@ from labeling.workspace.store import open_workspace
 ROWS = 150_000
 ANNOTATORS = 4
 SAVES_DURING_IMPORT = 5  # per annotator; one long import transaction allows at most one
+WAIT_SECONDS = 120  # for the import to finish; a slower one fails the test, it never hangs it
 
 
 def _write_run(path, rows: int) -> None:
@@ -27,6 +31,7 @@ def _write_run(path, rows: int) -> None:
                               for r in range(1, 101))
 
 
+@pytest.mark.slow  # a 150k-row import raced by four writers: tens of seconds on a busy machine
 def test_saves_complete_while_a_run_imports(make_workspace, tmp_path):
     path = make_workspace.path("demo")
     run_file = tmp_path / "big.trec"
@@ -53,8 +58,11 @@ def test_saves_complete_while_a_run_imports(make_workspace, tmp_path):
         db = open_workspace(path)
         try:
             started.wait(30)
-            n = 0
+            n, deadline = 0, time.monotonic() + WAIT_SECONDS
             while not finished.is_set() or n < SAVES_DURING_IMPORT:
+                if time.monotonic() > deadline:
+                    failures.append(f"{name}: the import did not finish in {WAIT_SECONDS} s")
+                    return
                 query_id, chunk_id = pairs[n % len(pairs)]
                 try:
                     add_judgment(db, query_id, chunk_id, n % 4, name)
@@ -76,7 +84,8 @@ def test_saves_complete_while_a_run_imports(make_workspace, tmp_path):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(120)
+        thread.join(WAIT_SECONDS + 30)
+    assert not any(thread.is_alive() for thread in threads), "a thread outlived the deadline"
 
     assert "error" not in outcome, outcome.get("error")
     assert outcome["rows"] == ROWS

@@ -9,6 +9,7 @@ from __future__ import annotations
 from unittest import mock
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +118,7 @@ def _reference_values(db, controls):
     return per_query.sort_index()
 
 
+@pytest.mark.slow  # a workspace per example, every control per step: ~20 s
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])
 @given(operations=st.lists(operation, min_size=1, max_size=8))

@@ -38,6 +38,8 @@ from tests.test_prediction_powered import (
     plain_scores,
 )
 
+pytestmark = pytest.mark.slow  # seeded coverage simulations of the machine-judge intervals
+
 SEEDS, QUERIES, AUDIT_SHARE = 100, 120, 0.10
 MEASURES = ("nDCG@10", "P@10")
 BOUND = 3 * math.sqrt(0.95 * 0.05 / SEEDS)

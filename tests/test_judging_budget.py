@@ -144,6 +144,7 @@ def test_without_a_candidate_the_spread_is_sqrt_two_times_the_runs(demo):
     assert list(plan.tradeoff["measure"])[:2] == ["RR@1", "RR@2"]
 
 
+@pytest.mark.slow  # a seeded simulation of the gate
 def test_gate_plans_are_checked_by_simulating_the_gate(demo):
     plan = judging_budget.plan(demo, Controls("bm25"), "nDCG@10",
                                judging_budget.gate_difference(0.05), candidate="fusion",

@@ -20,7 +20,7 @@ def test_the_scorecard_modules_leave_scipy_stats_unimported() -> None:
     code = ("import sys\n" + "".join(f"import {name}\n" for name in FIRST_TAB)
             + "print(sorted(m for m in sys.modules if m.startswith('scipy.stats')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+                          check=True, timeout=120)
     assert done.stdout.strip() == "[]"
 
 

@@ -53,7 +53,7 @@ def test_building_the_parser_imports_no_heavy_library():
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=ROOT, check=True)
+                          cwd=ROOT, check=True, timeout=120)
     assert done.stdout.strip() == "[]"
 
 
@@ -138,6 +138,7 @@ def _distributions(requirements: list[str]) -> set[str]:
     return names
 
 
+@pytest.mark.slow  # starts the app and the command line as processes
 def test_the_base_install_serves_the_app_and_the_cli():
     """Every library the app and the core import comes with the base install; the distributed
     engines' libraries (only in labeling/cluster) and PostgreSQL's client (only in the

@@ -119,6 +119,7 @@ def test_skip_goes_last_and_comes_back(db):
     queue.skip(db, *first.pair, "carol")
     rest = []
     while (card := queue.next_card(db, "carol")) is not None and not card.skipped:
+        assert len(rest) < len(pairs), f"served {card.pair} again after {rest}"
         rest.append(card.pair)
         queue.save_judgment(db, *card.pair, 0, "carol")
     assert first.pair not in rest and len(rest) == 2

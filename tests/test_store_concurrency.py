@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
+
 from labeling.workspace.contents import counts
 from labeling.workspace.store import open_workspace
 
@@ -32,6 +34,7 @@ def _import(args: tuple[str, str, int]) -> str:
         return f"{type(error).__name__}: {error}"
 
 
+@pytest.mark.slow  # spawns a pool of processes
 def test_parallel_imports_lose_nothing(make_workspace, tmp_path):
     db_path = make_workspace.path()
     jobs = []

@@ -33,6 +33,9 @@ IMPORT_QUERIES = 40
 IMPORT_CHUNKS_PER_QUERY = 2_500  # 100k rows: the import's transaction stays open for seconds
 LOAD_ANNOTATORS = 8
 LOAD_SECONDS = float(os.environ.get("SCORECARD_LOAD_SECONDS", "30"))
+# A session thread stops after WAIT_SECONDS even if never told to, so no thread outlives its test;
+# the joins wait half a minute longer, then fail the test (within pytest-timeout's 300 s).
+WAIT_SECONDS = 200
 RAW_ERROR_WORDS = ("savepoint", "Traceback", "OperationalError", "ProgrammingError", "Unexpected")
 
 
@@ -88,9 +91,14 @@ class Session:
 
 
 def judge_until(session: Session, stop: threading.Event, log: dict, extra: int = 5) -> None:
-    """Grade the card shown, again and again, until ``stop`` (then ``extra`` more)."""
+    """Grade the card shown, again and again, until ``stop`` (then ``extra`` more); gives up
+    with ``log["gave_up"]`` saying so when ``stop`` has not come in ``WAIT_SECONDS``."""
     at = session.at
+    deadline = time.monotonic() + WAIT_SECONDS
     while extra > 0:
+        if time.monotonic() > deadline:
+            log["gave_up"] = f"judging was not told to stop in {WAIT_SECONDS} s"
+            return
         if stop.is_set():
             extra -= 1
         pair = at.session_state["label_current"]
@@ -108,8 +116,13 @@ def judge_until(session: Session, stop: threading.Event, log: dict, extra: int =
 
 
 def read_dashboard_until(session: Session, stop: threading.Event, log: dict) -> None:
-    """Rerun the dashboard (as a reader refreshing it) until ``stop``."""
+    """Rerun the dashboard (as a reader refreshing it) until ``stop``, ``WAIT_SECONDS`` at most
+    (then ``log["gave_up"]`` says so)."""
+    deadline = time.monotonic() + WAIT_SECONDS
     while not stop.is_set():
+        if time.monotonic() > deadline:
+            log["gave_up"] = f"reading was not told to stop in {WAIT_SECONDS} s"
+            return
         session.at.run()
         log["messages"].extend(session.messages())
         log["reads"] += 1
@@ -155,9 +168,10 @@ def test_saves_survive_a_concurrent_import(workspace: Path, bad_last_line: bool)
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=300)
-    assert not any(thread.is_alive() for thread in threads)
+        thread.join(timeout=WAIT_SECONDS + 30)
+    assert not any(thread.is_alive() for thread in threads), "a session thread hangs"
 
+    assert not [log["gave_up"] for log in logs.values() if "gave_up" in log]
     reported, lost = reported_saves_lost(workspace, logs)
     raw = [m for log in logs.values() for m in log["messages"]
            if any(w in m for w in RAW_ERROR_WORDS)]
@@ -233,9 +247,10 @@ def test_load_eight_annotators_a_reader_and_a_failing_import(workspace: Path) ->
     time.sleep(LOAD_SECONDS)
     stop.set()
     for thread in threads:
-        thread.join(timeout=300)
-    assert not any(thread.is_alive() for thread in threads)
+        thread.join(timeout=WAIT_SECONDS + 30)
+    assert not any(thread.is_alive() for thread in threads), "a session thread hangs"
 
+    assert not [log["gave_up"] for log in (*logs.values(), reader_log) if "gave_up" in log]
     reported, lost = reported_saves_lost(workspace, logs)
     messages = [m for log in logs.values() for m in log["messages"]] + reader_log["messages"]
     messages += import_log["import_messages"]

@@ -89,6 +89,7 @@ def test_label_audit_judge_blind_and_see_three_estimates(open_app, server, downl
     at.radio(key="label_queue").set_value("audit").run()  # the audit's own queue
     judged = 0
     while at.session_state["label_current"] is not None:
+        assert judged < drawn, f"the audit queue served more than the {drawn} pairs drawn"
         history = _frame(at, "annotator")  # the card's history
         assert JUDGE not in set(history["annotator"])  # blind: the machine's grade is hidden
         at.button(key=f"label_grade_{judged % 4}").click().run()

@@ -1,11 +1,15 @@
-"""Streamlit servers and one headless Chromium for the browser tests.
+"""One app server and one headless Chromium for the browser tests, a workspace of its own for
+each test.
 
-``app_server``: the server most browser tests share. It runs ``app.py`` on a free loopback port
-against a copy of the demo workspace without accounts (from ``build_workspace``,
-tests/conftest.py; the app building the demo when the file is missing is tests/app/test_app.py's
-subject). ``serve_app`` starts another server on a workspace a test module prepares (the sign-in
-tests use one with accounts, the injection test a hostile one); both go through ``_serve``.
-A server's output goes to ``streamlit.log`` beside its workspace. Chromium is Debian's
+``app_server``: the server the browser tests share. It runs ``app.py`` on a free loopback port
+against a link (``$SCORECARD_WORKSPACE`` is a symbolic link); pages/_workspace.py resolves the link
+on every call, so pointing the link at another file gives every browser session started after
+that the other workspace, and the process stays warm. Each test points it at a workspace of its
+own: ``app_workspace`` (a fresh copy of the demo, from ``make_workspace``, tests/conftest.py) or
+``serve_workspace(path)`` (a workspace the test prepares). No test reads another test's writes,
+so a test passes or fails alone and in any order. ``serve_app`` starts another server, for a test
+that needs the server's own environment (the live-run flow); both go through ``_serve``. A
+server's output goes to ``streamlit.log`` beside its workspace (or link). Chromium is Debian's
 ``/usr/bin/chromium`` (never ``playwright install``).
 """
 
@@ -18,7 +22,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,7 +37,6 @@ CHROMIUM_ARGS = [
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
 STARTUP_SECONDS = 60
-_SERVER_WORKSPACE: dict[str, Path] = {}
 
 
 def _free_port() -> int:
@@ -91,17 +95,58 @@ def stop_server(server: subprocess.Popen) -> None:
         server.kill()
 
 
+@dataclass(frozen=True)
+class SharedServer:
+    """The running app (``url``) and the link its workspace is (``link``)."""
+
+    url: str
+    link: Path
+
+    def use(self, workspace: Path) -> str:
+        """Point the server at ``workspace``: browser sessions started from now on open it (a
+        new link renamed over the old one, so a session never finds no link). Returns the URL."""
+        staged = self.link.with_name(f"{self.link.name}.next")
+        staged.unlink(missing_ok=True)
+        staged.symlink_to(Path(workspace).resolve())
+        os.replace(staged, self.link)
+        return self.url
+
+
 @pytest.fixture(scope="session")
-def app_server(build_workspace) -> Iterator[str]:
-    """Base URL of a running app whose workspace is a copy of the demo without accounts."""
-    _SERVER_WORKSPACE["path"] = build_workspace.path("demo")
-    with _serve(_SERVER_WORKSPACE["path"]) as url:
-        yield url
+def shared_server(build_workspace, tmp_path_factory) -> Iterator[SharedServer]:
+    """The one app server of the browser tests, started on a copy of the demo; tests point it
+    at their own workspaces through ``app_workspace`` or ``serve_workspace``."""
+    link = tmp_path_factory.mktemp("app") / "scorecard.db"
+    link.symlink_to(build_workspace.path("demo"))
+    with _serve(link) as url:
+        yield SharedServer(url, link)
+
+
+@pytest.fixture
+def serve_workspace(shared_server: SharedServer) -> Callable[[Path], str]:
+    """``serve_workspace(path)``: the shared server's URL, now serving the workspace at
+    ``path`` (one the test prepared) to every browser session the test starts."""
+    return shared_server.use
+
+
+@pytest.fixture
+def app_workspace(make_workspace, shared_server: SharedServer) -> Path:
+    """Path of this test's own copy of the demo (no accounts), served by ``app_server``."""
+    path = make_workspace.path("demo")
+    shared_server.use(path)
+    return path
+
+
+@pytest.fixture
+def app_server(shared_server: SharedServer, app_workspace: Path) -> str:
+    """Base URL of the shared app, serving this test's own copy of the demo (``app_workspace``)."""
+    return shared_server.url
 
 
 @pytest.fixture(scope="session")
 def serve_app():
-    """``with serve_app(workspace) as url:`` another app server, on a workspace of your own."""
+    """``with serve_app(workspace) as url:`` another app server, for a test that needs one
+    started with its own environment; other tests use ``app_server`` or ``serve_workspace``."""
     return _serve
 
 
@@ -168,9 +213,3 @@ def _wait_idle(page) -> None:
 def wait_idle():
     """``wait_idle(page)``: wait until the app is connected and its script has finished."""
     return _wait_idle
-
-
-@pytest.fixture(scope="session")
-def app_workspace(app_server: str) -> Path:
-    """Path of the running app's workspace file (open it with ``labeling.workspace.store``)."""
-    return _SERVER_WORKSPACE["path"]

@@ -29,11 +29,10 @@ CUT_LABELS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def queued_app(build_workspace, serve_app):
-    """An app on the demo as shipped (its queue filled), so the Label page shows a card."""
-    with serve_app(build_workspace.path("demo-with-queue")) as url:
-        yield url
+@pytest.fixture
+def queued_app(make_workspace, serve_workspace):
+    """The app on the demo as shipped (its queue filled), so the Label page shows a card."""
+    return serve_workspace(make_workspace.path("demo-with-queue"))
 
 
 def test_no_button_label_is_cut_at_1280_pixels(browser, queued_app, wait_idle):

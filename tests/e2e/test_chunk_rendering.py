@@ -21,9 +21,9 @@ CARD = ".st-key-label_card"
 CHUNK = ".st-key-label_chunk"
 
 
-@pytest.fixture(scope="module")
-def rendering_app(serve_app, build_workspace):
-    workspace = build_workspace.path(
+@pytest.fixture
+def rendering_app(serve_workspace, make_workspace):
+    workspace = make_workspace.path(
         "empty",
         chunks=[{"id": "table-chunk", "title": "Plans", "text": TABLE, "doc_id": "d1"},
                 {"id": "evil-chunk", "title": "Evil", "text": EVIL, "doc_id": "d1"}],
@@ -32,8 +32,7 @@ def rendering_app(serve_app, build_workspace):
     db = store.open_workspace(workspace)
     queue.enqueue_pairs(db, [("q1", "table-chunk"), ("q1", "evil-chunk")], reason="e2e")
     db.close()
-    with serve_app(workspace) as url:
-        yield url
+    return serve_workspace(workspace)
 
 
 def test_tables_render_and_html_stays_text(browser, rendering_app, wait_idle):

@@ -23,12 +23,10 @@ MEASURES = ("R@10", "RR")
 SMALL = "small"
 
 
-@pytest.fixture(scope="module")
-def walk_app(build_workspace, serve_app):
-    """(URL, workspace) of an app server on a demo copy only this module uses."""
-    workspace = build_workspace.path("demo")
-    with serve_app(workspace) as url:
-        yield url, workspace
+@pytest.fixture
+def walk_app(app_server, app_workspace):
+    """(URL, workspace) of the app serving this test's own copy of the demo."""
+    return app_server, app_workspace
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Browser flow: open the Dashboard, open the worst query, see the relevant chunk it missed.
 
-The test runs its own server on a fresh copy of the demo, which no other test changes; the
+The shared server serves the test its own fresh copy of the demo, which no other test changes; the
 worst query and the chunks it missed are what the library says under the Dashboard's default
 controls (the first run, the workspace's default measures and relevance), so the browser must
 show exactly those.
@@ -13,17 +13,6 @@ import re
 import pytest
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def demo_path(build_workspace):
-    return build_workspace.path("demo")
-
-
-@pytest.fixture(scope="module")
-def dashboard_app(serve_app, demo_path):
-    with serve_app(demo_path) as url:
-        yield url
 
 
 def worst_query_and_missed(path) -> tuple[str, list[str]]:
@@ -52,30 +41,19 @@ def worst_query_and_missed(path) -> tuple[str, list[str]]:
         db.close()
 
 
-def test_worst_query_shows_its_missed_relevant_chunk(browser, dashboard_app, demo_path,
-                                                     wait_idle):
-    query_id, missed_ids = worst_query_and_missed(demo_path)
+def test_worst_query_shows_its_missed_relevant_chunk(page, app_server, app_workspace, wait_idle):
+    query_id, missed_ids = worst_query_and_missed(app_workspace)
     assert missed_ids  # below 1 on a recall-like measure: something relevant was missed
-    context = browser.new_context(viewport={"width": 1280, "height": 1400})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
-        page.goto(dashboard_app)  # as the shared `page` fixture: the home first, then the page
-        wait_idle(page)
-        page.goto(f"{dashboard_app}/dashboard")
-        wait_idle(page)
-        page.get_by_role("tab", name="Worst queries").click()
-        wait_idle(page)
-        # The drill-down opens the first (worst) query of the table by default.
-        opened = page.locator("[data-testid='stText']").filter(
-            has_text=re.compile(r"^Query \S+: "))
-        opened.first.wait_for()
-        assert opened.first.inner_text().startswith(f"Query {query_id}: ")
-        missed = page.locator("[data-testid='stText']").filter(has_text=re.compile(r"^Missed: "))
-        missed.first.wait_for()
-        shown = [text.removeprefix("Missed: ").split(" · ")[0]
-                 for text in missed.all_inner_texts()]
-        assert shown == missed_ids
-        assert page.get_by_text("Relevant chunks the run missed").is_visible()
-    finally:
-        context.close()
+    page.goto(f"{app_server}/dashboard")  # `page` opened the home first
+    wait_idle(page)
+    page.get_by_role("tab", name="Worst queries").click()
+    wait_idle(page)
+    # The drill-down opens the first (worst) query of the table by default.
+    opened = page.locator("[data-testid='stText']").filter(has_text=re.compile(r"^Query \S+: "))
+    opened.first.wait_for()
+    assert opened.first.inner_text().startswith(f"Query {query_id}: ")
+    missed = page.locator("[data-testid='stText']").filter(has_text=re.compile(r"^Missed: "))
+    missed.first.wait_for()
+    shown = [text.removeprefix("Missed: ").split(" · ")[0] for text in missed.all_inner_texts()]
+    assert shown == missed_ids
+    assert page.get_by_text("Relevant chunks the run missed").is_visible()

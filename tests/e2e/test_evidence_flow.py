@@ -30,7 +30,7 @@ def sign(page, wait_idle, name: str) -> None:
 
 def test_mark_the_answer_by_keyboard_and_see_it_in_the_drill_down(
         page, app_server, app_workspace, wait_idle):
-    name = f"ev-{uuid.uuid4().hex[:8]}"  # other browser tests share the workspace
+    name = f"ev-{uuid.uuid4().hex[:8]}"
     db = store.open_workspace(app_workspace)
     fresh = db.conn.execute(  # placed chunks no one has judged for the query
         "SELECT q.id, c.id FROM queries q, chunks c JOIN chunk_spans p ON p.chunk_id = c.id"

@@ -3,12 +3,11 @@ names, grade names and an upload's file name carry markdown links and images to 
 host, HTML with handlers, scripts and formulas (``tests.hostile``) shows all of it as text on
 every page, and the browser makes no request to anyone but the app.
 
-The test runs its own server on a copy of the demo with the hostile rows (the shared server's
-workspace stays as the other browser tests expect it). It records every request of the page,
-visits every page through the navigation (every dashboard tab, the hostile query's drill-down,
-an upload with a hostile file name) and looks in the DOM for anything the text could have
-made: an element fetching from the outside host, a link to it, a handler, a script, or
-``window.__injected`` set.
+The shared server serves the test its own copy of the demo with the hostile rows. It records
+every request of the page, visits every page through the navigation (every dashboard tab, the
+hostile query's drill-down, an upload with a hostile file name) and looks in the DOM for
+anything the text could have made: an element fetching from the outside host, a link to it, a
+handler, a script, or ``window.__injected`` set.
 """
 
 from __future__ import annotations
@@ -57,14 +56,13 @@ NEW_TITLE = """([selector, before]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def hostile_app(serve_app, build_workspace):
-    workspace = build_workspace.path("demo")
+@pytest.fixture
+def hostile_app(serve_workspace, make_workspace):
+    workspace = make_workspace.path("demo")
     db = store.open_workspace(workspace)
     hostile.seed(db)
     db.close()
-    with serve_app(workspace) as url:
-        yield url
+    return serve_workspace(workspace)
 
 
 class Visit:

@@ -32,7 +32,7 @@ def shown_pair(page) -> tuple[str, str]:
 
 
 def test_judge_ten_pairs_with_the_keyboard(page, app_server, app_workspace, wait_idle):
-    name = f"kb-{uuid.uuid4().hex[:8]}"  # other browser tests share the workspace
+    name = f"kb-{uuid.uuid4().hex[:8]}"
     page.goto(f"{app_server}/label")
     wait_idle(page)
     box = page.get_by_label("Annotator", exact=True)
@@ -40,7 +40,7 @@ def test_judge_ten_pairs_with_the_keyboard(page, app_server, app_workspace, wait
     box.press("Enter")
     wait_idle(page)
     db = store.open_workspace(app_workspace)
-    # Fresh pairs nobody has judged, so this annotator is served them whatever other tests did.
+    # Pairs nobody has judged yet: this annotator is served them first.
     fresh = db.conn.execute(
         "SELECT q.id, c.id FROM queries q, chunks c WHERE NOT EXISTS (SELECT 1 FROM judgments j"
         " WHERE j.query_id = q.id AND j.chunk_id = c.id) ORDER BY random() LIMIT 40"

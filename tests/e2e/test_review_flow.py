@@ -35,7 +35,6 @@ def test_review_three_candidates(page, wait_idle) -> None:
     name.fill("e2e-reviewer")
     name.press("Enter")
     wait_idle(page)
-    # The shared workspace may already hold candidates from another test: generate anyway.
     page.get_by_text("Generate candidates").click()
     page.get_by_role("button", name="Generate", exact=True).click()
     wait_idle(page)

@@ -65,19 +65,19 @@ def password(name: str) -> str:
     return f"{name}-password-1"
 
 
-@pytest.fixture(scope="module")
-def accounts_server(serve_app, build_workspace):
-    """An app server whose workspace has an admin, an annotator, a viewer and ``lou`` (whose
-    sign-in the lockout test pauses), a labeling queue and synthetic questions to review."""
-    workspace = build_workspace.path(
+@pytest.fixture
+def accounts_server(serve_workspace, make_workspace):
+    """The app serving this test's own workspace: an admin, an annotator, a viewer and ``lou``
+    (whose sign-in the lockout test pauses; the failures also count against the loopback
+    address, so no other test may share the file), a labeling queue and synthetic questions."""
+    workspace = make_workspace.path(
         "demo", accounts={name: (role, password(name)) for name, role in ACCOUNTS.items()}
     )
     db = store.open_workspace(workspace)
     pooling.build_pool(db, contents.run_names(db))
     batches.run(db, 2, seed=1)
     db.close()
-    with serve_app(workspace) as url:
-        yield url
+    return serve_workspace(workspace)
 
 
 def open_page(context, url: str, wait_idle):

@@ -70,7 +70,8 @@ def _fresh_venv(folder: Path, wheel: Path) -> Path:
     _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
           "--no-index", "--quiet", str(wheel)], folder.parent, _without_checkout())
     inner = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
-                            "['purelib'])"], capture_output=True, text=True, check=True)
+                            "['purelib'])"], capture_output=True, text=True, check=True,
+                           timeout=120)
     # This environment's libraries, after the virtualenv's own site-packages (written after
     # the install: pip would otherwise take this environment's own install for the wheel's).
     Path(inner.stdout.strip(), "libraries.pth").write_text(
