@@ -37,7 +37,7 @@ run: $(RUN_STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports pyproject.toml importlinter-runtime.toml
 	$(BIN)/pytest --durations=20
 
 test-fast: $(STAMP)
@@ -45,7 +45,7 @@ test-fast: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports pyproject.toml importlinter-runtime.toml
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'

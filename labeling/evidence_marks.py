@@ -13,8 +13,7 @@ Conventions
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.chunk_markup import ANSWER_COLOR, Mark
 from labeling.files.text_spans import DocumentText
@@ -26,6 +25,9 @@ from labeling.workspace.evidence import (
     current_judgment_ids,
     evidence_of,
 )
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 EVIDENCE_COLOR = ANSWER_COLOR
 

@@ -15,9 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 RUNTIME = "importlinter-runtime.toml"  # the contracts on run-time imports only
-# The config files the package keeps. importlinter-runtime.toml joins them once the modules
-# outside the workspace import sqlite-utils under TYPE_CHECKING only.
-KEPT_CONFIGS = ["pyproject.toml"]
+# The config files the package keeps (make lint runs both).
+KEPT_CONFIGS = ["pyproject.toml", RUNTIME]
 
 # Per contract id: (module of the copy, the lines appended to it, what the contract's report
 # then says). Each plant breaks its own contract only.

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import bm25s
 import numpy as np
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.files.importers import ImportResult
@@ -21,6 +21,9 @@ from labeling.workspace import chunk_sets, chunk_store, query_store, runs
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 FIELDS = ("title", "text")
 

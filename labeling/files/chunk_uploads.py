@@ -8,14 +8,16 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError
 from labeling.files import importers
 from labeling.files.importers import ImportResult
 from labeling.files.importers.documents import DOCUMENT_SUFFIXES
 from labeling.files.uploads import MAX_UPLOAD_MB, safe_filename
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 RECORD_SUFFIXES = (".jsonl", ".csv", ".tsv", ".parquet")
 

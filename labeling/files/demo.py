@@ -10,14 +10,16 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling import product_files
 from labeling.files import importers as imports
 from labeling.files.formats import read_qrels
 from labeling.judging import pooling
 from labeling.workspace import grading, provenance, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DEMO_DATA = product_files.demo_data()
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
 
 from labeling.errors import ScorecardError
@@ -39,6 +39,9 @@ from labeling.judging.label_sources import source_consensus
 from labeling.judging.visibility import Sight
 from labeling.workspace import chunk_sets, chunk_store, judgments, query_store
 from labeling.workspace.evidence import all_evidence, spans_json
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 JUDGMENT_COLUMNS = (
     "id",

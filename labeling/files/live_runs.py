@@ -27,9 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from labeling.errors import InputError
 from labeling.model_calls.postgres_search import PostgresRetriever
@@ -45,6 +43,9 @@ from labeling.workspace import (
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 UNKNOWN_LISTED = 50  # unknown hit ids kept in the metadata (all are counted)
 

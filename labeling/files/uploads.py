@@ -10,13 +10,15 @@ import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError
 from labeling.files import exporters as exports
 from labeling.files import importers as imports
 from labeling.judging.visibility import Sight
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # ---------------------------------------------------------------------------------------------
 # Exports as bytes (for download buttons)

@@ -29,15 +29,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import consensus, queue
 from labeling.metrics import label_agreement
 from labeling.workspace import contents, data_versions, grading, judgments
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 CONSENSUS_RULE = (
     "Consensus: the latest adjudicated grade, else the grade more than half of the annotators "

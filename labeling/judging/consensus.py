@@ -25,12 +25,12 @@ all three, and for every pair strict <= default <= lenient.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import sqlite_utils
 
 from labeling.workspace import judgments
 from labeling.workspace.contents import get_run, run_results_frame
@@ -40,6 +40,9 @@ from labeling.workspace.judgments import (
     MACHINE,
     TRANSFERRED,
 )
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 PAIR = ["query_id", "chunk_id"]
 

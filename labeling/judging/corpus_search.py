@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.chunk_markup import query_terms, snippet, term_marks
 from labeling.chunk_markup import words as all_words
 from labeling.judging import queue
 from labeling.workspace import provenance, search_index, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DEFAULT_LIMIT = 20
 MAX_TERMS = 32

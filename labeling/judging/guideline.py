@@ -10,11 +10,14 @@ Conventions
 
 from __future__ import annotations
 
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError
 from labeling.workspace import contents
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 GUIDELINE = "judging_guideline"
 GUIDELINE_SAVED = "judging_guideline_saved"

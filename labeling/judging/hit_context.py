@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.judging.visibility import Sight
 from labeling.workspace import contents, judgments
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,17 @@ Conventions
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import pyarrow as pa
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.judging import consensus
 from labeling.workspace import judgments
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 LABEL_SOURCES: dict[str, str] = {
     "people": "people only (machine labels are left out)",

@@ -18,12 +18,15 @@ Conventions
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.workspace import judgments, label_queue
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 BREAK_SECONDS = 600.0
 DEFAULT_SECONDS_PER_CARD = 30.0

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.judging import queue
 from labeling.workspace import contents, label_queue, provenance, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DEFAULT_K = 10
 POOL_REASON = "pool"

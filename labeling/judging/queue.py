@@ -26,11 +26,13 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError, ScorecardError
 from labeling.workspace import contents, judgments, label_queue, roles, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 OVERLAP_SETTING = "overlap_share"
 DEFAULT_OVERLAP_SHARE = 0.1

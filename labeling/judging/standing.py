@@ -17,12 +17,15 @@ Conventions
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.judging import pace
 from labeling.workspace import judgments, label_queue
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

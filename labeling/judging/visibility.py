@@ -26,11 +26,14 @@ are not filtered here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.workspace import judgments, label_queue, roles
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SEES_ALL_ROLES = frozenset({"admin"})
 

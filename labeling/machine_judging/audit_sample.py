@@ -29,16 +29,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import consensus, label_sources, queue
 from labeling.metrics import prediction_powered
 from labeling.workspace import contents, label_queue, roles, store
 from labeling.workspace import machine_labels as machine_tables
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 AUDIT_REASON = queue.AUDIT  # its pairs are served from the audit queue only
 RANK_CAP = 100

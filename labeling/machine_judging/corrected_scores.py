@@ -13,12 +13,14 @@ Conventions
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.score_controls import CONFIDENCE, OVERALL, Controls
 from labeling.machine_judging import audit_sample, machine_estimates, machine_judge
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 MACHINE_ALONE = ("The scores below are made of the machine's labels: their intervals cover the "
                  "sampling of queries only and ignore the judge's error.")

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.score_controls import (
@@ -41,6 +41,9 @@ from labeling.judging import label_sources
 from labeling.machine_judging import audit_sample, machine_estimates, machine_judge
 from labeling.metrics import label_agreement as agree
 from labeling.workspace import grading
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 PAIR = ["query_id", "chunk_id"]
 DISAGREEMENT_GAP = 2

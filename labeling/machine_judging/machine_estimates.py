@@ -23,10 +23,10 @@ Conventions (the statistics are ``labeling.metrics.prediction_powered``'s)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.ranked_runs import load_run
@@ -38,6 +38,9 @@ from labeling.machine_judging import audit_sample
 from labeling.metrics import prediction_powered as ppi
 from labeling.metrics.engine import evaluate
 from labeling.workspace import grading
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 ESTIMATES = ("people only", "machine only", "prediction-powered")
 COLUMNS = ["segment", "measure", "estimate", "mean", "ci_low", "ci_high", "interval", "queries",

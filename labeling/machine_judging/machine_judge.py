@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.machine_judging.judge_prompts import MalformedReply, Prompt, parse_reply, render
@@ -54,6 +54,9 @@ from labeling.workspace import (
     store,
 )
 from labeling.workspace import machine_labels as machine_tables
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SET_ASIDE_AFTER = 3  # failures of a pair's own before it is set aside
 DEFAULT_TEMPERATURE = 0.0

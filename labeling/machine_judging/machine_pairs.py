@@ -12,8 +12,7 @@ two.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.score_controls import Controls
@@ -21,6 +20,9 @@ from labeling.evaluation.scores import judged_coverage
 from labeling.judging import pooling
 from labeling.machine_judging import machine_judge
 from labeling.workspace import contents
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 PAIR_SETS = {
     "pool": "the top k of runs (their pool)",

@@ -12,9 +12,9 @@ query's ``source`` or ``split``); queries without it are in segment ``(missing)`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.judging.pace import hours_for, team_seconds_per_card
@@ -23,6 +23,9 @@ from labeling.rechunking.answers import DECISIONS
 from labeling.rechunking.plan import OUTCOMES
 from labeling.workspace import query_store, transfer_reports
 from labeling.workspace.transfers import existing_transfer
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 MISSING_SEGMENT = "(missing)"
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError, ScorecardError
 from labeling.files import importers
 from labeling.files.importers import ImportResult
 from labeling.workspace import chunk_sets
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SEPARATORS = ("\n\n", "\n", ". ", " ")
 SPLITTER_NAME = "recursive characters (paragraphs, lines, sentences, words)"

@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.judging import queue
@@ -36,6 +36,9 @@ from labeling.rechunking.plan import DEFAULT_THRESHOLD, OUTCOMES, TransferPlan, 
 from labeling.workspace import chunk_sets, imports, provenance, roles, transfers
 from labeling.workspace.evidence import evidence_of
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 QUEUE_REASON = "transfer"
 TRANSFER_CACHE_KIB = 256 * 1024  # SQLite page cache while a transfer writes: index pages stay

@@ -28,10 +28,9 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs import (
@@ -59,6 +58,9 @@ from labeling.report.card_markdown import to_markdown
 from labeling.report.scorecard import Scorecard
 from labeling.report.verdict import build_verdict
 from labeling.workspace import chunk_store, contents, file_identity, grading, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 __all__ = [
     "DEFAULT_MEASURES", "FORMATS", "Scorecard", "build_scorecard", "default_segment", "download",

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.score_controls import (
     BOOTSTRAP_RESAMPLES,
@@ -26,6 +25,9 @@ from labeling.evaluation.inputs.score_controls import (
 )
 from labeling.evaluation.scores import run_comparison
 from labeling.metrics import statistics
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 RUN_COLOUR = "#1f6fb2"  # the reported run, in every chart (the heatmap's blues match it)
 BASELINE_COLOUR = "#9aa5b1"  # the baseline, in every chart

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.model_calls import chat
@@ -33,6 +33,9 @@ from labeling.workspace import connections
 from labeling.workspace import synthetic_batches as stored_batches
 from labeling.workspace import synthetic_candidates as stored_candidates
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 Progress = Callable[[int, int], None]
 GENERATORS = ("offline", "llm")

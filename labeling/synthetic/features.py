@@ -32,8 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.synthetic import quality
 from labeling.synthetic.candidate import Candidate
@@ -41,6 +40,9 @@ from labeling.synthetic.rubric import rubric
 from labeling.synthetic.subject import DEICTIC_PHRASE, is_named, topic_of
 from labeling.synthetic.text import normalise, words
 from labeling.workspace import chunk_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 FEATURES = ("specificity", "top3", "reciprocal_rank", "standalone", "grammar", "repeated",
             "copy", "structured", "concise", "whole_answer", "critic")

@@ -18,9 +18,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from labeling.errors import InputError
 from labeling.files.formats import csv_rows
@@ -32,6 +30,9 @@ from labeling.synthetic.review import add_candidates
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.text import normalise
 from labeling.workspace import chunk_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass

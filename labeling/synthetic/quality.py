@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import bm25s
-import sqlite_utils
 
 from labeling.synthetic.text import normalise, words
 from labeling.workspace import chunk_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 NEAR_DUPLICATE = 0.6
 STOPWORDS = frozenset(

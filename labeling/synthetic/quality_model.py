@@ -28,15 +28,18 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.synthetic import calibration
 from labeling.synthetic.features import FEATURES
 from labeling.workspace import synthetic_candidates as stored
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 INTERCEPT = "intercept"
 REASONED_WEIGHTS: dict[str, float] = {

@@ -17,9 +17,9 @@ import json
 import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.judging import queue
@@ -33,6 +33,9 @@ from labeling.workspace.grading import get_scale
 from labeling.workspace.judgments import add_judgment
 from labeling.workspace.query_store import add_synthetic_query, next_query_id
 from labeling.workspace.store import utc_now, write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 GENERATOR_ANNOTATOR = "generator"
 QUERY_PREFIX = "s"

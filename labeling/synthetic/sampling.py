@@ -15,13 +15,15 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import ScorecardError
 from labeling.synthetic import STRATEGIES, offline
 from labeling.workspace import chunk_sets, chunk_store
 from labeling.workspace.query_store import ATTRIBUTE_NAME, BASE_COLUMNS
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

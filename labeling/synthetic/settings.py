@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from labeling.errors import InputError
 from labeling.synthetic import calibration, forms
 from labeling.workspace.store import utc_now, write_transaction
 from labeling.workspace.synthetic_candidates import save_settings, stored_settings
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DEFAULTS: dict[str, Any] = {
     "quality_floor": calibration.DEFAULT_FLOOR,

@@ -9,10 +9,14 @@ a workspace without chunk sets, is scored against all labels, as before.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
-import sqlite_utils
 
 from labeling.workspace import chunk_sets
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def run_chunk_set(db: sqlite_utils.Database, run: str) -> str | None:

@@ -9,13 +9,17 @@ time): then only the judgments after it are read from SQLite. Another history at
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
-import sqlite_utils
 
 from labeling.evaluation.inputs.result_cache import _cache_dir
 from labeling.judging import consensus
 from labeling.workspace import judgments as stored_judgments
 from labeling.workspace import private_files
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # A columnar copy of the judgments beside the workspace is worth writing once this many
 # judgments came after the one it holds (reading them from SQLite is the slow part).

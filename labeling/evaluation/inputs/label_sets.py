@@ -23,12 +23,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.judgment_copy import judgment_columns, same_history
@@ -42,6 +41,9 @@ from labeling.evaluation.inputs.result_cache import (
 from labeling.evaluation.inputs.score_controls import CONSENSUS_RULES, Controls
 from labeling.judging import consensus, label_sources
 from labeling.workspace import judgments as stored_judgments
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 COLUMNS = ["query_id", "doc_id", "relevance"]
 T = TypeVar("T")

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import hashlib
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.label_sets import label_snapshot, snapshot_hash
 from labeling.workspace import frozen_split, query_store, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # ---------------------------------------------------------------------------------------------
 # Frozen test split

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.result_cache import _HEAVY, _run_version, _workspace
 from labeling.evaluation.inputs.score_controls import Controls
 from labeling.workspace import contents
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 import bisect
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set, run_chunk_set
@@ -28,6 +28,9 @@ from labeling.evaluation.inputs.result_cache import _HEAVY, _cache_dir, _run_ver
 from labeling.evaluation.inputs.score_controls import UNITS
 from labeling.metrics.ranking import OrderedRun, RankedRows, rank_ordered, rank_rows
 from labeling.workspace import chunk_store, contents, private_files, run_parts
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.workspace import contents, data_versions, file_identity, private_files
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 CACHE_ENTRIES = 64
 HEAVY_ENTRIES = 6

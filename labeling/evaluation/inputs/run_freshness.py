@@ -13,14 +13,16 @@ queries without results still show as "returned nothing").
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set
 from labeling.evaluation.inputs.label_sets import label_snapshot
 from labeling.evaluation.inputs.result_cache import _CACHE, _db_state, _run_version, _workspace
 from labeling.metrics.engine import QueryCount
 from labeling.workspace import contents, query_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

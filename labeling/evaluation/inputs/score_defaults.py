@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation.inputs.score_controls import (
@@ -24,6 +23,9 @@ from labeling.evaluation.inputs.score_controls import (
 )
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import evaluation_records, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SETTING = "score_defaults"
 

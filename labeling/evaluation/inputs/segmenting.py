@@ -4,13 +4,17 @@ name; a query lacking the attribute is in segment ``(missing)``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.result_cache import _CACHE, _workspace, queries_state
 from labeling.evaluation.inputs.score_controls import MISSING, NO_SEGMENT, OVERALL
 from labeling.workspace import query_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def query_table(db: sqlite_utils.Database) -> pd.DataFrame:

@@ -12,9 +12,9 @@ Conventions
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set, run_chunk_set
@@ -25,6 +25,9 @@ from labeling.evaluation.inputs.score_controls import Controls
 from labeling.evaluation.scores.scoring import in_split
 from labeling.metrics.unjudged_fillings import GateValues, filled_changes
 from labeling.workspace import grading
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
 

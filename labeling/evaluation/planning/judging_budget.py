@@ -41,10 +41,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.label_sets import label_snapshot
@@ -60,6 +60,9 @@ from labeling.metrics import power as power_calc
 from labeling.metrics.measures import KINDS, Measure, parse_measure
 from labeling.model_calls.tokens import estimate_tokens
 from labeling.workspace import chunk_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DEFAULT_POOL_DEPTH = 10
 TRADEOFF_DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100)

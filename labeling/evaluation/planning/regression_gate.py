@@ -35,10 +35,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.evaluation.inputs.score_controls import DEFAULT_K, MISSING, NO_SEGMENT, OVERALL
@@ -48,6 +48,9 @@ from labeling.metrics import statistics
 from labeling.metrics.measures import parse_measure
 from labeling.metrics.non_inferiority import NonInferiorityTest, non_inferiority_test
 from labeling.metrics.unjudged_fillings import GateValues
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 PASS, WORSE, NOT_ENOUGH_LABELS, BAD_INPUT = "pass", "worse", "not enough labels", "bad input"
 EXIT_CODES = {PASS: 0, WORSE: 1, BAD_INPUT: 2, NOT_ENOUGH_LABELS: 3}

@@ -10,15 +10,18 @@ judged and that are not queued already.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.score_controls import DEFAULT_K, DEFAULT_MEASURES, SEED, Controls
 from labeling.evaluation.scores.run_comparison import compare_runs, paired_scores
 from labeling.judging.queue import enqueue_pairs
 from labeling.metrics.statistics import bootstrap_ci
 from labeling.workspace import contents
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def previous_version(db: sqlite_utils.Database, run_name: str) -> str | None:

@@ -23,10 +23,10 @@ chunk set, so their different chunkings do not change what counts as relevant:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set
 from labeling.evaluation.inputs.label_sets import label_snapshot
@@ -43,6 +43,9 @@ from labeling.metrics import statistics
 from labeling.metrics.engine import evaluate
 from labeling.rechunking.mapping import chunk_overlaps
 from labeling.workspace import chunk_sets, chunk_store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SPAN_SHARE = 0.5
 FOOTING_UNITS = ("document", "span")

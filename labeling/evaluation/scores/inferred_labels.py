@@ -14,9 +14,9 @@ speak of one set of relevant labels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set, run_chunk_set
 from labeling.evaluation.inputs.label_sets import labels_for
@@ -24,6 +24,9 @@ from labeling.evaluation.inputs.score_controls import Controls
 from labeling.evaluation.scores.label_depth import labels_described
 from labeling.evaluation.scores.scoring import in_split
 from labeling.workspace import judgments as stored_judgments
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

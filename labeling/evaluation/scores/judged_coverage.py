@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.label_sets import labels_for
 from labeling.evaluation.inputs.ranked_runs import _ranked, load_run
@@ -18,6 +18,9 @@ from labeling.evaluation.inputs.segmenting import _segments
 from labeling.evaluation.scores.scoring import per_query
 from labeling.judging import pooling, queue
 from labeling.workspace import provenance, query_store, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 COVERAGE_WARNING = 0.8  # Judged@k below this share is flagged
 

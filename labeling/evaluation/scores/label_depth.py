@@ -20,11 +20,11 @@ Conventions
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import sqlite_utils
 
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set, run_chunk_set
 from labeling.evaluation.inputs.label_sets import Kept, labels_for
@@ -34,6 +34,9 @@ from labeling.evaluation.scores.scoring import in_split
 from labeling.judging import label_sources
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import provenance
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # Measures whose denominator is every relevant label of the query: the ones pool depth bounds.
 RECALL_KINDS = ("R", "Rprec", "AP")

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.score_controls import ALPHA, POWER, SEED, TEST_RESAMPLES, Controls
 from labeling.evaluation.scores.scoring import per_query
 from labeling.metrics import statistics
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # ---------------------------------------------------------------------------------------------
 # Comparison

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.label_sets import labels_for
 from labeling.evaluation.inputs.score_controls import Controls
 from labeling.evaluation.scores.scoring import per_query
 from labeling.workspace import contents, evaluation_records, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # ---------------------------------------------------------------------------------------------
 # History

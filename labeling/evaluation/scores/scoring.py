@@ -31,10 +31,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_chunk_set, run_chunk_set
 from labeling.evaluation.inputs.label_sets import Kept, Labels, labels_for
@@ -60,6 +60,9 @@ from labeling.evaluation.inputs.segmenting import _segments, query_table
 from labeling.metrics import statistics
 from labeling.metrics.engine import Evaluation, QueryCount, evaluate_ranked
 from labeling.metrics.measures import parse_measure
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def stored_run_evaluation(

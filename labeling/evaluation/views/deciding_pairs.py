@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import ScorecardError
 from labeling.evaluation.inputs.label_sets import labels_for
@@ -45,6 +45,9 @@ from labeling.metrics.engine import evaluate, ranked_list
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import grading, provenance, store
 from labeling.workspace import judgments as stored_judgments
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 QUEUE_REASON = "decide"
 DEFAULT_BATCH = 20

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.evaluation.inputs.chunk_set_labels import labels_for_run
@@ -23,6 +23,9 @@ from labeling.judging import queue
 from labeling.judging.visibility import Sight
 from labeling.metrics.measures import parse_measure
 from labeling.workspace import chunk_store, contents, grading
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # A query at this value of the sorting measure (every measure here is at most 1) lost nothing on
 # it: it is never "retrieved badly", whatever its rank among the others.

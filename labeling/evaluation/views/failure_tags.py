@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.evaluation.inputs.score_controls import NO_SEGMENT
 from labeling.evaluation.inputs.segmenting import _segments
 from labeling.workspace import contents, evaluation_records, store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 FAILURE_TAGS: dict[str, str] = {
     "relevant chunk never retrieved": "A relevant chunk is not in the run at all.",

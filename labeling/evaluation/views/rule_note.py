@@ -10,12 +10,15 @@ the dashboard says so in words, with the counts it is made of.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sqlite_utils
 
 from labeling.evaluation.inputs.label_sets import label_snapshot
 from labeling.evaluation.inputs.score_controls import Controls
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.files import formats
@@ -16,6 +16,9 @@ from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
 from labeling.workspace import search_index
 from labeling.workspace.imports import forget_seen
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def import_beir(

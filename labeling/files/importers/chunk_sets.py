@@ -23,10 +23,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.files import formats
@@ -41,6 +40,9 @@ from labeling.workspace import chunk_sets as stored_sets
 from labeling.workspace import chunk_store, ids
 from labeling.workspace.imports import forget_seen
 from labeling.workspace.store import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 CHUNK_ID = ("id", "_id", "chunk_id")
 DOC_ID = ("doc_id", "document_id", "docid")

@@ -21,9 +21,7 @@ import json
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from labeling.errors import InputError
 from labeling.files import formats
@@ -35,6 +33,9 @@ from labeling.files.importers.result import ImportResult
 from labeling.files.importers.transaction import import_transaction
 from labeling.workspace import chunk_sets, ids
 from labeling.workspace.store import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown")
 DOCUMENT_ID = ("id", "_id", "doc_id")

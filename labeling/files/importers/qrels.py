@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError, ScorecardError
 from labeling.files import formats
@@ -20,6 +20,9 @@ from labeling.workspace import judgments
 from labeling.workspace.evidence import add_evidence, check_spans, chunk_places
 from labeling.workspace.provenance import add_pair_sources, check_origin
 from labeling.workspace.store import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def import_qrels(

@@ -9,10 +9,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.files import formats
@@ -25,6 +24,9 @@ from labeling.files.importers.transaction import import_transaction
 from labeling.workspace import chunk_store, frozen_split, query_store, search_index
 from labeling.workspace.imports import forget_seen, unknown_ids
 from labeling.workspace.query_store import SOURCES, SPLITS
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 CHUNK_ID = ("id", "_id", "chunk_id", "docid", "doc_id")
 QUERY_ID = ("id", "_id", "query_id", "qid")

@@ -6,10 +6,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from labeling.errors import InputError
 from labeling.files import formats
@@ -21,6 +20,9 @@ from labeling.workspace import chunk_sets, imports, runs, staged_runs, write_tur
 from labeling.workspace.ids import check_run_name
 from labeling.workspace.run_parts import insert_run_part, run_part_rows
 from labeling.workspace.store import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 RUN_COLUMNS = ("index_build", "chunk_size", "embedding_model", "query_set_version", "notes",
                "chunk_set")

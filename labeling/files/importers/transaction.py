@@ -5,12 +5,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from labeling.errors import InputError, storage_problem
 from labeling.workspace import imports
 from labeling.workspace.store import write_transaction
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @contextmanager

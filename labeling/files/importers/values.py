@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
-import sqlite_utils
 
 from labeling.errors import InputError, MeasureError
 from labeling.files import formats
@@ -34,6 +34,9 @@ from labeling.metrics.measures import parse_measure
 from labeling.workspace import runs, staged_runs
 from labeling.workspace.run_parts import write_run_parts
 from labeling.workspace.store import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 VALUES_KEY = b"scorecard.values"  # Parquet key-value metadata: what the values came from
 
