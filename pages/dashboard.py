@@ -945,7 +945,7 @@ def main() -> None:
     lock = locked_splits.split_lock(db)
     locked = (f" · test split locked at {lock['snapshot_hash']} (rule {lock['rule']})"
               if lock else "")
-    line = st.columns([6, 1], vertical_alignment="center")
+    line = st.columns([3, 1], vertical_alignment="center")
     line[0].caption(_judge_escaped(
         f"{controls.one_line()} · Label snapshot {labels.snapshot}{locked}", controls),
         help=_judge_escaped(controls.describe(), controls))

@@ -1,6 +1,7 @@
 """Browser check: at a 1280-pixel-wide window no button label on any page is cut off (issue 33:
-"Find in the co…"). A label is cut when the button, or an element inside it, holds more than it
-shows (scrollWidth > clientWidth)."""
+"Find in the co…"), nor the label of a page link drawn as a button ("What these mean"). A label
+is cut when the button or link, or an element inside it, holds more than it shows
+(scrollWidth > clientWidth)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ PAGES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "pages").g
 # The text of every button whose label does not fit, with the widths seen.
 CUT_LABELS = """() => {
   const cut = [];
-  for (const button of document.querySelectorAll("[data-testid='stApp'] button")) {
+  const labelled = "[data-testid='stApp'] button, [data-testid='stMain'] [data-testid='stPageLink'] a";
+  for (const button of document.querySelectorAll(labelled)) {
     if (!button.innerText.trim() || button.offsetParent === null) continue;
     for (const el of [button, ...button.querySelectorAll('*')]) {
       // Elements a few pixels wide are screen-reader text or icon glyphs, not the label.
