@@ -16,7 +16,8 @@ PAGES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "pages").g
 # The text of every button whose label does not fit, with the widths seen.
 CUT_LABELS = """() => {
   const cut = [];
-  const labelled = "[data-testid='stApp'] button, [data-testid='stMain'] [data-testid='stPageLink'] a";
+  const labelled = "[data-testid='stApp'] button, "
+    + "[data-testid='stMain'] [data-testid='stPageLink'] a";
   for (const button of document.querySelectorAll(labelled)) {
     if (!button.innerText.trim() || button.offsetParent === null) continue;
     for (const el of [button, ...button.querySelectorAll('*')]) {
