@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.judging import consensus, label_sources
+from labeling.workspace import judgments
 
 FLAGS = [{}, {"adjudicated": True}, {"generator": True}, {"unsure": True},
          {"adjudicated": True, "generator": True}, {"adjudicated": False}]
@@ -68,7 +69,7 @@ def _reference(
        votes=st.sampled_from(consensus.VOTES), judge=st.sampled_from(["", "cy"]))
 def test_columns_give_the_reference_consensus(rows, rule, votes, judge):
     judge = judge if votes == "machine" else ""
-    columns = consensus.judgment_columns(_judgments_db(rows))
+    columns = judgments.judgment_columns(_judgments_db(rows))
     fast = consensus.consensus_of_columns(columns, rule, votes=votes, judge=judge)
     pd.testing.assert_frame_equal(fast, _reference(rows, rule, votes, judge))
 
@@ -88,7 +89,7 @@ def test_a_workspace_consensus_equals_the_reference_through_its_view(make_worksp
     pd.testing.assert_frame_equal(consensus.consensus_qrels(db, rule), expected)
     # What a new judgment on q2 recomputes (label_sets): its judgments alone, same rule.
     one = label_sources.source_consensus(
-        db, rule, columns=consensus.query_judgment_columns(db, ["q2"])
+        db, rule, columns=judgments.query_judgment_columns(db, ["q2"])
     ).rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
     pd.testing.assert_frame_equal(
         one, expected.loc[expected["query_id"] == "q2"].reset_index(drop=True))

@@ -24,7 +24,6 @@ all three, and for every pair strict <= default <= lenient.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -133,29 +132,16 @@ def consensus_qrels(
     by pair; machine labels vote only with ``machine=True``. Every judgment is read as columns
     and reduced without a loop per pair (``consensus_of_columns``)."""
     votes = "all" if machine else "people"
-    pairs = consensus_of_columns(judgment_columns(db), rule, votes=votes)
+    pairs = consensus_of_columns(judgments.judgment_columns(db), rule, votes=votes)
     return pairs.rename(columns={"chunk_id": "doc_id", "grade": "relevance"})
 
 
 # ---------------------------------------------------------------------------------------------
 # The same rule over every judgment at once, from columns (``consensus`` is its reference).
 
-JUDGMENT_COLUMNS = judgments.JUDGMENT_COLUMNS  # what ``judgment_columns`` returns
 # Which current judgments vote: people's (every origin but ``machine``), machines', or all.
 VOTES = ("people", "machine", "all")
 
-
-def judgment_columns(db: sqlite_utils.Database, after_id: int = 0) -> pa.Table:
-    """Every judgment with id above ``after_id``, oldest first (by id): query_id, chunk_id,
-    annotator and grade_kind: ``grade * 16 + kind`` (null: could not judge), kind holding the
-    bits ``ADJUDICATED``, ``GENERATOR`` from the flags, ``TRANSFERRED``, ``MACHINE`` from the
-    origin."""
-    return judgments.judgment_columns(db, after_id)
-
-def query_judgment_columns(db: sqlite_utils.Database, query_ids: Iterable[str]) -> pa.Table:
-    """``judgment_columns`` of ``query_ids`` alone, read through the judgments' pair index
-    (milliseconds for a few queries): what a new judgment changes."""
-    return judgments.query_judgment_columns(db, list(query_ids))
 
 def _sorted_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """(code of each value, distinct values sorted in byte order)."""
@@ -219,8 +205,8 @@ def _last_of_groups(keys: np.ndarray, order: np.ndarray) -> np.ndarray:
 def consensus_of_columns(
     columns: pa.Table, rule: str = "default", *, votes: str = "people", judge: str = "",
 ) -> pd.DataFrame:
-    """``consensus`` of every judgment in ``columns`` (``judgment_columns``, oldest first),
-    with numpy over integer codes: query_id, chunk_id, grade (int64), sorted by pair.
+    """``consensus`` of every judgment in ``columns`` (``workspace.judgments.judgment_columns``,
+    oldest first), with numpy over integer codes: query_id, chunk_id, grade (int64), sorted by pair.
 
     Current judgments are taken over every origin first (as the ``current_judgments`` view
     does); then ``votes`` keeps people's, machines' or all of them, and ``judge`` (with

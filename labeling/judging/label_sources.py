@@ -68,10 +68,10 @@ def source_consensus(
 ) -> pd.DataFrame:
     """One grade per pair from the judgments ``source`` (and ``judge``) allow, by consensus
     ``rule``: query_id, chunk_id, grade, sorted by pair. ``columns`` are the judgments to
-    read (``consensus.judgment_columns``; all of them when None)."""
+    read (``workspace.judgments.judgment_columns``; all of them when None)."""
     check_source(source, judge)
     if columns is None:
-        columns = consensus.judgment_columns(db)
+        columns = judgments.judgment_columns(db)
     if source != "machine":
         people_grades = consensus.consensus_of_columns(columns, rule, votes="people")
     if source == "people":

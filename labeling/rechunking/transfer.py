@@ -33,7 +33,7 @@ from labeling.rechunking.answers import plan_answers
 from labeling.rechunking.mapping import chunk_overlaps
 from labeling.rechunking.merge import merge_plans
 from labeling.rechunking.plan import DEFAULT_THRESHOLD, OUTCOMES, TransferPlan, plan_transfer
-from labeling.workspace import chunk_sets, imports, provenance, roles, transfers
+from labeling.workspace import chunk_sets, contents, imports, provenance, roles, transfers
 from labeling.workspace.evidence import evidence_of
 from labeling.workspace.store import utc_now, write_transaction
 
@@ -97,7 +97,7 @@ def plan_for(
     report(0.15, "reading the judgments")
     judged = transfers.current_graded_judgments(db.conn)
     blocked = transfers.labelled_pairs(db.conn, to_set)
-    frozen = transfers.frozen_query_ids(db.conn)
+    frozen = pd.Index(sorted(contents.locked_query_ids(db)), dtype=object)
     report(0.35, "measuring how the chunks overlap")
     overlaps = chunk_overlaps(old, new, lambda keys: chunk_sets.document_texts(db, keys))
     report(0.55, "deciding which labels carry over")

@@ -165,11 +165,9 @@ def document_texts(db: sqlite_utils.Database, keys: list[tuple[str, str]]) -> di
     """(document id, version) -> text, for the given keys that exist."""
     texts = {}
     for doc_id, version in keys:
-        row = db.conn.execute(
-            "SELECT text FROM documents WHERE id = ? AND version = ?", [doc_id, version]
-        ).fetchone()
-        if row is not None:
-            texts[(doc_id, version)] = row[0]
+        text = stored_document_text(db.conn, doc_id, version)
+        if text is not None:
+            texts[(doc_id, version)] = text
     return texts
 
 

@@ -263,6 +263,8 @@ def run_results_frame(db: sqlite_utils.Database, run_id: int) -> pd.DataFrame:
 def query_texts(db: sqlite_utils.Database) -> dict[str, str | None]:
     """query id -> its text as stored (None when not imported)."""
     return dict(db.conn.execute("SELECT id, text FROM queries").fetchall())
+
+
 # Reads and writes used by labeling.evaluation, labeling.synthetic and labeling.report
 
 

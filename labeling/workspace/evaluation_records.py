@@ -1,7 +1,8 @@
 """What evaluation keeps in the workspace: ``evaluation_snapshots`` (saved headline means of a
 run under its scoring controls, with the label snapshot's hash; means as JSON),
 ``failure_tags`` (the team's own failure tags) and ``failure_reviews`` (one row per tag a
-reviewer gave a run's query), and the named values of ``labeling_settings`` (JSON text).
+reviewer gave a run's query). (The named values of ``labeling_settings`` are
+``contents.setting`` and ``contents.save_setting``.)
 
 Timestamps are ISO-8601 UTC strings. The writers taking a ``conn`` run in the caller's
 ``write_transaction`` and neither open nor commit a transaction of their own.
@@ -15,23 +16,6 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import sqlite_utils
-
-# ---------------------------------------------------------------------------------------------
-# labeling_settings
-
-
-def setting_value(db: sqlite_utils.Database, name: str) -> str | None:
-    """The stored text of setting ``name``, or None when it is not set."""
-    row = db.conn.execute("SELECT value FROM labeling_settings WHERE name = ?",
-                          [name]).fetchone()
-    return None if row is None else row[0]
-
-
-def set_setting(conn: sqlite3.Connection, name: str, value: str) -> None:
-    """Store (replace) the text of setting ``name``."""
-    conn.execute("INSERT OR REPLACE INTO labeling_settings (name, value) VALUES (?, ?)",
-                 [name, value])
-
 
 # ---------------------------------------------------------------------------------------------
 # Failure tags and reviews

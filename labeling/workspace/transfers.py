@@ -84,12 +84,6 @@ def labelled_pairs(conn: sqlite3.Connection, chunk_set: str) -> pd.DataFrame:
     return _read(conn, _LABELLED_SQL, [chunk_set], {"query_id": object, "chunk_id": object})
 
 
-def frozen_query_ids(conn: sqlite3.Connection) -> pd.Index:
-    """Ids of the queries in a locked split."""
-    return pd.Index([r[0] for r in conn.execute(
-        "SELECT q.id FROM queries q JOIN split_locks l ON l.split = q.split")])
-
-
 def query_texts(conn: sqlite3.Connection) -> dict[str, str]:
     """Query id -> text ('' for a placeholder)."""
     return dict(conn.execute("SELECT id, coalesce(text, '') FROM queries"))

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from labeling.evaluation.inputs.result_cache import _cache_dir
-from labeling.judging import consensus
 from labeling.workspace import judgments as stored_judgments
 from labeling.workspace import private_files
 
@@ -27,13 +26,13 @@ JUDGMENT_COPY_ROWS = 100_000
 
 
 def judgment_columns(db: sqlite_utils.Database, version: tuple[int, str]) -> pa.Table:
-    """Every judgment as columns (``consensus.judgment_columns``), the oldest ones from an
+    """Every judgment as columns (``workspace.judgments.judgment_columns``), the oldest ones from an
     Arrow copy in ``.<workspace>.cache/`` when there is one: judgments are append-only, so a
     copy up to judgment ``n`` stays right as long as judgment ``n`` is the one it saw (same
     time); only the judgments after it are read from SQLite."""
     folder = _cache_dir(db)
     if folder is None:
-        return consensus.judgment_columns(db)
+        return stored_judgments.judgment_columns(db)
     copy, upto = None, 0
     for path in folder.glob("judgments-*.arrow"):
         seen = _version_of(path.stem)
@@ -45,9 +44,9 @@ def judgment_columns(db: sqlite_utils.Database, version: tuple[int, str]) -> pa.
     if copy is not None:
         with pa.memory_map(str(copy)) as source:
             old = pa.ipc.open_file(source).read_all()
-        if set(old.schema.names) != set(consensus.JUDGMENT_COLUMNS):
+        if set(old.schema.names) != set(stored_judgments.JUDGMENT_COLUMNS):
             old, upto = None, 0  # written by a version that read other columns
-    columns = consensus.judgment_columns(db, after_id=upto)
+    columns = stored_judgments.judgment_columns(db, after_id=upto)
     if old is not None:
         columns = pa.concat_tables([old, columns.cast(old.schema)]).combine_chunks()
     if columns.num_rows and version[0] - upto >= JUDGMENT_COPY_ROWS:

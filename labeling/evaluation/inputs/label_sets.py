@@ -39,7 +39,7 @@ from labeling.evaluation.inputs.result_cache import (
     labels_version,
 )
 from labeling.evaluation.inputs.score_controls import CONSENSUS_RULES, Controls
-from labeling.judging import consensus, label_sources
+from labeling.judging import label_sources
 from labeling.workspace import judgments as stored_judgments
 
 if TYPE_CHECKING:
@@ -287,7 +287,7 @@ def label_snapshot(
             if version[0] > old.version[0] and same_history(db, old.version):
                 changed = _judged_queries(db, old.version[0], INCREMENTAL_QUERIES)
                 if changed is not None:
-                    columns = consensus.query_judgment_columns(db, changed)
+                    columns = stored_judgments.query_judgment_columns(db, list(changed))
                     fresh = _consensus(db, columns, choice)
                     history.labels = _spliced(old, fresh, changed, version)
                     history.log[version] = frozenset(changed)

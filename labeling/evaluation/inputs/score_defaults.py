@@ -22,7 +22,7 @@ from labeling.evaluation.inputs.score_controls import (
     Controls,
 )
 from labeling.metrics.measures import parse_measure
-from labeling.workspace import evaluation_records, store
+from labeling.workspace import contents, store
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -47,7 +47,7 @@ class ScoreDefaults:
 
 def score_defaults(db: sqlite_utils.Database) -> ScoreDefaults:
     """The stored defaults, else the built-in ones."""
-    value = evaluation_records.setting_value(db, SETTING)
+    value = contents.setting(db, SETTING)
     if value is None:
         return ScoreDefaults()
     try:
@@ -89,5 +89,5 @@ def set_score_defaults(
     value = json.dumps({"measures": list(named), "k": k, "set_by": defaults.set_by,
                         "set_at": defaults.set_at})
     with store.write_transaction(db, action="set_score_defaults") as conn:
-        evaluation_records.set_setting(conn, SETTING, value)
+        contents.save_setting(conn, SETTING, value)
     return defaults
