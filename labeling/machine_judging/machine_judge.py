@@ -144,11 +144,6 @@ class Plan:
     cost: float
 
 
-def locked_pairs(db: sqlite_utils.Database, pairs: Sequence[Pair]) -> set[Pair]:
-    """The pairs whose query is in a locked split (their labels are frozen)."""
-    return contents.locked_pairs(db, list(pairs))
-
-
 def cached_pairs(db: sqlite_utils.Database, judge: Judge, pairs: Sequence[Pair]) -> set[Pair]:
     """The pairs the call cache holds an answer for, for this server, model and prompt."""
     return set(_cache(db, judge, pairs))
@@ -160,7 +155,7 @@ def plan(
 ) -> Plan:
     """The cost of judging ``pairs`` (see ``Plan``); prices are per million tokens."""
     pairs = list(dict.fromkeys((str(q), str(c)) for q, c in pairs))
-    locked = locked_pairs(db, pairs)
+    locked = contents.locked_pairs(db, list(pairs))
     open_pairs = [p for p in pairs if p not in locked]
     cached = cached_pairs(db, judge, open_pairs)
     to_call = [p for p in open_pairs if p not in cached]
@@ -195,7 +190,7 @@ def start_batch(
     if unknown:
         raise InputError(f"unknown query or chunk in {len(unknown)} pair(s), e.g. "
                          f"{unknown[0]!r}", source="machine judge")
-    locked = locked_pairs(db, pairs)
+    locked = contents.locked_pairs(db, list(pairs))
     with store.write_transaction(db, action="machine_judge") as conn:
         _remember_prompt(conn, judge.prompt)
         batch_id = machine_tables.add_batch(conn, {
