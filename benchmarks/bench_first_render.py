@@ -18,7 +18,8 @@ machine, run it at low priority (``nice -n 5``) and read the figures with the lo
 
 Usage: ``PYTHONPATH=. nice -n 5 .venv/bin/python benchmarks/bench_first_render.py --repeats 5
 --label after`` (appends to ``benchmarks/results/first_render.json`` and rewrites
-``benchmarks/results/first_render.md``).
+``benchmarks/results/first_render.md``). ``--only warm --pages chunking`` times one page's
+warm first render alone.
 """
 
 from __future__ import annotations
@@ -127,16 +128,17 @@ def cold_rounds(browser, repeat: int) -> dict[str, list[float]]:
     return times
 
 
-def warm_rounds(browser, repeat: int) -> dict[str, list[float]]:
-    """Every page's first render in a new session on a server that has served once."""
-    times: dict[str, list[float]] = {stem: [] for stem in PAGES}
+def warm_rounds(browser, repeat: int, pages: list[str] = PAGES) -> dict[str, list[float]]:
+    """Every page's (or ``pages``') first render in a new session on a server that has served
+    once."""
+    times: dict[str, list[float]] = {stem: [] for stem in pages}
     with tempfile.TemporaryDirectory() as folder:
         workspace = Path(folder) / "scorecard.db"
         build_demo(workspace)
         with serve(workspace) as (url, _):
             first_render(browser, url)  # the server's first session: imports, caches
             for _ in range(repeat):
-                for stem in PAGES:
+                for stem in pages:
                     times[stem].append(first_render(browser, page_url(url, stem)))
     return times
 
@@ -196,6 +198,8 @@ def main() -> None:
                         help="runs of each measurement (the table gives their median)")
     parser.add_argument("--label", default="run", help="the column name in the results")
     parser.add_argument("--only", choices=["cold", "warm"], help="one of the two parts")
+    parser.add_argument("--pages", nargs="+", choices=PAGES, default=PAGES,
+                        help="the pages of the warm part (default: all)")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the folder of first_render.json/.md (to A/B two checkouts "
                         "interleaved, point both at one folder)")
@@ -207,7 +211,7 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=CHROMIUM_ARGS)
         cold = {} if args.only == "warm" else summary(cold_rounds(browser, args.repeat))
-        warm = {} if args.only == "cold" else summary(warm_rounds(browser, args.repeat))
+        warm = {} if args.only == "cold" else summary(warm_rounds(browser, args.repeat, args.pages))
         browser.close()
     record = {"label": args.label, "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M"),
               "commit": commit(), "repeat": args.repeat, "nice": os.nice(0),
