@@ -15,6 +15,7 @@ from labeling.workspace import judgments, store
 from tests import hostile
 from tests.app.test_hostile_text import Walk
 from tests.markup import shown
+from tests.tables import table_with
 
 NEW_SET = "windows"
 
@@ -34,7 +35,7 @@ def window_chunks(workspace: Path) -> bytes:
 
 def table(at: AppTest, *columns: str):
     """The first table shown with all of ``columns`` (tables carry no key in AppTest)."""
-    return next(d.value for d in at.dataframe if set(columns) <= set(d.value.columns))
+    return table_with(at, *columns)
 
 
 def texts(at: AppTest) -> str:
