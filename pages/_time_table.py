@@ -16,6 +16,10 @@ import streamlit as st
 
 COMPONENT_NAME = "scorecard_time_table"
 MAX_HEIGHT_REM = 25  # about the height of a ten-row st.dataframe; taller tables scroll
+# A cell is one line at most this wide, cut with an ellipsis; a text longer than LONG_TEXT
+# characters (which may be cut) shows whole on hover, as the cell's title.
+CELL_REM = 20
+LONG_TEXT = 30
 
 _HTML = '<div class="time-table"></div>'
 
@@ -38,8 +42,10 @@ th, td {{
   vertical-align: top;
   border-bottom: 1px solid var(--st-dataframe-border-color, var(--st-border-color, #e6e9ef));
   border-right: 1px solid var(--st-dataframe-border-color, var(--st-border-color, #e6e9ef));
-  max-width: 32rem;
-  overflow-wrap: anywhere;
+  max-width: {CELL_REM}rem;
+  white-space: nowrap;
+  overflow: hidden;
+  text-overflow: ellipsis;
   unicode-bidi: isolate;
 }}
 th:last-child, td:last-child {{ border-right: none; }}
@@ -50,7 +56,6 @@ th {{
   font-weight: 400;
   white-space: nowrap;
   color: var(--st-dataframe-header-text-color, inherit);
-  opacity: 0.85;
   background: var(--st-dataframe-header-background-color,
                   var(--st-secondary-background-color, #f0f2f6));
 }}
@@ -60,7 +65,7 @@ time[title] {{ text-decoration: underline dotted; cursor: help; }}
 """
 
 # DOM calls only: data is set as textContent and attribute values, never parsed as HTML.
-_JS = """
+_JS = f"const LONG_TEXT = {LONG_TEXT};\n" + """
 function headerRow(columns) {
   const row = document.createElement("tr");
   for (const column of columns) {
@@ -83,6 +88,7 @@ function cell(column, value) {
     td.appendChild(time);
   } else {
     td.textContent = value.text;
+    if (value.text.length > LONG_TEXT) td.setAttribute("title", value.text);
   }
   return td;
 }
