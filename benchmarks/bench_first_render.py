@@ -29,6 +29,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -88,6 +89,27 @@ def serve(workspace: Path, checkout: Path = ROOT) -> Iterator[tuple[str, float]]
         yield url, time.perf_counter() - started
     finally:
         stop_server(server)
+
+
+@contextlib.contextmanager
+def side_by_side(checkouts: dict[str, Path]) -> Iterator[tuple[object, dict[str, str]]]:
+    """A headless Chromium and a server of each checkout (label -> folder), each on its own copy
+    of one new demo workspace; yields (browser, label -> base URL) and stops them afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    # The stack (servers, folders, the browser) unwinds before Playwright stops.
+    with sync_playwright() as playwright, contextlib.ExitStack() as stack:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=CHROMIUM_ARGS)
+        stack.callback(browser.close)
+        demo = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "demo.db"
+        build_demo(demo)
+        urls = {}
+        for label, checkout in checkouts.items():
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            shutil.copy(demo, folder / "scorecard.db")
+            urls[label], _ = stack.enter_context(serve(folder / "scorecard.db", checkout))
+        yield browser, urls
 
 
 def first_render(browser, url: str) -> float:

@@ -18,22 +18,17 @@ archive <commit> | tar -x -C /tmp/old-checkout``; the current checkout is "after
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_first_render import CHROMIUM, RENDERED, commit, serve  # noqa: E402
-from labeling.files.demo import build_demo  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS  # noqa: E402
+from benchmarks.bench_first_render import RENDERED, commit, side_by_side  # noqa: E402
 
 RESULT = ROOT / "benchmarks" / "results" / "time_table_first_render.md"
 TIME_TABLE_ROW = ".st-key-chunk_sets_table tbody tr"  # Playwright's CSS enters shadow roots
@@ -62,19 +57,9 @@ def timed(browser, url: str, table: str) -> tuple[float, float]:
 
 def measure(checkouts: dict[str, Path], repeats: int) -> dict[str, dict[str, list[float]]]:
     """label -> {"script done": [...], "table drawn": [...]}, the checkouts in alternating order."""
-    from playwright.sync_api import sync_playwright
-
     times = {label: {"script done": [], "table drawn": []} for label in checkouts}
-    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=CHROMIUM_ARGS)
-        demo = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "demo.db"
-        build_demo(demo)
-        urls = {}
+    with side_by_side(checkouts) as (browser, urls):
         for label, checkout in checkouts.items():
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            shutil.copy(demo, folder / "scorecard.db")
-            urls[label], _ = stack.enter_context(serve(folder / "scorecard.db", checkout))
             timed(browser, urls[label], table_selector(checkout))  # the server's first session
         labels = list(checkouts)
         for round_ in range(repeats):
@@ -82,7 +67,6 @@ def measure(checkouts: dict[str, Path], repeats: int) -> dict[str, dict[str, lis
                 rendered, drawn = timed(browser, urls[label], table_selector(checkouts[label]))
                 times[label]["script done"].append(rendered)
                 times[label]["table drawn"].append(drawn)
-        browser.close()
     return times
 
 
