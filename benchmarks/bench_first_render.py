@@ -208,6 +208,11 @@ def markdown(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def load_average() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes, as text ("1.62, 2.02, 1.99")."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def commit() -> str:
     done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                           capture_output=True, text=True, check=False)
@@ -228,7 +233,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=CHROMIUM_ARGS)
@@ -238,7 +243,7 @@ def main() -> None:
     record = {"label": args.label, "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M"),
               "commit": commit(), "repeat": args.repeat, "nice": os.nice(0),
               "load_before": load_before,
-              "load_after": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
+              "load_after": load_average(),
               "cold": cold, "warm": warm}
     args.results.mkdir(exist_ok=True)
     store = args.results / "first_render.json"

@@ -28,7 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_first_render import RENDERED, commit, side_by_side  # noqa: E402
+from benchmarks.bench_first_render import (  # noqa: E402
+    RENDERED,
+    commit,
+    load_average,
+    side_by_side,
+)
 
 RESULT = ROOT / "benchmarks" / "results" / "time_table_first_render.md"
 TIME_TABLE_ROW = ".st-key-chunk_sets_table tbody tr"  # Playwright's CSS enters shadow roots
@@ -87,11 +92,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--result", type=Path, default=RESULT)
     args = parser.parse_args()
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     times = measure({"before": args.before, "after": ROOT}, args.repeats)
     note = (f"Taken {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, after = {commit()}, before = "
             f"{args.before}, nice {os.nice(0)}, load {load_before} before and "
-            f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} after.")
+            f"{load_average()} after.")
     args.result.write_text(markdown(times, note))
     print(markdown(times, note))
 

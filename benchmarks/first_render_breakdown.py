@@ -46,6 +46,7 @@ from benchmarks.bench_first_render import (  # noqa: E402
     PAGES,
     RENDERED,
     commit,
+    load_average,
     page_url,
     serve,
     side_by_side,
@@ -145,10 +146,10 @@ def main() -> None:
                         help="cold Dashboard renders per checkout (a new demo and server each)")
     parser.add_argument("--result", type=Path, default=RESULT)
     args = parser.parse_args()
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     times = measure({"before": args.before.resolve(), "after": ROOT}, args.repeats, args.pages,
                     args.cold)
-    load_after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = load_average()
     note = (f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, after = {commit()}, "
             f"{args.repeats} runs each ({args.cold} cold), interleaved; nice {os.nice(0)}; "
             f"load average before {load_before}, after {load_after}.")
