@@ -7,7 +7,11 @@ styles stay inside), from the cells ``labeling.readable_times.hover_table`` give
 DOM calls only (``createElement``, ``textContent``, ``setAttribute``), never by parsing the data
 as HTML, so any text in a cell (markup, formulas, right-to-left marks) is shown as text. A time
 cell is ``<time datetime="UTC ISO" title="exact time">today 14:02</time>``. The look follows the
-app's theme through the ``--st-*`` CSS variables Streamlit gives its components.
+app's theme through the ``--st-*`` CSS variables Streamlit sets on a component's wrapper (seen
+in Chromium with Streamlit 1.67: ``--st-font``, ``--st-text-color``, ``--st-border-color``,
+``--st-dataframe-border-color``, ``--st-dataframe-header-background-color``,
+``--st-dataframe-header-text-color``, ``--st-secondary-background-color``, ``--st-base-radius``),
+each with a fallback.
 """
 
 from __future__ import annotations
