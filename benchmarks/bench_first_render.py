@@ -18,7 +18,8 @@ machine, run it at low priority (``nice -n 5``) and read the figures with the lo
 
 Usage: ``PYTHONPATH=. nice -n 5 .venv/bin/python benchmarks/bench_first_render.py --repeats 5
 --label after`` (appends to ``benchmarks/results/first_render.json`` and rewrites
-``benchmarks/results/first_render.md``).
+``benchmarks/results/first_render.md``). ``--only warm --pages chunking`` times one page's
+warm first render alone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -89,6 +91,27 @@ def serve(workspace: Path, checkout: Path = ROOT) -> Iterator[tuple[str, float]]
         stop_server(server)
 
 
+@contextlib.contextmanager
+def side_by_side(checkouts: dict[str, Path]) -> Iterator[tuple[object, dict[str, str]]]:
+    """A headless Chromium and a server of each checkout (label -> folder), each on its own copy
+    of one new demo workspace; yields (browser, label -> base URL) and stops them afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    # The stack (servers, folders, the browser) unwinds before Playwright stops.
+    with sync_playwright() as playwright, contextlib.ExitStack() as stack:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=CHROMIUM_ARGS)
+        stack.callback(browser.close)
+        demo = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "demo.db"
+        build_demo(demo)
+        urls = {}
+        for label, checkout in checkouts.items():
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            shutil.copy(demo, folder / "scorecard.db")
+            urls[label], _ = stack.enter_context(serve(folder / "scorecard.db", checkout))
+        yield browser, urls
+
+
 def first_render(browser, url: str) -> float:
     """Seconds from opening ``url`` in a new browser context until its first render is done."""
     context = browser.new_context(viewport={"width": 1280, "height": 1400})
@@ -127,16 +150,17 @@ def cold_rounds(browser, repeat: int) -> dict[str, list[float]]:
     return times
 
 
-def warm_rounds(browser, repeat: int) -> dict[str, list[float]]:
-    """Every page's first render in a new session on a server that has served once."""
-    times: dict[str, list[float]] = {stem: [] for stem in PAGES}
+def warm_rounds(browser, repeat: int, pages: list[str] = PAGES) -> dict[str, list[float]]:
+    """Every page's (or ``pages``') first render in a new session on a server that has served
+    once."""
+    times: dict[str, list[float]] = {stem: [] for stem in pages}
     with tempfile.TemporaryDirectory() as folder:
         workspace = Path(folder) / "scorecard.db"
         build_demo(workspace)
         with serve(workspace) as (url, _):
             first_render(browser, url)  # the server's first session: imports, caches
             for _ in range(repeat):
-                for stem in PAGES:
+                for stem in pages:
                     times[stem].append(first_render(browser, page_url(url, stem)))
     return times
 
@@ -184,6 +208,11 @@ def markdown(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def load_average() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes, as text ("1.62, 2.02, 1.99")."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def commit() -> str:
     done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                           capture_output=True, text=True, check=False)
@@ -196,23 +225,25 @@ def main() -> None:
                         help="runs of each measurement (the table gives their median)")
     parser.add_argument("--label", default="run", help="the column name in the results")
     parser.add_argument("--only", choices=["cold", "warm"], help="one of the two parts")
+    parser.add_argument("--pages", nargs="+", choices=PAGES, default=PAGES,
+                        help="the pages of the warm part (default: all)")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="the folder of first_render.json/.md (to A/B two checkouts "
                         "interleaved, point both at one folder)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=CHROMIUM_ARGS)
         cold = {} if args.only == "warm" else summary(cold_rounds(browser, args.repeat))
-        warm = {} if args.only == "cold" else summary(warm_rounds(browser, args.repeat))
+        warm = {} if args.only == "cold" else summary(warm_rounds(browser, args.repeat, args.pages))
         browser.close()
     record = {"label": args.label, "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M"),
               "commit": commit(), "repeat": args.repeat, "nice": os.nice(0),
               "load_before": load_before,
-              "load_after": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
+              "load_after": load_average(),
               "cold": cold, "warm": warm}
     args.results.mkdir(exist_ok=True)
     store = args.results / "first_render.json"

@@ -30,10 +30,8 @@ Writes ``benchmarks/results/first_render_breakdown.md``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -45,15 +43,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_first_render import (  # noqa: E402
-    CHROMIUM,
     PAGES,
     RENDERED,
     commit,
+    load_average,
     page_url,
     serve,
+    side_by_side,
 )
-from labeling.files.demo import build_demo  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS  # noqa: E402
 
 RESULT = ROOT / "benchmarks" / "results" / "first_render_breakdown.md"
 PARTS = ("total", "start-up", "script", "drawing", "busy")
@@ -93,20 +90,10 @@ def measure(checkouts: dict[str, Path], repeats: int, pages: list[str], cold: in
     """label -> page -> part -> times, every page opened on each checkout in turn (the order
     alternating), ``repeats`` times; then ``cold`` times the Dashboard's cold first render
     (``cold_render``, the checkouts in turn) as the page ``COLD``."""
-    from playwright.sync_api import sync_playwright
-
     times: dict = {label: {p: {part: [] for part in PARTS} for p in pages} for label in checkouts}
-    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=CHROMIUM_ARGS)
-        demo = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "demo.db"
-        build_demo(demo)
-        urls = {}
-        for label, checkout in checkouts.items():
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            shutil.copy(demo, folder / "scorecard.db")
-            urls[label], _ = stack.enter_context(serve(folder / "scorecard.db", checkout))
-            timed_render(browser, urls[label])  # the server's first session: imports, caches
+    with side_by_side(checkouts) as (browser, urls):
+        for url in urls.values():
+            timed_render(browser, url)  # the server's first session: imports, caches
         labels = list(checkouts)
         for round_ in range(repeats):
             for page in pages:
@@ -121,7 +108,6 @@ def measure(checkouts: dict[str, Path], repeats: int, pages: list[str], cold: in
                 parts = cold_render(browser, checkouts[label])
                 for part, value in parts.items():
                     times[label][COLD][part].append(value)
-        browser.close()
     return times
 
 
@@ -160,10 +146,10 @@ def main() -> None:
                         help="cold Dashboard renders per checkout (a new demo and server each)")
     parser.add_argument("--result", type=Path, default=RESULT)
     args = parser.parse_args()
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_average()
     times = measure({"before": args.before.resolve(), "after": ROOT}, args.repeats, args.pages,
                     args.cold)
-    load_after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = load_average()
     note = (f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, after = {commit()}, "
             f"{args.repeats} runs each ({args.cold} cold), interleaved; nice {os.nice(0)}; "
             f"load average before {load_before}, after {load_after}.")

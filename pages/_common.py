@@ -17,7 +17,7 @@ import streamlit as st
 from labeling import describe_failure, escape_markdown, readable_times
 from labeling.judging import visibility
 from labeling.workspace import contents, roles
-from pages import _auth, _keys
+from pages import _auth, _keys, _time_table
 from pages._workspace import get_db, workspace_path
 
 ANNOTATOR_INPUT_KEY = "annotator_input"
@@ -31,6 +31,9 @@ PAGE_TITLE = "Retrieval Scorecard"
 # An emoji favicon is drawn by the browser itself; a Material icon favicon (the default when
 # pages have ``:material/...:`` icons) is fetched from a font host outside the machine.
 PAGE_ICON = "📊"
+# Tables up to this many rows show each exact time on hover (``dataframe``); longer ones are
+# st.dataframe, whose virtual scrolling draws only the rows in view.
+HOVER_ROWS = 300
 
 log = logging.getLogger("scorecard.app")
 
@@ -132,9 +135,20 @@ def time_zone() -> str | None:
 
 
 def dataframe(frame: pd.DataFrame, key: str, **options) -> None:
-    """``st.dataframe`` with timestamps as people read them ("today 14:02", "3 days ago", in
-    the browser's time zone; ``readable_times.readable_frame``): the exact time is in a column
-    beside it, and the header's tooltip says so."""
+    """A read-only table with timestamps (columns named ``*_at``) as people read them ("today
+    14:02", "3 days ago", in the browser's time zone).
+
+    Up to ``HOVER_ROWS`` rows it is the time table (``pages._time_table``): hovering a time shows
+    the exact time, and there is no other column for it; ``options`` are for ``st.dataframe``
+    and unused there. A longer table is ``st.dataframe`` (``options`` passed on; it sorts,
+    searches and scrolls many rows without sending each cell as page elements), where a cell
+    cannot have a tooltip: the exact time is then in a column beside
+    (``readable_times.readable_frame``) and the header's tooltip says so. A table with no time
+    column is always ``st.dataframe``.
+    """
+    if len(frame) <= HOVER_ROWS and any(map(readable_times.is_time_column, frame.columns)):
+        _time_table.time_table(readable_times.hover_table(frame, time_zone()), key)
+        return
     shown, helps = readable_times.readable_frame(frame, time_zone())
     config = {column: st.column_config.TextColumn(help=text) for column, text in helps.items()}
     config.update(options.pop("column_config", None) or {})

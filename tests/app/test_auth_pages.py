@@ -24,6 +24,7 @@ from labeling.workspace import accounts as account_admin
 from labeling.workspace import contents, lockout, roles, sessions, store
 from pages import _auth
 from tests.markup import shown
+from tests.tables import tables
 from tests.workspaces import add_rows
 
 PAGES = sorted(
@@ -99,7 +100,7 @@ def test_with_accounts_every_page_asks_to_sign_in(accounts, open_app):
         assert not at.exception, page
         assert at.title[0].value == "Sign in", page
         assert at.button(key="sign_in_submit")
-        assert not at.dataframe and not at.get("plotly_chart"), page  # nothing else shown
+        assert not tables(at) and not at.get("plotly_chart"), page  # nothing else shown
 
 
 def test_a_wrong_password_fails(accounts, open_app):
@@ -422,7 +423,7 @@ def test_a_workspace_without_accounts_is_not_served_on_the_network(
         assert not at.exception, page
         assert [t.value for t in at.title] == ["Not served on the network"], page
         assert "no accounts" in messages(at)
-        assert not at.button and not at.dataframe and not at.text_input, page
+        assert not at.button and not tables(at) and not at.text_input, page
     assert any("refusing to serve a workspace without accounts" in r.message
                for r in caplog.records)
 

@@ -20,6 +20,7 @@ from labeling.evaluation.views import drilldown
 from labeling.files.uploads import safe_filename
 from labeling.workspace import judgments, roles, store
 from pages import _auth
+from tests.tables import table_with
 from tests.workspaces import add_rows
 
 ACCOUNTS = {"ada": "admin", "bob": "annotator"}
@@ -137,7 +138,7 @@ def test_label_history_and_agreement_follow_the_same_rule(team, open_app):
         at.button(key="sign_in_submit").click().run()
         at.session_state["label_current"] = pair  # the card shows a pair bob has not judged
         at.switch_page("pages/label.py").run()
-        history = next(d.value for d in at.dataframe if "annotator" in d.value.columns)
+        history = table_with(at, "annotator")
         assert ({"alice", "carol"} <= set(history["annotator"])) is sees, name
         if not sees:
             assert history.empty

@@ -4,17 +4,20 @@ a suggestion (the old grade shows only afterwards), compare the two chunk sets' 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from labeling import readable_times
 from labeling.evaluation.inputs import result_cache
 from labeling.files import importers
 from labeling.rechunking import report, splitter, transfer
-from labeling.workspace import judgments, store
+from labeling.workspace import chunk_sets, judgments, store
 from tests import hostile
 from tests.app.test_hostile_text import Walk
 from tests.markup import shown
+from tests.tables import table_with, time_tables
 
 NEW_SET = "windows"
 
@@ -34,7 +37,7 @@ def window_chunks(workspace: Path) -> bytes:
 
 def table(at: AppTest, *columns: str):
     """The first table shown with all of ``columns`` (tables carry no key in AppTest)."""
-    return next(d.value for d in at.dataframe if set(columns) <= set(d.value.columns))
+    return table_with(at, *columns)
 
 
 def texts(at: AppTest) -> str:
@@ -43,9 +46,16 @@ def texts(at: AppTest) -> str:
 
 def test_import_transfer_report_judge_and_compare(workspace: Path, open_app) -> None:
     result_cache.clear_cache()
+    started = datetime.now(UTC)
     at = open_app("chunking")
     assert not at.exception
     assert table(at, "name", "splitter")["name"].tolist() == ["sections"]
+    sets = time_tables(at)["chunk_sets_table"]  # its time shows the exact time on hover
+    assert [c["name"] for c in sets["columns"]][-1] == "created_at"  # no exact-time column
+    made = chunk_sets.get_chunk_set(store.open_workspace(workspace), "sections").created_at
+    assert sets["rows"][0][-1]["title"] == readable_times.exact(made)
+    read_at = (started, datetime.now(UTC))  # it reads relative to the render's time
+    assert sets["rows"][0][-1]["text"] in {readable_times.readable(made, now=t) for t in read_at}
 
     # Import a new chunk set (no offsets: located in the documents).
     data = window_chunks(workspace)

@@ -9,6 +9,7 @@ import pytest
 from labeling.workspace import connections, store
 from pages import _auth
 from tests.markup import shown
+from tests.tables import tables
 from tests.workspaces import add_rows
 
 ACCOUNTS = {"ada": "admin", "bob": "annotator"}
@@ -79,7 +80,7 @@ def test_an_error_body_is_shown_to_admins_only(team_workspace, servers, open_app
     at.number_input(key="mj_cap").set_value(3).run()
     at.button(key="mj_run").click().run()
     assert not at.exception
-    shown_text = _messages(at) + " ".join(str(d.value.to_dict()) for d in at.dataframe)
+    shown_text = _messages(at) + " ".join(str(t.to_dict()) for t in tables(at))
     assert "HTTP 400 from the model server 'team'" in shown_text
     assert ("db_password=hunter2" in shown_text) is sees_body
     db = store.open_workspace(team_workspace)

@@ -31,6 +31,7 @@ from tests.partial_runs import (
     engine_evaluation,
     engine_means,
 )
+from tests.tables import tables
 from tests.three_rules import same, unjudged_in_top
 from tests.workspaces import add_rows
 
@@ -300,7 +301,7 @@ def test_placeholders_never_read_nan(make_workspace, monkeypatch, tmp_path, down
     assert "text not imported (id ghost-2)" in texts(at.text)
     at.selectbox(key="dash_drill_query").set_value("qx").run()
     assert "Query qx: text not imported (id qx)" in texts(at.text)
-    shown_cells = [str(v) for d in at.dataframe for v in d.value.astype(str).to_numpy().ravel()]
+    shown_cells = [str(v) for t in tables(at) for v in t.astype(str).to_numpy().ravel()]
     assert "nan" not in shown_cells and "None" not in shown_cells
     missed_csv = [data for name, data in downloads if name.startswith("missed-q01")]
     assert missed_csv and b"text not imported (id ghost-2)" in missed_csv[-1]

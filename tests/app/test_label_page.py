@@ -7,6 +7,7 @@ import re
 from labeling.judging import pooling, queue, shortcuts
 from labeling.workspace import store
 from tests.queue_rows import queued_pairs
+from tests.tables import table_with, tables
 from tests.workspaces import add_rows
 
 GRADES = [0, 1, 2, 3]
@@ -84,7 +85,7 @@ def test_skip_undo_and_correction(open_app, workspace):
     mine = [h["grade"] for h in queue.pair_history(db, *pair) if h["annotator"] == "carol"]
     assert mine == [2, None, 1, 3]
     at.button(key="label_back").click().run()
-    history = at.dataframe[0].value
+    history = table_with(at, "annotator", "grade")
     assert history.loc[history["annotator"] == "carol", "grade"].tolist()[-2:] == [1, 3]
 
 
@@ -219,7 +220,7 @@ def test_the_audit_has_its_own_queue_and_its_cards_reveal_no_machine_grade(open_
         pair = current(at)
         assert pair in audit and pair not in seen
         assert "History of this pair (0 judgments)" in [e.label for e in at.expander]
-        assert "tiny@v1" not in " ".join(str(d.value) for d in at.dataframe)
+        assert "tiny@v1" not in " ".join(str(t) for t in tables(at))
         at.button(key="label_grade_1").click().run()
         assert not at.exception
         seen.add(pair)

@@ -8,6 +8,7 @@ import pytest
 
 from tests.chat_server import ChatServer
 from tests.markup import shown
+from tests.tables import table_with
 
 JUDGE = "tiny@v2"
 
@@ -33,7 +34,7 @@ def _messages(at) -> list[str]:
 
 def _frame(at, column: str):
     """The first table on the page with ``column`` (AppTest lists tables without their keys)."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return table_with(at, column)
 
 
 def _captions(at) -> str:

@@ -14,6 +14,7 @@ from labeling.workspace import connections
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
 from tests.markup import shown
+from tests.tables import table_with, tables
 from tests.test_synthetic_llm import ChatServer
 
 QUESTIONS = [
@@ -42,7 +43,7 @@ def _queue(workspace) -> list[int]:
 
 
 def _frame_with(at, column: str):
-    return next(df.value for df in at.dataframe if column in df.value.columns)
+    return table_with(at, column)
 
 
 def test_the_queue_is_best_first_and_the_card_shows_the_score(open_app, workspace):
@@ -142,7 +143,7 @@ def test_accept_edit_and_reject(open_app, workspace):
     edits = _frame_with(at, "accepted as")
     assert edits["accepted as"].tolist() == [edited]
     at.switch_page("pages/queries.py").run()
-    texts = {t for df in at.dataframe if "text" in df.value.columns for t in df.value["text"]}
+    texts = {t for df in tables(at) if "text" in df.columns for t in df["text"]}
     assert edited in texts
 
 

@@ -30,7 +30,12 @@ DASHBOARD_TABS = ["Scorecard", "Coverage", "Compare", "Worst queries", "Failure 
 PROBE = """(evil) => {
     const attr = (e, name) => (e.getAttribute(name) || '') + ' ' +
         (e.getAttributeNS('http://www.w3.org/1999/xlink', name) || '');
-    const all = Array.from(document.querySelectorAll('*'));
+    const all = [];  // every element, those in components' (open) shadow roots too
+    const collect = (root) => root.querySelectorAll('*').forEach(e => {
+        all.push(e);
+        if (e.shadowRoot) collect(e.shadowRoot);
+    });
+    collect(document);
     return {
         injected: typeof window.__injected,
         fetching: all.filter(e => ['src', 'srcset', 'poster', 'data']
@@ -133,10 +138,16 @@ class Visit:
         self.act(partial(box.press, "Enter"), where, ready)
 
     def outside(self) -> list[str]:
-        """Requests to any origin but the app's, and web sockets to any host but the app's."""
+        """Requests to any origin but the app's, and web sockets to any host but the app's. A
+        ``blob:`` URL is data the page made itself (a component's script): it counts as the
+        origin it names."""
         host = urlsplit(self.origin).netloc
-        return [url for url in self.requests
-                if f"{urlsplit(url).scheme}://{urlsplit(url).netloc}" != self.origin
+
+        def origin(url: str) -> str:
+            parts = urlsplit(url.removeprefix("blob:"))
+            return f"{parts.scheme}://{parts.netloc}"
+
+        return [url for url in self.requests if origin(url) != self.origin
                 ] + [url for url in self.sockets if urlsplit(url).netloc != host]
 
 
