@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from labeling.synthetic import forms, keywords, reference, screens
+from labeling.synthetic import forms, keywords, reference, screens, subject_checks
 from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.clause_questions import WEAK_VERBS, Found, from_clause, whole
@@ -95,7 +95,9 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
                 screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
                     draft.question, topic.name if topic is not None else "") or \
-                not _bound(draft.question, draft.answer, names, topic):
+                not _bound(draft.question, draft.answer, names, topic) or \
+                subject_checks.unnamed(draft.question, draft.answer, draft.structured, title,
+                                       topic):
             continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft):
             if question.lower() in seen or screens.ARTEFACTS.search(question):

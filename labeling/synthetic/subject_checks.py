@@ -1,0 +1,87 @@
+"""Whether a question names what it asks about the way code and headings name things: the
+checks ``binding`` leaves to the end (issue 32, fourth pass; the patterns are those of the
+CMake help graded blind in round 5 and of the round-4 development grades).
+
+- A clause question (a sentence's words moved around a question word) must name the
+  passage's topic, a word of its title, or a name written as code (``find_package()``,
+  ``numeric_owner``, ``os.path``, ``Http2Stream``, ``$gzerrno``): a product or tool name
+  alone is where the passage sits, not its subject ("What does CMake provide?", "What can
+  CTest parse?"), an acronym needs the thing it belongs to, and a phrase ("What does the first rule match?") names nothing.
+  Definitions ("What is a TZ value?") are exempt: the term is the subject; so are questions
+  of a fact (how many, how much, when, where, who), whose subject ``binding`` already bound
+  ("How many minutes does Okta lock the account for ...?").
+- An option named without its program ("What does the --format option do?"), even from a
+  definition list: the list may belong to a program the passage names elsewhere.
+- An answer that points back ("sets this variable to ...") to a question that names nothing.
+- A how-to with too few specifics to tell the API it is about ("How do I check
+  certificates?"): fewer than ``TASK_WORDS`` content words and no name.
+- A question ending on a verb that needs a second object ("What does the property tell?").
+- An answer that runs on into the next entry of a definition list, or carries reST roles.
+
+A question caught here is not asked, nor its keyword query: precision before recall.
+"""
+
+from __future__ import annotations
+
+import re
+
+from labeling.synthetic.subject import Subject
+
+# A name as code writes it: a separator inside (``_ . :: ->``), a call, a sigil, an inner
+# capital after a lower-case letter or digit (``readFile``, ``Http2Stream``; not ``CMake``).
+CODE_NAME = re.compile(r"^(?=.*[A-Za-z])(?:[$@%]?\w*(?:[_.]|::|->)[\w.:>-]*\w(?:\(\))?|\w+\(\d?\w*\)|"
+                       r"\w*[a-z0-9][A-Z]\w*(?:\(\))?|[$@%]\w+)$")
+STOPWORDS = frozenset("how do does did i a an the of to in on for with by from at as is are be "
+                      "and or my your it its this that these those can could should what when "
+                      "where why which who will may".split())
+TASK_WORDS = 5  # content words a how-to needs when it names nothing
+DEFINITION = re.compile(r"^What (?:is|are) (?:a|an) \w")
+HOW_TO = re.compile(r"^How (?:do|can|should) I\b")
+FACT = re.compile(r"^(?:How (?:many|much|long|often)|When|Where|Who)\b")
+BACK_NOUNS = ("variable property command function module option method macro setting policy "
+              "field file target directory package class object value keyword flag parameter "
+              "argument").split()
+POINTS_BACK = re.compile(rf"\b(?:this|that)\s+(?:{'|'.join(BACK_NOUNS)})\b", re.I)
+SECOND_OBJECT = re.compile(r"\b(?:tells?|lets?|allows?|enables?|causes?|forces?|makes?|asks?|"
+                           r"permits?|instructs?)\?$")
+NEXT_ENTRY = re.compile(r"\n\s*[A-Z][A-Z0-9_]{2,}\s*(?:\n|$)")
+OPTION = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*")
+REST_ROLE = re.compile(r":\w+:`|``")
+
+
+def is_code_name(word: str) -> bool:
+    """Whether ``word`` is written as code (see ``CODE_NAME``)."""
+    return bool(CODE_NAME.match(word.strip("?,;:'\"‘’`")))
+
+
+def title_words(title: str | None) -> set[str]:
+    """The lower-cased words of a passage title, stopwords left out."""
+    return {w.lower().rstrip("s") for w in re.findall(r"[\w.:-]+", title or "")
+            if len(w) > 1 and w.lower() not in STOPWORDS}
+
+
+def names_subject(question: str, title: str | None, topic: Subject | None) -> bool:
+    """Whether ``question`` names the topic, a word of the title or a name written as code."""
+    if topic is not None and topic.name.lower() in question.lower():
+        return True
+    words = [w.strip("?,;:'\"‘’`") for w in question.split()]
+    heading = title_words(title)
+    return any(w and (w.lower().rstrip("s") in heading or is_code_name(w)) for w in words)
+
+
+def content_words(question: str) -> list[str]:
+    return [w for w in re.findall(r"[\w'-]+", question.lower()) if w not in STOPWORDS]
+
+
+def unnamed(question: str, answer: str, structured: bool, title: str | None,
+            topic: Subject | None) -> bool:
+    """Whether a check of the module docstring catches the question (``structured``: made
+    from a definition list, a signature or a key-value line, not from a clause's words)."""
+    named = names_subject(question, title, topic)
+    if HOW_TO.match(question):
+        vague = not named and len(content_words(question)) < TASK_WORDS
+    else:
+        vague = not (named or structured or DEFINITION.match(question) or FACT.match(question))
+    return vague or bool(
+        ((POINTS_BACK.search(answer) or OPTION.search(question)) and not named) or SECOND_OBJECT.search(question)
+        or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer))
