@@ -6,7 +6,8 @@ CMake help graded blind in round 5 and of the round-4 development grades).
   passage's topic, a word of its title, or a name written as code (``find_package()``,
   ``numeric_owner``, ``os.path``, ``Http2Stream``, ``$gzerrno``): a product or tool name
   alone is where the passage sits, not its subject ("What does CMake provide?", "What can
-  CTest parse?"), an acronym needs the thing it belongs to, and a phrase ("What does the first rule match?") names nothing.
+  CTest parse?"), an acronym needs the thing it belongs to, and a phrase ("What does the
+  first rule match?") names nothing.
   Definitions ("What is a TZ value?") are exempt: the term is the subject; so are questions
   of a fact (how many, how much, when, where, who), whose subject ``binding`` already bound
   ("How many minutes does Okta lock the account for ...?").
@@ -29,8 +30,8 @@ from labeling.synthetic.subject import Subject
 
 # A name as code writes it: a separator inside (``_ . :: ->``), a call, a sigil, an inner
 # capital after a lower-case letter or digit (``readFile``, ``Http2Stream``; not ``CMake``).
-CODE_NAME = re.compile(r"^(?=.*[A-Za-z])(?:[$@%]?\w*(?:[_.]|::|->)[\w.:>-]*\w(?:\(\))?|\w+\(\d?\w*\)|"
-                       r"\w*[a-z0-9][A-Z]\w*(?:\(\))?|[$@%]\w+)$")
+CODE_NAME = re.compile(r"^(?=.*[A-Za-z])(?:[$@%]?\w*(?:[_.]|::|->)[\w.:>-]*\w(?:\(\))?|"
+                       r"\w+\(\d?\w*\)|\w*[a-z0-9][A-Z]\w*(?:\(\))?|[$@%]\w+)$")
 STOPWORDS = frozenset("how do does did i a an the of to in on for with by from at as is are be "
                       "and or my your it its this that these those can could should what when "
                       "where why which who will may".split())
@@ -83,5 +84,5 @@ def unnamed(question: str, answer: str, structured: bool, title: str | None,
     else:
         vague = not (named or structured or DEFINITION.match(question) or FACT.match(question))
     return vague or bool(
-        ((POINTS_BACK.search(answer) or OPTION.search(question)) and not named) or SECOND_OBJECT.search(question)
-        or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer))
+        ((POINTS_BACK.search(answer) or OPTION.search(question)) and not named)
+        or SECOND_OBJECT.search(question) or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer))
