@@ -107,3 +107,16 @@ def test_each_check_alone():
                    "RESOURCE_GROUPS", None)
     assert unnamed("What is PACKAGE_VERSION in find_package?",
                    "Full version\nPACKAGE_VERSION_EXACT\n  True", True, "find_package", None)
+
+
+def test_forms_that_graded_poorly_on_every_kind_are_not_asked():
+    for question in ("Where are two examples available?", "What should I do if I use try_run?",
+                     "What can the environment variable CMAKE_INSTALL_MODE override?",
+                     "What is the name autopoint?"):
+        assert unnamed(question, "an answer of words", True, "try_run", None), question
+
+
+def test_a_generic_title_word_does_not_name_the_subject():
+    """"How do I fix the error?" under "Errors": the heading's word names no API."""
+    assert unnamed("How do I fix the error?", "x", True, "nodejs: Errors", None)
+    assert not unnamed("How do I reset the stipend?", "x", True, "Home office: Stipend", None)

@@ -16,6 +16,9 @@ CMake help graded blind in round 5 and of the round-4 development grades).
 - An answer that points back ("sets this variable to ...") to a question that names nothing.
 - A how-to with too few specifics to tell the API it is about ("How do I check
   certificates?"): fewer than ``TASK_WORDS`` content words and no name.
+- Forms that graded poorly on every kind (10 samples, 5 kinds: where-questions 2 of 14
+  accepted, "What should I do if ...?" 0 of 3, "What can X ...?" 0 of 5): a sentence copied
+  around its place, its advice or its modal; and "What is the name X?".
 - A question ending on a verb that needs a second object ("What does the property tell?").
 - An answer that runs on into the next entry of a definition list, or carries reST roles.
 
@@ -26,7 +29,9 @@ from __future__ import annotations
 
 import re
 
+from labeling.synthetic.binding import HEADING_STOPWORDS
 from labeling.synthetic.subject import Subject
+from labeling.synthetic.words import GENERIC_NOUNS
 
 # A name as code writes it: a separator inside (``_ . :: ->``), a call, a sigil, an inner
 # capital after a lower-case letter or digit (``readFile``, ``Http2Stream``; not ``CMake``).
@@ -38,7 +43,8 @@ STOPWORDS = frozenset("how do does did i a an the of to in on for with by from a
 TASK_WORDS = 5  # content words a how-to needs when it names nothing
 DEFINITION = re.compile(r"^What (?:is|are) (?:a|an) \w")
 HOW_TO = re.compile(r"^How (?:do|can|should) I\b")
-FACT = re.compile(r"^(?:How (?:many|much|long|often)|When|Where|Who)\b")
+FACT = re.compile(r"^(?:How (?:many|much|long|often)|When|Who)\b")
+POOR_FORM = re.compile(r"^(?:Where|What should I|What can|What is the name)\b")
 BACK_NOUNS = ("variable property command function module option method macro setting policy "
               "field file target directory package class object value keyword flag parameter "
               "argument").split()
@@ -56,9 +62,12 @@ def is_code_name(word: str) -> bool:
 
 
 def title_words(title: str | None) -> set[str]:
-    """The lower-cased words of a passage title, stopwords left out."""
-    return {w.lower().rstrip("s") for w in re.findall(r"[\w.:-]+", title or "")
-            if len(w) > 1 and w.lower() not in STOPWORDS}
+    """The lower-cased words of a passage title that can name a subject (stopwords and
+    generic nouns such as "options", "errors", "examples" left out), plural -s dropped."""
+    words = (w.lower() for w in re.findall(r"[\w.:-]+", title or ""))
+    return {w.rstrip("s") for w in words if len(w) > 1 and w not in STOPWORDS
+            and w not in HEADING_STOPWORDS and w.rstrip("s") not in GENERIC_NOUNS
+            and w.rstrip("s") not in {"error", "note", "warning", "detail"}}
 
 
 def names_subject(question: str, title: str | None, topic: Subject | None) -> bool:
@@ -85,4 +94,5 @@ def unnamed(question: str, answer: str, structured: bool, title: str | None,
         vague = not (named or structured or DEFINITION.match(question) or FACT.match(question))
     return vague or bool(
         ((POINTS_BACK.search(answer) or OPTION.search(question)) and not named)
-        or SECOND_OBJECT.search(question) or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer))
+        or POOR_FORM.match(question) or SECOND_OBJECT.search(question)
+        or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer))
