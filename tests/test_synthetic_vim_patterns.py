@@ -70,3 +70,15 @@ def test_an_accepted_question_from_the_same_sheet_is_still_asked(chunk_id, accep
 def test_an_answer_running_past_its_sentence_is_not_used():
     assert screens.bad_answer("What does x() do?", "results in an error message.\n\t pattern")
     assert not screens.bad_answer("What does x() do?", "returns the line\nnumber of the byte")
+
+
+def test_a_call_is_a_name_and_a_key_is_asked_without_its_placeholder():
+    """Vim's "sqrt({expr}) Return the non-negative square root ..." under the page "builtin":
+    the call names its subject; "linehl={group}" is the key ``linehl``."""
+    from labeling.synthetic.binding import is_bound
+    from labeling.synthetic.subject import term_subject
+
+    assert is_bound("What does sqrt() return?", set(), None)
+    assert not is_bound("What does it return?", set(), None)
+    assert term_subject("linehl={group}", "Commands", None).name == "linehl"
+    assert term_subject("--fuzz=LINES", "Options", None).name == "--fuzz"
