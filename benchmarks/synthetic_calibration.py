@@ -3,8 +3,8 @@ kinds, and choose the review queue's default floor from its reliability curve.
 
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of this generator's family (``CURRENT``: round 4's GNU Info and HTML manuals, graded by
-the rule writer from blind sheets; round 4's Perl POD, round 5's CMake help and round 6's Vim
-help, each graded blind by an independent grader: held out once, development data since),
+the rule writer from blind sheets; round 4's Perl POD, round 5's CMake help, round 6's Vim
+help and round 7's Javadoc, each graded blind by an independent grader: held out once, development data since),
 every question as it was generated. Not only those the current rules still ask: the rules
 were tuned on these samples, so those questions flatter the generator; the report shows both
 fits predicting the held-out rounds as they happened (``HELD_OUT``), each by a fit that never
@@ -56,11 +56,12 @@ GRADED = {
     "round3/readme": "readme", "round3/html": "html", "round4/info": "info",
     "round4/html": "html", "round4/info-2": "info", "round4/html-2": "html",
     "round4/heldout": "pod", "round5/heldout": "cmake", "round6/heldout": "vim",
+    "round7/heldout": "javadoc",
 }
-HELD_OUT = ("pod", "cmake", "vim")  # kinds first graded as held-out samples
+HELD_OUT = ("pod", "cmake", "vim", "javadoc")  # kinds first graded as held-out samples
 CURRENT = ("round4/info", "round4/html", "round4/info-2", "round4/html-2", "round4/heldout",
-           "round5/heldout", "round6/heldout")
-KINDS = ("info", "html", "pod", "cmake", "vim")  # the kinds of CURRENT
+           "round5/heldout", "round6/heldout", "round7/heldout")
+KINDS = ("info", "html", "pod", "cmake", "vim", "javadoc")  # the kinds of CURRENT
 WITHIN = 0.10  # issue 32's target: each half within 10 points
 C = 1.0
 FLOOR_RATE = 0.2
