@@ -5,8 +5,9 @@ Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). T
 samples of this generator's family (``CURRENT``: round 4's GNU Info and HTML manuals, graded by
 the rule writer from blind sheets; round 4's Perl POD, round 5's CMake help, round 6's Vim
 help and round 7's Javadoc, each graded blind by an independent grader: held out once,
-development data since), every question as it was generated. Not only those the current rules still ask: the rules
-were tuned on these samples, so those questions flatter the generator; the report shows both
+development data since), every question as it was generated. Not only those the current
+rules still ask: the rules were tuned on these samples, so those questions flatter the
+generator; the report shows both
 fits predicting the held-out rounds as they happened (``HELD_OUT``), each by a fit that never
 saw its kind. Older rounds (earlier generators, other rules) are reported, not fitted.
 
