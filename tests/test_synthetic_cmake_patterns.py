@@ -98,7 +98,8 @@ def test_each_check_alone():
     assert unnamed("What does CMake provide?", "the name", False, title, None)
     assert not unnamed("What does CMake provide?", "the name", True, title, None)  # a list term
     assert not unnamed("What is a TZ value?", "a rule that names a location", False, title, None)
-    assert not unnamed("What does CMAKE_ARGC hold?", "the count", False, title, None)
+    assert not unnamed("What is CMAKE_ARGC used for?", "the count", False, title, None)
+    assert unnamed("What does CMAKE_ARGC hold?", "the count", False, title, None)  # object last
     assert unnamed("What does CMake set?", "this variable to the count", True, "x", None)
     assert unnamed("How do I check certificates?", "TLS_VERIFY", True, title, None)
     assert not unnamed("How do I omit RPATH in both the build and install steps?", "use x",

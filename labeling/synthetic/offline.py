@@ -37,6 +37,7 @@ from labeling.synthetic.clauses import (
     tokenize,
 )
 from labeling.synthetic.facts import acronyms, key_values, tables, times
+from labeling.synthetic.labelled_lists import from_labelled_lists
 from labeling.synthetic.passage import Passage, Prose, read_passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.rubric import rubric
@@ -92,6 +93,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     names = passage_names(text, title)
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
+        draft.question = subject_checks.qualify(draft.question, topic)
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
                 screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
                     draft.question, topic.name if topic is not None else "") or \
@@ -151,6 +153,7 @@ def drafts(text: str, title: str | None = None) -> list[Draft]:
                 name = opener.group(1)
                 focus = Subject(name, name.rstrip("()"), "function")
     found += _structured(passage, topic)
+    found += from_labelled_lists(text, title)
     return found
 
 
