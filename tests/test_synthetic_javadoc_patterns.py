@@ -111,3 +111,39 @@ def test_a_labelled_list_is_asked_about_its_owner():
         "When does List.of() throw NullPointerException?": "if an element is null",
     }  # "e1 - the first element": too short to ask about
     assert from_labelled_lists(LIST_OF, "List") == []  # whose list? nothing is asked
+
+
+E0382 = """A variable was used after its contents have been moved elsewhere.
+
+Erroneous code example:
+
+```
+struct MyStruct { s: u32 }
+```"""
+
+
+@pytest.mark.parametrize(("title", "text", "question", "answer"), [
+    ("List: of(E e1, E e2)", LIST_OF, "What does List.of() do?",
+     "Returns an unmodifiable list containing two elements"),
+    ("rustc: E0382", E0382, "What is E0382 in rustc?",  # rustc --explain E0382 (Rust 1.x)
+     "A variable was used after its contents have been moved elsewhere"),
+    ("CMAKE_ARGC", "Number of command line arguments passed to CMake in script mode.\n",
+     "What is CMAKE_ARGC used for?", "Number of command line arguments passed to CMake in "
+     "script mode"),
+])
+def test_a_reference_entry_is_asked_what_its_one_thing_is(title, text, question, answer):
+    asked = {c.question: c.answer for c in offline.generate("x", text, title=title,
+                                                            max_per_chunk=0)}
+    assert asked.get(question) == answer
+
+
+@pytest.mark.parametrize(("title", "text"), [
+    ("builtin: Details", "Returns the number of bytes in the given string value."),  # words
+    ("rustc: E0382", "This error occurs when a variable is used after a move."),  # points
+    ("rustc: E0382", "See the chapter on ownership for the details of moves."),
+])
+def test_no_lead_question_without_one_thing_or_a_description(title, text):
+    from labeling.synthetic.lead import lead_draft
+    from labeling.synthetic.passage import read_passage
+
+    assert lead_draft(read_passage(text, title)) is None

@@ -38,6 +38,7 @@ from labeling.synthetic.clauses import (
 )
 from labeling.synthetic.facts import acronyms, key_values, tables, times
 from labeling.synthetic.labelled_lists import from_labelled_lists
+from labeling.synthetic.lead import lead_draft
 from labeling.synthetic.passage import Passage, Prose, read_passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.rubric import rubric
@@ -154,7 +155,8 @@ def drafts(text: str, title: str | None = None) -> list[Draft]:
                 focus = Subject(name, name.rstrip("()"), "function")
     found += _structured(passage, topic)
     found += from_labelled_lists(text, title)
-    return found
+    lead = lead_draft(passage)
+    return [lead, *found] if lead is not None else found
 
 
 def _structured(passage: Passage, topic: Subject | None) -> list[Draft]:
