@@ -4,7 +4,8 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of this generator's family (``CURRENT``: round 4's GNU Info and HTML manuals, graded by
 the rule writer from blind sheets; round 4's Perl POD, round 5's CMake help, round 6's Vim
-help and round 7's Javadoc, each graded blind by an independent grader: held out once,
+help, round 7's Javadoc, round 8's Rust error index and round 9's Python Language
+Reference, each graded blind by an independent grader: held out once,
 development data since), every question as it was generated. Not only those the current
 rules still ask: the rules were tuned on these samples, so those questions flatter the
 generator; the report shows both
@@ -57,12 +58,14 @@ GRADED = {
     "round3/readme": "readme", "round3/html": "html", "round4/info": "info",
     "round4/html": "html", "round4/info-2": "info", "round4/html-2": "html",
     "round4/heldout": "pod", "round5/heldout": "cmake", "round6/heldout": "vim",
-    "round7/heldout": "javadoc",
+    "round7/heldout": "javadoc", "round8/heldout": "rustc", "round9/heldout": "pyref",
 }
-HELD_OUT = ("pod", "cmake", "vim", "javadoc")  # kinds first graded as held-out samples
+# kinds first graded as held-out samples
+HELD_OUT = ("pod", "cmake", "vim", "javadoc", "rustc", "pyref")
 CURRENT = ("round4/info", "round4/html", "round4/info-2", "round4/html-2", "round4/heldout",
-           "round5/heldout", "round6/heldout", "round7/heldout")
-KINDS = ("info", "html", "pod", "cmake", "vim", "javadoc")  # the kinds of CURRENT
+           "round5/heldout", "round6/heldout", "round7/heldout", "round8/heldout",
+           "round9/heldout")
+KINDS = ("info", "html", "pod", "cmake", "vim", "javadoc", "rustc", "pyref")  # the kinds of CURRENT
 WITHIN = 0.10  # issue 32's target: each half within 10 points
 C = 1.0
 FLOOR_RATE = 0.2
