@@ -37,7 +37,40 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   and inline literals are read as plain text, directive lines (``.. versionadded::``) are left
   out and their indented content kept.
 
-    python benchmarks/synthetic_corpora.py pydoc|info|readme|html|pod|cmake
+- ``vim`` (held out, issue 32's fourth pass, graded blind by another grader): Vim's help files
+  (the ``*.txt`` of ``/usr/share/vim/vim*/doc``), plain-text reference and user manual in
+  Vim's own help format (``*tag*`` anchors, ``|link|`` references, ``>`` ... ``<`` example
+  blocks, ``'option'`` names), a kind none of the earlier rounds drew; each section (between
+  the ``====`` rules) is cut at blank lines into passages of about 150 words, titled ``file:
+  heading``; anchors are left out, links read as their text, example markers dropped; the
+  version history, to-do list, licence and sponsoring files are left out.
+
+- ``javadoc`` (held out, issue 32's fifth pass, graded blind by another grader): the Javadoc
+  comments of the Java SE API (``java.base``'s ``java.util``, ``java.util.concurrent``,
+  ``java.lang``, ``java.io``, ``java.nio.file``, ``java.time``, ``java.net``, ``java.text``,
+  ``java.math``) in the ``src.zip`` of a JDK installed under ``/usr/lib/jvm``: API reference
+  written as HTML inside source comments with block tags, a kind none of the earlier rounds
+  drew; one comment per declaration that is not private, read as Javadoc renders it (inline
+  tags as their text, HTML as plain text, ``@param``/``@return``/``@throws`` as "Parameters:",
+  "Returns:", "Throws:" lists; ``@see``, ``@since``, ``@author`` and the like left out), cut
+  at blank lines into passages of about 150 words, titled ``Class: member``.
+
+- ``rustc`` (held out, issue 32's sixth pass, graded blind by another grader): the Rust
+  compiler's error index, the explanations ``rustc --explain E0382`` prints for each error code
+  (the ``rustc`` of a toolchain under ``~/.rustup`` or on the path): diagnostic explanations in
+  Markdown with erroneous and fixed code examples, a kind none of the earlier rounds drew; cut
+  at blank lines into passages of about 150 words, titled ``rustc: E0382``; codes without an
+  explanation are left out.
+
+- ``pyref`` (held out, issue 32's seventh pass, graded blind by another grader): the Python
+  Language Reference as CPython ships it for ``help()`` (``pydoc_data.topics``: the sections of
+  the reference manual on statements, expressions, the data model, lexical analysis), a
+  specification manual in prose with grammar productions, a kind none of the earlier rounds
+  drew (round 3's CPython docstrings document modules' functions); each section (a heading with
+  its underline) is cut at blank lines into passages of about 150 words, titled ``Python
+  reference: heading``.
+
+    python benchmarks/synthetic_corpora.py pydoc|info|readme|html|pod|cmake|vim|javadoc|rustc|pyref
 """
 
 from __future__ import annotations
@@ -50,6 +83,9 @@ import importlib
 import json
 import pydoc
 import re
+import shutil
+import subprocess
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -288,9 +324,189 @@ def cmake_rows() -> list[dict]:
     return rows
 
 
+VIM_SKIPPED = re.compile(r"^(?:version\d.*|todo|uganda|sponsor|tags|help)$")
+VIM_RULE = re.compile(r"^={20,}\s*$")
+VIM_TAG = re.compile(r"(?:(?<=\s)|^)\*[^*\s]+\*(?=\s|$)")
+VIM_LINK = re.compile(r"\|([^|\s]+)\|")
+
+
+def vim_plain(line: str) -> str:
+    """A help line as text: anchors left out, links as their text, a trailing ``>`` (an
+    example follows) and a leading ``<`` (it ended) dropped, a ``~`` heading mark dropped."""
+    line = VIM_LINK.sub(r"\1", VIM_TAG.sub("", line)).rstrip()
+    line = re.sub(r"\s>$|^>$", "", line)
+    line = re.sub(r"^<(?=\s|$)", "", line)
+    return re.sub(r"\s~$", "", line).rstrip()
+
+
+def vim_sections(raw: str) -> list[tuple[str, str]]:
+    """(heading, text) of one help file: the sections between ``====`` rules, the first line
+    after a rule is the heading (its anchors left out); the file's own first section (its
+    title line and contents list) is left out."""
+    out = []
+    for section in re.split(r"\n(?:={20,}\s*)\n", raw)[1:]:
+        lines = section.splitlines()
+        if not lines:
+            continue
+        heading = " ".join(vim_plain(lines[0]).split())
+        heading = re.sub(r"^\d+(?:\.\d+)*\.?\s+", "", heading)
+        body = "\n".join(vim_plain(x) for x in lines[1:] if not x.startswith(" vim:"))
+        if heading and body.strip():
+            out.append((heading, body.strip("\n")))
+    return out
+
+
+def vim_rows() -> list[dict]:
+    rows = []
+    for doc_dir in sorted(Path("/usr/share/vim").glob("vim*/doc")):
+        for path in sorted(doc_dir.glob("*.txt")):
+            if VIM_SKIPPED.match(path.stem):
+                continue
+            raw = path.read_text(encoding="utf-8", errors="replace")
+            for s, (heading, body) in enumerate(vim_sections(raw), 1):
+                for i, text in enumerate(paragraphs_to_passages(body), 1):
+                    if len(text.split()) < 25:
+                        continue
+                    rows.append({"id": f"{path.stem}-{s:02d}-{i:02d}", "doc_id": path.stem,
+                                 "title": f"{path.stem}: {heading}", "text": text})
+    return rows
+
+
+JAVA_PACKAGES = ("java/util", "java/util/concurrent", "java/lang", "java/io", "java/nio/file",
+                 "java/time", "java/net", "java/text", "java/math")
+JAVADOC = re.compile(r"/\*\*(.*?)\*/\s*((?:@\w+(?:\([^)]*\))?\s*)*[^;{=]*)", re.S)
+JAVA_INLINE = re.compile(r"\{@(?:code|literal|value|linkplain|link|systemProperty|index)\s+"
+                         r"([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+JAVA_BLOCK_SHOWN = {"param": "Parameters:", "return": "Returns:", "throws": "Throws:",
+                    "exception": "Throws:", "apiNote": "API Note:", "implSpec":
+                    "Implementation Requirements:", "implNote": "Implementation Note:"}
+
+
+def _javadoc_inline(match: re.Match) -> str:
+    body = match.group(1).strip()
+    if match.group(0).startswith(("{@link", "{@linkplain")):
+        target, *label = body.split(None, 1)
+        return " ".join(label).strip() or target.replace("#", ".").lstrip(".")
+    return body
+
+
+def javadoc_plain(comment: str) -> str:
+    """A doc comment as Javadoc renders it, as plain text (see the module docstring)."""
+    lines = [re.sub(r"^\s*\*? ?", "", line) for line in comment.splitlines()]
+    text = re.sub(r"\n@param\s+<\w+>[^\n]*(?:\n(?!@)[^\n]*)*", "", "\n".join(lines))
+    text = JAVA_INLINE.sub(_javadoc_inline, text)
+    text = re.sub(r"(?i)<p\b[^>]*>|</p>", "\n\n", text)
+    text = re.sub(r"(?i)<li\b[^>]*>", "\n- ", text)
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    body, *tags = re.split(r"\n(?=@\w)", text)
+    blocks: dict[str, list[str]] = {}
+    for tag in tags:
+        name, _, rest = tag[1:].partition(" ")
+        label = JAVA_BLOCK_SHOWN.get(name.strip())
+        if label is None:
+            continue
+        rest = " ".join(rest.split())
+        if name in ("param", "throws", "exception"):
+            head, _, tail = rest.partition(" ")
+            rest = f"{head} - {tail}"
+        blocks.setdefault(label, []).append(rest)
+    shown = [body.strip()] + [label + "".join(f"\n  {item}" for item in items)
+                              for label, items in blocks.items()]
+    return "\n\n".join(part for part in shown if part)
+
+
+def _java_member(declaration: str) -> str | None:
+    """The member a declaration names (``add(E e)``, ``class ArrayDeque``, ``MAX_VALUE``), None
+    for a private one."""
+    words = " ".join(re.sub(r"@\w+(?:\([^)]*\))?", "", declaration).split())
+    if not words or words.startswith("private") or " private " in f" {words} ":
+        return None
+    kind = re.search(r"\b(class|interface|enum|record)\s+(\w+)", words)
+    if kind and "(" not in words.split(kind.group(0))[0]:
+        return kind.group(2)
+    call = re.search(r"(\w+)\s*\(([^)]*)\)?", words)
+    if call:
+        return f"{call.group(1)}({' '.join(call.group(2).split())})"
+    return words.split()[-1] if words.split() else None
+
+
+def javadoc_rows() -> list[dict]:
+    rows = []
+    for source in sorted(Path("/usr/lib/jvm").glob("*/lib/src.zip")):
+        if not source.exists():  # a link to a source package not installed
+            continue
+        with zipfile.ZipFile(source) as archive:
+            names = sorted(n for n in archive.namelist() if n.endswith(".java")
+                           and n.rsplit("/", 1)[0] in {f"java.base/{p}" for p in JAVA_PACKAGES})
+            for name in names:
+                cls = Path(name).stem
+                raw = archive.read(name).decode("utf-8", errors="replace")
+                for m, match in enumerate(JAVADOC.finditer(raw), 1):
+                    member = _java_member(match.group(2))
+                    if member is None or "{@inheritDoc}" in match.group(1):
+                        continue
+                    title = cls if member == cls else f"{cls}: {member}"
+                    doc = name.split("/", 1)[1].removesuffix(".java")
+                    for i, text in enumerate(paragraphs_to_passages(
+                            javadoc_plain(match.group(1))), 1):
+                        if len(text.split()) >= 25:
+                            rows.append({"id": f"{doc}-{m:03d}-{i:02d}", "doc_id": doc,
+                                         "title": title, "text": text})
+        break  # one JDK's sources
+    return rows
+
+
+def _rustc() -> str | None:
+    found = sorted(Path.home().glob(".rustup/toolchains/stable-*/bin/rustc"))
+    return str(found[0]) if found else shutil.which("rustc")
+
+
+def rustc_rows() -> list[dict]:
+    rustc = _rustc()
+    if rustc is None:
+        raise SystemExit("rustc: no Rust toolchain found")
+    rows = []
+    for number in range(1, 1000):
+        code = f"E{number:04d}"
+        run = subprocess.run([rustc, "--explain", code], capture_output=True, text=True)
+        if run.returncode != 0 or not run.stdout.strip():
+            continue
+        for i, text in enumerate(paragraphs_to_passages(run.stdout), 1):
+            if len(text.split()) >= 25:
+                rows.append({"id": f"{code}-{i:02d}", "doc_id": code, "title": f"rustc: {code}",
+                             "text": text})
+    return rows
+
+
+PY_UNDERLINE = re.compile(r"^([*=\-~^])\1{2,}\s*$")
+
+
+def pyref_rows() -> list[dict]:
+    from pydoc_data.topics import topics
+
+    rows = []
+    for topic, raw in sorted(topics.items()):
+        lines = raw.splitlines()
+        sections: list[tuple[str, list[str]]] = []
+        for i, line in enumerate(lines):
+            if PY_UNDERLINE.match(line):
+                continue
+            if i + 1 < len(lines) and PY_UNDERLINE.match(lines[i + 1]) and line.strip():
+                sections.append((line.strip(), []))
+            elif sections:
+                sections[-1][1].append(line)
+        for s, (heading, body) in enumerate(sections, 1):
+            for i, text in enumerate(paragraphs_to_passages("\n".join(body).strip("\n")), 1):
+                if len(text.split()) >= 25:
+                    rows.append({"id": f"{topic}-{s:02d}-{i:02d}", "doc_id": topic,
+                                 "title": f"Python reference: {heading}", "text": text})
+    return rows
+
+
 def build(name: str) -> Path:
     rows = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows,
-            "html": html_rows, "pod": pod_rows, "cmake": cmake_rows}[name]()
+            "html": html_rows, "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows,
+            "javadoc": javadoc_rows, "rustc": rustc_rows, "pyref": pyref_rows}[name]()
     out = ROOT / "_data" / name
     out.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -302,7 +518,8 @@ def build(name: str) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", choices=("pydoc", "info", "readme", "html", "pod",
-                                                 "cmake"))
+                                                 "cmake", "vim", "javadoc", "rustc",
+                                                 "pyref"))
     build(parser.parse_args().corpus)
 
 

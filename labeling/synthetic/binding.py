@@ -11,6 +11,7 @@ of a manual page, a definition ("What is a security incident?" from "A security 
 any event ..."), and a how-to whose answer is itself a name (the signature it belongs to). A
 page or module title of no such kind ("coreutils", "json") is where the passage sits, not
 evidence of what a sentence is about.
+A call (``sqrt()``) is a name: its parentheses say so.
 Questions that still point ("such", "this", "another use") or copy an example's framing ("for
 example") are not bound either.
 """
@@ -68,10 +69,12 @@ def is_bound(question: str, names: set[str], topic: Subject | None) -> bool:
         return True
     words = question.rstrip("?").split()
     for i, word in enumerate(words):
-        bare = word.strip(".,;:!?\"'‘’`").rstrip("()")
+        raw = word.strip(".,;:!?\"'‘’`")
+        bare = raw.rstrip("()")
         if not bare or bare.lower() in QUESTION_WORDS:
             continue
-        if is_named(bare) or bare.lower() in names or bare.lower().rstrip("s") in names or (
+        if is_named(bare) or is_named(raw) or bare.lower() in names or (
+            bare.lower().rstrip("s") in names) or (
             i > 0 and bare[:1].isupper() and bare != "I" and bare[1:].islower()
             and words[i - 1].lower() != "i"
         ):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from labeling.synthetic import forms, keywords, reference, screens
+from labeling.synthetic import forms, keywords, reference, screens, subject_checks
 from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.clause_questions import WEAK_VERBS, Found, from_clause, whole
@@ -37,6 +37,8 @@ from labeling.synthetic.clauses import (
     tokenize,
 )
 from labeling.synthetic.facts import acronyms, key_values, tables, times
+from labeling.synthetic.labelled_lists import from_labelled_lists
+from labeling.synthetic.lead import lead_draft
 from labeling.synthetic.passage import Passage, Prose, read_passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.rubric import rubric
@@ -92,10 +94,13 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     names = passage_names(text, title)
     for draft in drafts(text, title):
         draft.answer = text[draft.span[0]:draft.span[1]]
+        draft.question = subject_checks.qualify(draft.question, topic)
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
                 screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
                     draft.question, topic.name if topic is not None else "") or \
-                not _bound(draft.question, draft.answer, names, topic):
+                not _bound(draft.question, draft.answer, names, topic) or \
+                subject_checks.unnamed(draft.question, draft.answer, draft.structured, title,
+                                       topic):
             continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft):
             if question.lower() in seen or screens.ARTEFACTS.search(question):
@@ -149,7 +154,9 @@ def drafts(text: str, title: str | None = None) -> list[Draft]:
                 name = opener.group(1)
                 focus = Subject(name, name.rstrip("()"), "function")
     found += _structured(passage, topic)
-    return found
+    found += from_labelled_lists(text, title)
+    lead = lead_draft(passage)
+    return [lead, *found] if lead is not None else found
 
 
 def _structured(passage: Passage, topic: Subject | None) -> list[Draft]:

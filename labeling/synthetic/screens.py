@@ -12,6 +12,13 @@ SelfLoader load?"), a how-to with a code variable ("the root of $x"), "What happ
 naming no API; answers cut mid-phrase ("... a filepath even"), code fragments ("=
 HTTP::Tiny->can_ssl"), advice where a behaviour was asked ("one should always specify ..."),
 or pointing back ("set these options").
+
+From the Vim help held-out round: a how-to copied from a description with its placeholders
+("How do I place the sign defined as {name} at line {lnum}?"), the reader put in the third
+person's verb ("which file I are editing"), a template fragment as the subject
+("end={end-pattern}"), a question ending on a bare copula ("... if {name} is?"), a definition
+of a single common word ("What is a filter?"), a relative reference ("the opposite command");
+answers that run on past the end of their sentence into the next line.
 """
 
 from __future__ import annotations
@@ -44,7 +51,19 @@ VERSION = re.compile(r"\b(?:as of|since|until|prior to|before|after|from|in)\s+(
 # Note markers read as a term ("What is NB in ...?"), a word doubled ("the the").
 NOTE_OR_DOUBLE = re.compile(r"\b(?:NB|N\.B|TODO|FIXME|XXX)\b|\b(\w+)\s+\1\b", re.I)
 # "How do I calculate the root of $x?": a code variable stands where a thing should be named.
-HOWTO_VARIABLE = re.compile(r"^How (?:do|can|should) I\b.*\s[$@%]\w")
+HOWTO_VARIABLE = re.compile(r"^How (?:do|can|should) I\b.*(?:\s[$@%]\w|\{[\w-]+\}|<[\w-]+>)")
+# "I are", "I has": the reader put where the source's "you" or a third person was.
+READER_AGREEMENT = re.compile(r"\bI (?:are|is|has|does|was not)\b")
+# "What is end={end-pattern} in syntax?": a template as the subject (an option's placeholder in
+# a condition, "if no --type=<type> is given", is how the source names it).
+TEMPLATE = re.compile(r"^What (?:is|are|does|do) (?:the )?\S+=[{<\[]")
+# "... if {name} is?": the complement of a condition's copula cut off (not "what the current
+# language is?", a question inside the question).
+BARE_COPULA = re.compile(r"\b(?:if|when|unless|whether)\s+\S+\s+(?:is|are|was|were|be)\?$")
+# "What is a filter?": one common word defined, with no name to tell which.
+COMMON_WORD_DEFINITION = re.compile(r"^What is (?:a|an) [a-z]+\?$")
+# "the opposite command", "the former": a reference to the text around the sentence.
+RELATIVE = re.compile(r"\b(?:opposite|latter|former|aforementioned|previous|preceding)\b", re.I)
 # An API named: a call, a qualified name, a method, an option, a constant.
 API = re.compile(r"^(?:\w+\(\)|\w+(?:::|\.|->)\w[\w:.>-]*|--?\w[\w-]*|[A-Z][A-Z0-9_]{2,})$")
 # Answers: cut after a word that cannot end a phrase; code; advice; pointing back.
@@ -54,6 +73,7 @@ CODE_ANSWER = re.compile(r"^\s*(?:[=;{}>]|->)|;\s*$|\s=\s")
 ADVICE = re.compile(r"^(?:(?:one|you|users?|the user)\s+)?(?:\w+ly\s+)?(?:should|must|ought to|"
                     r"needs? to|have to)\b", re.I)
 POINTING_BACK = re.compile(r"^(?:\S+\s+){0,2}(?:these|those)\s", re.I)
+RUNS_ON = re.compile(r"[.!?]\s*\n\s*\S")  # past its sentence's end onto the next line
 # Sentence adverbs that only make sense next to the source sentence: "What does BBV also
 # count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
 SENTENCE_ADVERBS = re.compile(r"\b(?:also|now|still|in contrast|however|therefore|thus|"
@@ -76,6 +96,9 @@ def misread(question: str) -> bool:
                 or SENTENCE_ADVERBS.search(question) or PLACEHOLDER.search(question)
                 or VERSION.search(question) or NOTE_OR_DOUBLE.search(question)
                 or HOWTO_VARIABLE.search(question) or verb_for_subject(question)
+                or READER_AGREEMENT.search(question) or TEMPLATE.search(question)
+                or BARE_COPULA.search(question) or COMMON_WORD_DEFINITION.match(question)
+                or RELATIVE.search(question)
                 or preposition_twice(question) or verb_echoes_name(question))
 
 
@@ -84,7 +107,7 @@ def bad_answer(question: str, answer: str) -> bool:
     ("these options"), or advice where a behaviour was asked ("What happens ...?")."""
     words = answer.split()
     return not words or words[-1].lower() in DANGLING or bool(
-        CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
+        CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer) or RUNS_ON.search(answer)
         or POINTING_BACK.search(answer) or (question.startswith(("What happens", "What does"))
                                            and ADVICE.search(answer)))
 

@@ -88,7 +88,8 @@ def term_subject(label: str, heading: str, topic: Subject | None, owner: str = "
     if OPTION.match(label):
         name = option_name(label)
         return Subject(f"the {name} option{of_topic}", name, "option")
-    name = re.split(r"\s*[(,]", label)[0].strip() or label
+    # "linehl={group}": the key, not its placeholder
+    name = re.split(r"\s*[(,]|=[{<\[]", label)[0].strip() or label
     upper_heading = heading.upper()
     if "ERROR" in upper_heading and re.fullmatch(r"[A-Z][A-Z0-9_]+", name):
         return Subject(name, name, "error")

@@ -32,7 +32,10 @@ def _seed(workspace) -> list[int]:
 
 
 def _open(open_app, workspace):
+    """The Review page on the three seeded candidates, the floor at 0 so all three are shown
+    ("What does it get?" scores below the default floor)."""
     ids = _seed(workspace)
+    settings.set_settings(open_workspace(workspace), {"quality_floor": 0.0})
     at = open_app("review")
     at.session_state["annotator"] = "carol"
     return at.run(), ids

@@ -1,0 +1,74 @@
+"""Questions from the labelled lists of API reference: a label line ("Returns:", "Parameters:",
+"Throws:"; "Args:", "Raises:" as Google-style docstrings write them) and the indented items
+under it, each an item name and its description ("e1 - the first element", "timeout: seconds to
+wait") or, under "Returns:", the description alone.
+
+The owner is the member the passage documents, from its title: "List: of(E e1, E e2)" gives
+``List.of()`` (a class, then the member's call; "the TreeSet() constructor" for its own
+name), "strtol(3)" the function ``strtol()``; without
+one, nothing is asked (whose parameter?). The questions, each answered by the item's
+description: "What does List.of() return?", "When does List.of() throw NullPointerException?",
+"What is the e1 parameter of List.of()?".
+"""
+
+from __future__ import annotations
+
+import re
+
+from labeling.synthetic.reference import Draft
+from labeling.synthetic.subject import Subject
+
+LABEL = re.compile(r"(?m)^(?P<label>Returns?|Parameters|Params|Args|Arguments|Throws|Raises|"
+                   r"Exceptions):[ \t]*\n(?P<items>(?:[ \t]+\S[^\n]*(?:\n|$))+)")
+ITEM = re.compile(r"(?m)^[ \t]+(?P<name>[A-Za-z_$][\w.$]*)(?:[ \t]+-[ \t]+|:[ \t]+)"
+                  r"(?P<text>\S[^\n]*)$")
+MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*\(")
+CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+PARAMETER_WORDS = 5
+PARAMETER_NAME = 3  # characters: "a", "c", "e1" name no parameter a person asks about
+FUNCTION_TITLE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\(\d\w*\)")
+
+
+def owner_of(title: str | None) -> str | None:
+    """The member a passage title documents, as a call (see the module docstring)."""
+    title = (title or "").strip()
+    head, _, tail = title.partition(":")
+    member = MEMBER.match(tail.strip())
+    if member and CLASS.match(head.strip()):
+        if member.group("name") == head.strip():
+            return f"the {head.strip()}() constructor"
+        return f"{head.strip()}.{member.group('name')}()"
+    function = FUNCTION_TITLE.match(title)
+    return f"{function.group('name')}()" if function else None
+
+
+def from_labelled_lists(text: str, title: str | None) -> list[Draft]:
+    """Drafts from the labelled lists of ``text`` (passage offsets as answers)."""
+    owner = owner_of(title)
+    if owner is None:
+        return []
+    subject = Subject(owner, owner.removeprefix("the ").split("(")[0], "function")
+    out: list[Draft] = []
+    for block in LABEL.finditer(text):
+        label, start = block.group("label"), block.start("items")
+        items = block.group("items")
+        if label.startswith("Return"):
+            body = items.strip()
+            a = start + items.index(body)
+            out.append(Draft(f"What does {owner} return?", (a, a + len(body)), "what", body,
+                             subject))
+            continue
+        for item in ITEM.finditer(items):
+            if label not in ("Throws", "Raises", "Exceptions") and (
+                    len(item.group("text").split()) < PARAMETER_WORDS
+                    or len(item.group("name")) < PARAMETER_NAME):
+                continue  # "e1 - the first element", "a - the array": nothing to ask
+            span = (start + item.start("text"), start + item.end("text"))
+            name = item.group("name")
+            if label in ("Throws", "Raises", "Exceptions"):
+                question = f"When does {owner} {'raise' if label == 'Raises' else 'throw'} {name}?"
+                kind = "when"
+            else:
+                question, kind = f"What is the {name} parameter of {owner}?", "what"
+            out.append(Draft(question, span, kind, item.group(0).strip(), subject))
+    return out
