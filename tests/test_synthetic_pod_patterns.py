@@ -12,36 +12,20 @@ sentence with its verb blanked ("What can the SelfLoader load?").
 
 from __future__ import annotations
 
-import re
-from functools import cache
-from pathlib import Path
-
 import pytest
 
-from labeling.synthetic import offline
 from labeling.synthetic.subject import topic_of
+from tests import grading_sheets
 
-SHEET = (Path(__file__).resolve().parent.parent / "benchmarks" / "synthetic_grading" / "round4"
-         / "heldout" / "sheet.md")
+ROUND = "round4/heldout"
 
 
-@cache
 def passages() -> dict[str, tuple[str, str]]:
-    """passage id -> (title, text) of the round-4 held-out sheet."""
-    sheet = SHEET.read_text(encoding="utf-8")
-    return {m.group(2): (m.group(1), m.group(3)) for m in re.finditer(
-        r"## (.*?) \((\S+)\)\n\n```\n(.*?)\n```", sheet, re.S)}
+    return grading_sheets.passages(ROUND)
 
 
 def questions(chunk_id: str) -> list[str]:
-    title, text = passages()[chunk_id]
-    return [c.question for c in offline.generate(chunk_id, text, title=title, max_per_chunk=0)]
-
-
-def answers(chunk_id: str) -> dict[str, str]:
-    title, text = passages()[chunk_id]
-    return {c.question: c.answer for c in offline.generate(chunk_id, text, title=title,
-                                                          max_per_chunk=0)}
+    return grading_sheets.questions(ROUND, chunk_id)
 
 
 def test_a_qualified_module_name_is_kept_whole():
