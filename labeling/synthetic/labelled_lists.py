@@ -19,7 +19,7 @@ from labeling.synthetic.reference import Draft
 from labeling.synthetic.subject import Subject
 
 LABEL = re.compile(r"(?m)^(?P<label>Returns?|Parameters|Params|Args|Arguments|Throws|Raises|"
-                   r"Exceptions):[ \t]*\n(?P<items>(?:[ \t]+\S[^\n]*(?:\n|$))+)")
+                   r"Exceptions):[ \t]*\n(?P<items>[ \t]+\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)")
 ITEM = re.compile(r"(?m)^[ \t]+(?P<name>[A-Za-z_$][\w.$]*)(?:[ \t]+-[ \t]+|:[ \t]+)"
                   r"(?P<text>\S[^\n]*)$")
 MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*\(")
