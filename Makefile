@@ -1,6 +1,7 @@
 # Two commands do all setup: `make run` starts the app on the demo workspace (in .venv-run, the
 # base install only), `make test` runs the whole suite (in .venv, with the test extra) and prints
-# the 20 slowest tests. `make test-fast` (under 2 minutes on 2 cores: one pytest-xdist worker per
+# the slowest tests: everything but the browser tests on two pytest-xdist workers (a test file
+# stays on one worker), then the browser tests in one process, against one app server. `make test-fast` (under 2 minutes on 2 cores: one pytest-xdist worker per
 # core, a test file stays on one worker) runs the core tests only:
 # metrics, workspace, files, judging, evaluation, the command line. It leaves out three groups
 # that `make test` runs: `app` (tests/app/, every page through Streamlit's AppTest), `e2e`
@@ -38,7 +39,8 @@ run: $(RUN_STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports pyproject.toml importlinter-runtime.toml
-	$(BIN)/pytest --durations=20
+	$(BIN)/pytest -m "not e2e" -n 2 --dist loadfile --durations=20
+	$(BIN)/pytest -m e2e --durations=10
 
 test-fast: $(STAMP)
 	$(BIN)/pytest -m "not slow and not e2e and not app" -n auto --dist loadfile --durations=10

@@ -32,10 +32,14 @@ def test_mark_the_answer_by_keyboard_and_see_it_in_the_drill_down(
         page, app_server, app_workspace, wait_idle):
     name = f"ev-{uuid.uuid4().hex[:8]}"
     db = store.open_workspace(app_workspace)
-    fresh = db.conn.execute(  # placed chunks no one has judged for the query
+    # Placed chunks no one has judged for the query; not a Markdown table, whose first
+    # "sentence" is the table's source while the drill-down draws its cells (a random draw
+    # picked one once and the comparison below failed).
+    fresh = db.conn.execute(
         "SELECT q.id, c.id FROM queries q, chunks c JOIN chunk_spans p ON p.chunk_id = c.id"
         " WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.query_id = q.id"
-        " AND j.chunk_id = c.id) ORDER BY random() LIMIT 20").fetchall()
+        " AND j.chunk_id = c.id) AND c.text NOT LIKE '%|%' ORDER BY random() LIMIT 20"
+    ).fetchall()
     queue.enqueue_pairs(db, fresh, reason="e2e")
     page.goto(f"{app_server}/label")
     wait_idle(page)
