@@ -94,6 +94,7 @@ def test_a_labelled_list_is_asked_about_its_owner():
     assert owner_of("TreeSet: TreeSet(Comparator<? super E> comparator)") == \
         "the TreeSet() constructor"
     assert owner_of("strtol(3)") == "strtol()"
+    assert owner_of("gzip(1): Options") is None  # a command's page: no member to own a list
     assert owner_of("List") is None and owner_of("builtin: Details") is None
     drafts = {d.question: LIST_OF[d.span[0]:d.span[1]]
               for d in from_labelled_lists(LIST_OF, "List: of(E e1, E e2)")}

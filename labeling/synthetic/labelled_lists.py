@@ -5,8 +5,9 @@ wait") or, under "Returns:", the description alone.
 
 The owner is the member the passage documents, from its title: "List: of(E e1, E e2)" gives
 ``List.of()`` (a class, then the member's call; "the TreeSet() constructor" for its own
-name), "strtol(3)" the function ``strtol()``; without
-one, nothing is asked (whose parameter?). The questions, each answered by the item's
+name), "strtol(3)" the function ``strtol()`` (``subject.topic_of``'s reading of a manual page
+title: "gzip(1)" is a command, which has no parameters to list); without one, nothing is asked
+(whose parameter?). The questions, each answered by the item's
 description: "What does List.of() return?", "When does List.of() throw NullPointerException?",
 "What is the e1 parameter of List.of()?".
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 
 from labeling.synthetic.reference import Draft
-from labeling.synthetic.subject import Subject
+from labeling.synthetic.subject import Subject, topic_of
 
 LABEL = re.compile(r"(?m)^(?P<label>Returns?|Parameters|Params|Args|Arguments|Throws|Raises|"
                    r"Exceptions):[ \t]*\n(?P<items>[ \t]+\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)")
@@ -26,7 +27,6 @@ MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*\(")
 CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 PARAMETER_WORDS = 5
 PARAMETER_NAME = 3  # characters: "a", "c", "e1" name no parameter a person asks about
-FUNCTION_TITLE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\(\d\w*\)")
 
 
 def owner_of(title: str | None) -> str | None:
@@ -38,8 +38,8 @@ def owner_of(title: str | None) -> str | None:
         if member.group("name") == head.strip():
             return f"the {head.strip()}() constructor"
         return f"{head.strip()}.{member.group('name')}()"
-    function = FUNCTION_TITLE.match(title)
-    return f"{function.group('name')}()" if function else None
+    topic = topic_of(title)  # a manual page of a function ("strtol(3)"), not of a command
+    return topic.phrase if topic is not None and topic.kind == "function" else None
 
 
 def from_labelled_lists(text: str, title: str | None) -> list[Draft]:

@@ -23,7 +23,7 @@ from labeling.synthetic.subject_checks import is_code_name
 NOT_A_DESCRIPTION = frozenset("it its this these those they there see note for in if when "
                               "example examples since as you we also here".split())
 KEY_OR_CODE = re.compile(r"^(?=.*[\d_])[A-Za-z][\w.-]*$")
-LEAD_WORDS = (5, 40)
+SENTENCE_WORDS = (5, 40)  # a description's length, in words
 
 
 def entry_question(title: str | None) -> tuple[str, Subject] | None:
@@ -50,7 +50,7 @@ def lead_draft(passage: Passage) -> Draft | None:
     a, b = unit.sentences[0]
     sentence = unit.clean[a:b].strip()
     words = sentence.split()
-    if not LEAD_WORDS[0] <= len(words) <= LEAD_WORDS[1] or not sentence.endswith(".") \
+    if not SENTENCE_WORDS[0] <= len(words) <= SENTENCE_WORDS[1] or not sentence.endswith(".") \
             or words[0].lower().strip(",:") in NOT_A_DESCRIPTION or not words[0][:1].isupper():
         return None
     start, end = unit.raw_span(a, b)
