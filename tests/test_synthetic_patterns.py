@@ -18,7 +18,7 @@ import pytest
 
 from labeling.synthetic import batches, features, offline, review
 from labeling.synthetic.passage import read_passage
-from labeling.synthetic.spans import tidy
+from labeling.synthetic.spans import MAX_RUN_ON, tidy, to_sentence_end
 from labeling.synthetic.text import sentence_bounds, split_sentences
 
 
@@ -223,6 +223,24 @@ def test_a_span_never_ends_inside_brackets_or_quotes():
     quoted = 'Lists the refs, one per line, in the format "<value> <name> [<attr>\n...]".'
     at = quoted.index('"')
     assert quoted[slice(*tidy(quoted, at, at + 8))] == '"<value> <name> [<attr>\n...]"'
+
+
+def test_a_span_runs_to_its_sentence_end_but_not_past_it():
+    # gzip(1), DESCRIPTION: "the named files" is cut before what completes it.
+    text = ("The  gzip  command reduces the size of the named files using Lempel-Ziv\n"
+            "coding (LZ77), e.g. files of text.  Whenever possible, each file is replaced.")
+    start = text.index("the size")
+    end = text.index(" using")
+    assert text[slice(*to_sentence_end(text, start, end))] == (
+        "the size of the named files using Lempel-Ziv\ncoding (LZ77), e.g. files of text")
+    # a span already whole, or ending its line before a list's next item, stays as it is
+    whole = text.index(".  Whenever")
+    assert to_sentence_end(text, start, whole) == (start, whole)
+    item = "  keep - keep the input files\n  force - overwrite output files"
+    assert to_sentence_end(item, 9, item.index("\n")) == (9, item.index("\n"))
+    # one that would have to gain more than MAX_RUN_ON words is not asked
+    long = "It returns the value " + "and more " * MAX_RUN_ON + "words."
+    assert to_sentence_end(long, 11, 20) is None
 
 
 # --- abbreviations and version numbers ---------------------------------------------------------

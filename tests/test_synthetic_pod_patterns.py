@@ -44,7 +44,6 @@ def test_a_qualified_module_name_is_kept_whole():
     ("Test2::API-19-01",  # a capital copied from mid-sentence
      "What does test2_add_callback_post_load() do If Test2 has already finished loading?"),
     ("ExtUtils::Install-15-02", "What does as of 1.37_02 install() support?"),  # a version
-    ("File::Basename-03-03", "What does basename() return?"),  # answer cut mid-phrase
     ("HTTP::Tiny-10-01", "What is $ok used for?"),  # a code fragment as the answer
     ("Unicode::UCD-30-01", "How do I convert from new-style to old-style?"),  # code answer
     ("ExtUtils::Mksymlists-03-03", "What happens when calling Mksymlists?"),  # advice

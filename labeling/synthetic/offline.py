@@ -42,7 +42,7 @@ from labeling.synthetic.lead import lead_draft
 from labeling.synthetic.passage import Passage, Prose, read_passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.rubric import rubric
-from labeling.synthetic.spans import passage_span
+from labeling.synthetic.spans import passage_span, to_sentence_end
 from labeling.synthetic.subject import (
     Subject,
     deictic_fits,
@@ -62,6 +62,7 @@ from labeling.synthetic.words import (
 )
 
 GENERATOR = "offline"
+HAVE_DO = frozenset("be been being has have had do does did".split())
 # A condition about the reader ("if you lose your badge"): only then is advice asked for.
 READER = frozenset("i you your my we our me".split())
 # Imperatives that describe what a function does, not a reader's task.
@@ -93,7 +94,11 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     topic = topic_of(title, read_passage(text, title))
     names = passage_names(text, title)
     for draft in drafts(text, title):
-        draft.answer = text[draft.span[0]:draft.span[1]]
+        span = _whole_sentence(text, draft)
+        if span is None:
+            continue  # an answer cut short that cannot be made whole: not asked
+        draft.span = span
+        draft.answer = text[span[0]:span[1]]
         draft.question = subject_checks.qualify(draft.question, topic)
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
                 screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
@@ -120,6 +125,18 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
             ))
     out.sort(key=lambda c: bool(c.problems))  # stable: well-formed first, text order kept
     return out[:max_per_chunk] if max_per_chunk else out
+
+
+def _whole_sentence(text: str, draft: Draft) -> tuple[int, int] | None:
+    """A phrase answer carried on to the end of its sentence (``spans.to_sentence_end``). Left
+    as they are: a one-word answer (a name, a command, a value), an acronym's expansion (the
+    acronym follows it) and a how-to's means (the rest of the sentence is the task the
+    question already asks)."""
+    span = draft.span
+    if len(text[span[0]:span[1]].split()) < 2 or draft.question.endswith(" stand for?") or \
+            draft.question.startswith(("How do I ", "How can I ")):
+        return span
+    return to_sentence_end(text, *span)
 
 
 def _bound(question: str, answer: str, names: set[str], topic: Subject | None) -> bool:
@@ -282,6 +299,8 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
     if len(main) < 3:
         return []
     cond = render(toks[: comma + 1], text)
+    if not _has_verb(cond[1:]):
+        return []  # "If strict, ...", "If at all possible, ...": no condition to ask about
     if _imperative(main):
         if len(cond) < 4 or not READER.intersection(w.lower() for w in cond):
             return []  # "If n is None, list all counts": what the function does, not advice
@@ -308,6 +327,17 @@ def _condition(toks: list[Tok], text: str, focus: Subject | None
         return [(finish_question(["what", "does", focus.phrase, "do", *cond]), main[0].start,
                  main[-1].end, "what", focus)]
     return []  # "What happens if stream is not specified?": whose stream?
+
+
+def _has_verb(words: list[str]) -> bool:
+    """Whether a condition's words hold a verb: a form of be, have or do, a modal, a known
+    verb, a third-person -s form or a participle."""
+    for word in words:
+        low = word.lower().strip(",")
+        if low in BE | MODALS | HAVE_DO or low in ALL_VERBS or base_form(low) or \
+                re.fullmatch(r"[a-z]{3,}(ed|en|ing)", low):
+            return True
+    return False
 
 
 def _names_its_subject(question: str, focus: Subject | None, topic: Subject | None) -> bool:

@@ -117,8 +117,8 @@ def _context(focus: Subject, topic: Subject | None, words: list[str]) -> list[st
         return []
     if focus.kind == "function" and focus.name.lower() == topic.name.lower():
         return []
-    if topic.name.lower() in " ".join(words).lower():
-        return []
+    if topic.name.lower() in " ".join(words).lower() or len(topic.name.split()) > 1:
+        return []  # named already, or a title phrase ("with Python reference") is no API
     return ["with", topic.name]
 
 

@@ -42,9 +42,10 @@ NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not
 POINTING_ANSWER = re.compile(r"\b(?:the following|as follows|like this|shown below|see below)\b|"
                              r":\s*$", re.I)
 # "What is The Named?", "What is 2:2,3c 3:4,5c The named?": a sentence's capital inside.
-# "What does x() do If Test2 ...?": a sentence-initial capital copied from mid-sentence.
+# "What does x() do If Test2 ...?", "What is As SO_SNDBUF?": a sentence-initial capital
+# copied from mid-sentence.
 INNER_ARTICLE = re.compile(r"\s(?:The|A|An|If|When|Unless|While|Whether|This|These|Those|It|"
-                           r"Its|Then|Otherwise|Also|Note)\s")
+                           r"Its|Then|Otherwise|Also|Note|As|Since|Because|Although|Once)\s")
 # Version and change-log fragments: "as of 1.37_02", "since version 3.2", "added in v0.20".
 VERSION = re.compile(r"\b(?:as of|since|until|prior to|before|after|from|in)\s+(?:version\s+|"
                      r"v)?\d+(?:[._]\d+)+|\bversion\s+\d|\bv\d+\.\d", re.I)
@@ -63,7 +64,8 @@ BARE_COPULA = re.compile(r"\b(?:if|when|unless|whether)\s+\S+\s+(?:is|are|was|we
 # "What is a filter?": one common word defined, with no name to tell which.
 COMMON_WORD_DEFINITION = re.compile(r"^What is (?:a|an) [a-z]+\?$")
 # "the opposite command", "the former": a reference to the text around the sentence.
-RELATIVE = re.compile(r"\b(?:opposite|latter|former|aforementioned|previous|preceding)\b", re.I)
+RELATIVE = re.compile(r"\b(?:opposite|latter|former|aforementioned|previous|preceding)\b|"
+                      r"\b(?:this|these|those)\s+[a-z]", re.I)
 # An API named: a call, a qualified name, a method, an option, a constant.
 API = re.compile(r"^(?:\w+\(\)|\w+(?:::|\.|->)\w[\w:.>-]*|--?\w[\w-]*|[A-Z][A-Z0-9_]{2,})$")
 # Answers: cut after a word that cannot end a phrase; code; advice; pointing back.
