@@ -42,6 +42,9 @@ from labeling.synthetic import batches, review  # noqa: E402
 from labeling.workspace.grading import init_workspace  # noqa: E402
 
 GRADING = ROOT / "synthetic_grading"
+import synthetic_corpora  # noqa: E402
+
+CORPORA = tuple(synthetic_corpora.BUILDERS)
 CORPUS = ROOT / "_data" / "manpages"
 
 
@@ -57,8 +60,6 @@ def sample(folder: Path, passages: int, seed: int, corpus: str = "manpages") -> 
 
         manpage_corpus.build(CORPUS, 24, 10, 120)
     elif not chunks.exists():
-        import synthetic_corpora
-
         synthetic_corpora.build(corpus)
     digest = hashlib.sha256(chunks.read_bytes()).hexdigest()
     path = data / "workspace.db"
@@ -231,9 +232,7 @@ def main() -> None:
     one.add_argument("--round", required=True, help="folder name under synthetic_grading")
     one.add_argument("--passages", type=int, default=80)
     one.add_argument("--seed", type=int, default=2026)
-    one.add_argument("--corpus", default="manpages",
-                     choices=("manpages", "pydoc", "info", "readme", "html", "pod",
-                              "cmake"))
+    one.add_argument("--corpus", default="manpages", choices=("manpages", *CORPORA))
     two = sub.add_parser("figures", help="accept rates by quality half from grades.tsv")
     two.add_argument("--round", nargs="*", help="round folders (default: all)")
     three = sub.add_parser("calibration", help="issue 32 figures of graded folders")

@@ -7,7 +7,9 @@ code or key after the page's name ("rustc: E0382" -> "What is E0382 in rustc?",
 "StandardSocketOptions: SO_REUSEADDR"), or a title that is itself a name written as code
 ("CMAKE_ARGC" -> "What is CMAKE_ARGC used for?"). A heading of words ("builtin: Details", "gzip(1):
 Options") names no one thing: nothing is asked. The sentence must describe, not point: one
-that opens on a pronoun, a pointer ("See", "Note") or a condition is not a description.
+that opens on a pronoun, a pointer ("See", "Note") or a condition is not a description, nor
+one with a modal in its first words ("Parameter 'verbosity' should be set ...") or one that
+opens on the key it is asked about without defining it ("DES3 has a key size of ...").
 """
 
 from __future__ import annotations
@@ -19,11 +21,33 @@ from labeling.synthetic.passage import Passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.subject import Subject
 from labeling.synthetic.subject_checks import is_code_name
+from labeling.synthetic.words import MODALS
 
 NOT_A_DESCRIPTION = frozenset("it its this these those they there see note for in if when "
                               "example examples since as you we also here".split())
 KEY_OR_CODE = re.compile(r"^(?=.*[\d_])[A-Za-z][\w.-]*$")
 SENTENCE_WORDS = (5, 40)  # a description's length, in words
+# Verbs that define what their subject is: "DES3 is ..." defines, "DES3 has a key size of ..."
+# tells one fact about it.
+DEFINING = frozenset("is are represents means denotes stands names specifies defines "
+                     "describes refers holds identifies".split())
+
+
+def describes(words: list[str], subject: Subject) -> bool:
+    """Whether a lead sentence's ``words`` describe ``subject``: no modal in its first words (a
+    rule about something else: "Parameter 'verbosity' should be set ..."), and, for a key or a
+    term (asked "What is X?"), the name, when the sentence opens on it, followed by a
+    defining verb."""
+    low = [w.lower().strip(",;:()'\"\u2018\u2019`") for w in words]
+    if any(w in MODALS for w in low[:4]):
+        return False
+    if subject.kind == "function":
+        return True
+    name = subject.name.lower()
+    if name in low[:3]:
+        at = low.index(name)
+        return at + 1 < len(low) and low[at + 1] in DEFINING
+    return True
 
 
 def entry_question(title: str | None) -> tuple[str, Subject] | None:
@@ -53,8 +77,10 @@ def lead_draft(passage: Passage) -> Draft | None:
     if not SENTENCE_WORDS[0] <= len(words) <= SENTENCE_WORDS[1] or not sentence.endswith(".") \
             or words[0].lower().strip(",:") in NOT_A_DESCRIPTION or not words[0][:1].isupper():
         return None
+    question, subject = entry
+    if not describes(words, subject):
+        return None
     start, end = unit.raw_span(a, b)
     text = passage.text[start:end].rstrip()
     end = start + len(text) - (1 if text.endswith(".") else 0)
-    question, subject = entry
     return Draft(question, (start, end), "what", sentence, subject)

@@ -123,8 +123,26 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
                 structured=draft.structured,
                 problems=rubric(question, draft.sentence, form=form),
             ))
+    out = _one_return_question(out)
     out.sort(key=lambda c: bool(c.problems))  # stable: well-formed first, text order kept
     return out[:max_per_chunk] if max_per_chunk else out
+
+
+def _one_return_question(found: list[Candidate]) -> list[Candidate]:
+    """Without "What does X return?" (and its query "X return value") when "What does X do?"
+    is answered by what X returns ("Returns the unbiased exponent ..."): the same question
+    twice, the lead sentence's answer usually the fuller."""
+    returning = {c.question.removeprefix("What does ").removesuffix(" do?") for c in found
+                 if c.question.startswith("What does ") and c.question.endswith(" do?")
+                 and c.answer.lower().startswith("return")}
+
+    def asks_return(question: str) -> bool:
+        if question.startswith("What does ") and question.endswith(" return?"):
+            return question.removeprefix("What does ").removesuffix(" return?") in returning
+        return question.endswith(" return value") and \
+            question.removesuffix(" return value") + "()" in returning
+
+    return [c for c in found if not asks_return(c.question)]
 
 
 def _whole_sentence(text: str, draft: Draft) -> tuple[int, int] | None:

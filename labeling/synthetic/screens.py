@@ -108,7 +108,7 @@ def bad_answer(question: str, answer: str) -> bool:
     """Whether ``answer`` is cut mid-phrase, a code fragment, a word doubled, pointing back
     ("these options"), or advice where a behaviour was asked ("What happens ...?")."""
     words = answer.split()
-    return not words or words[-1].lower() in DANGLING or bool(
+    return not words or words[-1].lower() in DANGLING or restates(question, answer) or bool(
         CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer) or RUNS_ON.search(answer)
         or POINTING_BACK.search(answer) or (question.startswith(("What happens", "What does"))
                                            and ADVICE.search(answer)))
@@ -122,6 +122,43 @@ def happens_unnamed(question: str, topic: str) -> bool:
         return False
     words = [w.strip("?,;:") for w in match.group(1).split()]
     return not any(API.match(w) or (topic and w == topic) for w in words)
+
+
+# Words an answer may add to a question's words and still say nothing new ("the local
+# date-time, not null" for the localDateTime parameter; "a callable object" returned by
+# privilegedCallable()).
+NOTHING_NEW = frozenset("a an the this that these those to be is are of for in on by with from "
+                        "as not null non true false otherwise if object objects value values "
+                        "new given specified return returns returned it its or and".split())
+
+
+def name_parts(text: str) -> set[str]:
+    """The words of ``text`` but ``NOTHING_NEW``, names split at case changes and underscores
+    (``localDateTime`` -> local, date, time), a plural or past ending dropped."""
+    out = set()
+    for token in re.findall(r"[A-Za-z][A-Za-z0-9_]*", text):
+        for part in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", token.replace("_", " ")):
+            part = part.lower()
+            if part in NOTHING_NEW or len(part) < 2:
+                continue
+            for ending in ("ing", "ed", "es", "s", "d"):
+                if part.endswith(ending) and len(part) - len(ending) >= 3:
+                    part = part[:-len(ending)]
+                    break
+            out.add(part)
+    return out
+
+
+def restates(question: str, answer: str) -> bool:
+    """Whether a what-question's answer only says again what the question names, adding at
+    most one word of its own ("What does ThreadPoolExecutor.getTaskCount() return?" -> "the
+    number of tasks"). Not for options, numbers, conditions ("... do if the input is
+    invalid?" -> "nothing is returned") or one-word answers."""
+    if not (question.startswith("What ") or question.endswith(" return value")) or \
+            len(answer.split()) < 2 or re.search(r"\d", answer) or re.search(
+                r"(?:^|\s)--?\w|\b(?:if|when|unless)\b", question):
+        return False
+    return len(name_parts(answer) - name_parts(question)) <= 1
 
 
 def verb_echoes_name(question: str) -> bool:

@@ -1,0 +1,67 @@
+"""The offline generator against the rejects of issue 32's round-10 development samples, graded
+blind by independent graders: Javadoc of the Java SE API and GNU Info manuals
+(``benchmarks/synthetic_grading/round10``), passages read from the committed sheets.
+
+- an answer that only says again what the question names is trivial ("What does
+  ThreadPoolExecutor.getTaskCount() return?" -> "the number of tasks"; the localDateTime
+  parameter -> "the local date-time, not null");
+- "What does X do?" answered "Returns ..." and "What does X return?" are the same question;
+- a lead sentence that does not define the key it is asked about ("DES3 has a key size of
+  ...") or states a rule about something else ("Parameter 'verbosity' should be set ...").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from labeling.synthetic import screens
+from tests import grading_sheets
+
+JAVADOC = "round10/javadoc"
+INFO = "round10/info"
+
+
+@pytest.mark.parametrize(("chunk_id", "trivial"), [
+    ("java/util/concurrent/ThreadPoolExecutor-071-01",
+     "What does ThreadPoolExecutor.getTaskCount() return?"),
+    ("java/time/ZonedDateTime-016-01",
+     "What is the localDateTime parameter of ZonedDateTime.ofStrict()?"),
+    ("java/util/concurrent/Executors-024-01", "What does Executors.privilegedCallable() return?"),
+    ("java/math/BigInteger-146-01", "What does BigInteger.longValue() return?"),
+    ("java/util/Vector-030-01", "What is the obj parameter of Vector.addElement()?"),
+])
+def test_an_answer_that_restates_the_question_is_not_asked(chunk_id: str, trivial: str):
+    assert trivial not in grading_sheets.questions(JAVADOC, chunk_id)
+
+
+def test_what_restates_is_told_from_what_informs():
+    assert screens.restates("What does ThreadPoolExecutor.getTaskCount() return?",
+                            "the number of tasks")
+    assert not screens.restates("What does ThreadPoolExecutor.getTaskCount() do?",
+                                "Returns the approximate total number of tasks that have ever "
+                                "been scheduled for execution")
+    # a condition's short answer, a number and a one-word answer say something
+    assert not screens.restates("What does dec_str_to_dec_str() do if the input is invalid?",
+                                "nothing is returned")
+    assert not screens.restates("What is the DES3 block size?", "the same as DES_BLOCK_SIZE, 8")
+    assert not screens.restates("What does byte2line() return?", "line")
+
+
+@pytest.mark.parametrize(("chunk_id", "name"), [
+    ("java/lang/Math-098-01", "Math.getExponent"),
+    ("java/net/DatagramPacket-012-01", "DatagramPacket.getLength"),
+])
+def test_what_a_method_returns_is_asked_once(chunk_id: str, name: str):
+    asked = grading_sheets.answers(JAVADOC, chunk_id)
+    assert asked[f"What does {name}() do?"].startswith("Returns")
+    assert f"What does {name}() return?" not in asked
+    assert f"{name} return value" not in asked
+
+
+@pytest.mark.parametrize(("chunk_id", "rejected"), [
+    ("nettle:DES3-02", "What is DES3 in nettle?"),  # "DES3 has a key size of 168 bits"
+    ("bzip2:BZ2_bzCompressInit-03", "What is BZ2_bzCompressInit in bzip2?"),  # "should be"
+])
+def test_a_lead_sentence_that_does_not_define_its_key_is_not_asked(chunk_id: str,
+                                                                   rejected: str):
+    assert rejected not in grading_sheets.questions(INFO, chunk_id)
