@@ -179,7 +179,8 @@ def test_prompts_output_and_example_commands_are_not_prose():
 def test_questions_come_from_prose_with_markup_stripped():
     found = questions(MEAN, "statistics: mean")
     assert "What does mean() do if data is empty?" in found  # ``data`` without its quotes
-    assert found["What does mean() return?"].answer == "the sample arithmetic mean of data"
+    assert found["What does mean() do?"].answer == "Return the sample arithmetic mean of data"
+    assert "What does mean() return?" not in found  # the same question, asked once
     for question in [*found, *questions(CLEAR, "clear(1): History")]:
         assert not re.search(r">>>|\$\{|2>|``|/dev/null", question), question
 
@@ -313,3 +314,39 @@ def test_a_repeated_paragraph_yields_one_question_and_is_marked(repeated_db):
     assert (other["features"].map(lambda f: f["repeated"]) == 0.0).all()
     assert features.paragraph_key("Display  help\ntext and exit.") == features.paragraph_key(
         "Display help text and exit.")
+
+
+# --- what a name is used for, what a signature does ---------------------------------------------
+
+# Vim 9.0 runtime/doc/diff.txt, "Diff options" (as benchmarks/synthetic_corpora.py vim reads it).
+VIM_DIFF = ('The "-a" argument is used to force comparing the files as text, comparing as\n'
+            'binaries isn\'t useful.  The "--binary" argument makes the files read in binary\n'
+            "mode, so that a CTRL-Z doesn't end the text on DOS.\n")
+# CMake 3.25 Help/variable/CMAKE_INSTALL_NAME_DIR.rst.
+INSTALL_NAME_DIR = ("Directory name for installed targets on Apple platforms.\n\n"
+                    "CMAKE_INSTALL_NAME_DIR is used to initialize the\n"
+                    "INSTALL_NAME_DIR property on all targets.  See that target\n"
+                    "property for more information.\n")
+# Vim 9.0 runtime/doc/builtin.txt: a function's signature and its description, as
+# benchmarks/synthetic_corpora.py vim reads it (anchors left out, links as their text).
+MAPNEW = ("mapnew({expr1}, {expr2})\n"
+          "\t\tLike map() but instead of replacing items in {expr1} a new\n"
+          "\t\tList or Dictionary is created and returned.  {expr1} remains\n"
+          "\t\tunchanged.  Items can still be changed by {expr2}, if you\n"
+          "\t\tdon't want that use deepcopy() first.\n")
+
+
+def test_what_a_name_written_as_code_is_used_for_is_asked():
+    found = questions(VIM_DIFF, "diff: Diff options")
+    assert found["What is the -a option of diff used for?"].answer.startswith(
+        "to force comparing the files as text")
+    assert questions(INSTALL_NAME_DIR, "CMAKE_INSTALL_NAME_DIR")[
+        "What is CMAKE_INSTALL_NAME_DIR used for?"].answer == (
+        "Directory name for installed targets on Apple platforms")
+
+
+def test_a_function_is_asked_what_it_does_from_the_sentence_under_its_signature():
+    found = questions(MAPNEW, "builtin: Details")
+    assert " ".join(found["What does mapnew() do?"].answer.split()).startswith(
+        "Like map() but instead of replacing items in {expr1} a new List or Dictionary is "
+        "created and returned")

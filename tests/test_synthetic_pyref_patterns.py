@@ -7,7 +7,8 @@ committed blind sheets (``tests/grading_sheets.py``).
 What the grader rejected, and what is tested here:
 - answers cut before what completes them ("a copy of the string" of "... where all tab
   characters are replaced"; "an object" of "an object's type"): an answer runs on to the end
-  of its sentence, never into the next item of a list;
+  of its sentence, never into the next item of a list; what a method returns is asked once,
+  as what it does, answered by the whole first sentence under its signature;
 - how-tos with the title's words appended ("... with Python reference?");
 - conditions with no verb ("What does str.encode() do if strict?");
 - a capital copied from mid-sentence ("What is As SO_SNDBUF?"), a pointing phrase ("related
@@ -30,24 +31,33 @@ def answer(folder: str, chunk_id: str, question: str) -> str:
 
 
 @pytest.mark.parametrize(("folder", "chunk_id", "question", "ending"), [
-    (PYREF, "string-methods-01-05", "What does str.find() return?",
-     'where substring *sub* is found within the slice "s[start:end]"'),
-    (PYREF, "string-methods-01-12", "What does str.replace() return?",
-     "all occurrences of substring *old* replaced by *new*"),
-    (PYREF, "string-methods-01-19", "What does str.upper() return?",
-     "all the cased characters [4] converted to uppercase"),
-    (PYREF, "string-methods-01-04", "What does str.expandtabs() return?",
-     "depending on the current column and the given tab size"),
     (PYREF, "objects-01-01", "What does the type() function return?",
      "an object\u2019s type (which is an object itself)"),
-    ("round6/heldout", "builtin-02-184", "What does remote_peek() return?",
-     "a positive number if there are available strings from {serverid}"),
+    (PYREF, "sequence-types-01-05", "What should object.__iter__() return?",
+     "a new iterator object that can iterate over all the objects in the container"),
+    ("round7/heldout", "java/lang/Double-001-03", "What does compareTo define for comparisons?",
+     "considered greater than positive infinity"),
     ("round4/heldout", "File::Basename-03-03", "What does basename() return?",
      "even if the last level is clearly directory"),
 ])
 def test_an_answer_runs_to_the_end_of_its_sentence(folder: str, chunk_id: str, question: str,
                                                    ending: str):
     assert answer(folder, chunk_id, question).endswith(ending)
+
+
+@pytest.mark.parametrize(("chunk_id", "name", "description"), [
+    ("string-methods-01-05", "str.find",
+     'Return the lowest index in the string where substring *sub* is found within the slice '
+     '"s[start:end]"'),
+    ("string-methods-01-04", "str.expandtabs",
+     "Return a copy of the string where all tab characters are replaced by one or more spaces, "
+     "depending on the current column and the given tab size"),
+])
+def test_a_method_is_asked_what_it_does_answered_by_its_first_sentence(chunk_id: str,
+                                                                       name: str,
+                                                                       description: str):
+    assert answer(PYREF, chunk_id, f"What does {name}() do?") == description
+    assert f"What does {name}() return?" not in grading_sheets.questions(PYREF, chunk_id)
 
 
 def test_an_answer_stops_before_the_next_item_of_its_list():

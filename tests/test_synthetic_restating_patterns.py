@@ -65,3 +65,32 @@ def test_what_a_method_returns_is_asked_once(chunk_id: str, name: str):
 def test_a_lead_sentence_that_does_not_define_its_key_is_not_asked(chunk_id: str,
                                                                    rejected: str):
     assert rejected not in grading_sheets.questions(INFO, chunk_id)
+
+
+def test_a_lead_sentence_about_another_name_is_not_asked():
+    # Javadoc: "UNSUPPORTED This interface is intended to be package-private ..." (a marker
+    # in upper case opens the comment); graded a wrong span as "LiveStackFrame PrimitiveSlot"
+    asked = grading_sheets.questions(JAVADOC, "java/lang/LiveStackFrame-005-01")
+    assert not [q for q in asked if "PrimitiveSlot" in q]
+
+
+@pytest.mark.parametrize(("folder", "chunk_id", "rejected"), [
+    # a later passage of an entry: "To reference the installation prefix itself ..."
+    ("round11/cmake", "command/set_property-01-03", "What is set_property used for?"),
+    # "The script uses find to capture the paths ...": a clause about another subject
+    ("round5/heldout", "variable/CTEST_COVERAGE_COMMAND-01-02",
+     "What is CTEST_COVERAGE_COMMAND used for?"),
+])
+def test_a_title_is_not_asked_what_it_is_used_for_from_a_sentence_about_something_else(
+        folder: str, chunk_id: str, rejected: str):
+    assert rejected not in grading_sheets.questions(folder, chunk_id)
+
+
+@pytest.mark.parametrize(("folder", "chunk_id", "kept"), [
+    ("round5/heldout", "variable/CMAKE_ARGC-01-01", "What is CMAKE_ARGC used for?"),
+    ("round11/cmake", "prop_tgt/COMPILE_FLAGS-01-01", "What is COMPILE_FLAGS used for?"),
+])
+def test_a_title_is_asked_what_it_is_used_for_from_its_lead_sentence(folder: str,
+                                                                     chunk_id: str,
+                                                                     kept: str):
+    assert kept in grading_sheets.questions(folder, chunk_id)

@@ -48,14 +48,22 @@ def test_a_rejected_question_is_no_longer_asked(chunk_id, rejected):
 
 @pytest.mark.parametrize(("chunk_id", "accepted"), [
     ("terminal-01-07", "What does the ++noclose option do?"),
-    ("builtin-02-155", "What does menu_info() do when {mode} is omitted?"),
-    ("sign-03-05", "What does sign_jump() do if {group} is an empty string?"),
     ("usr_40-03-04", "How do I delete an autocommand?"),
     ("usr_45-01-01", "How do I see what the current language is?"),
-    ("builtin-02-17", "What does byte2line() return?"),
+    ("builtin-02-17", "What does byte2line() do?"),  # graded as "... return?": asked once
 ])
 def test_an_accepted_question_from_the_same_sheet_is_still_asked(chunk_id, accepted):
     assert accepted in questions(chunk_id)
+
+
+@pytest.mark.parametrize(("chunk_id", "with_placeholder"), [
+    ("builtin-02-155", "What does menu_info() do when {mode} is omitted?"),
+    ("sign-03-05", "What does sign_jump() do if {group} is an empty string?"),
+])
+def test_a_question_with_a_placeholder_is_not_asked(chunk_id, with_placeholder):
+    # accepted by this round's grader, rejected as unnatural 6 times of 6 by round 11's (13 of
+    # 19 such questions over all rounds): the help's {name} is not what a reader types
+    assert with_placeholder not in questions(chunk_id)
 
 
 def test_an_answer_running_past_its_sentence_is_not_used():

@@ -16,40 +16,20 @@ from __future__ import annotations
 
 import re
 
+from labeling.synthetic import screens
+from labeling.synthetic.clauses import base_form
+from labeling.synthetic.descriptions import describes, is_description
 from labeling.synthetic.labelled_lists import owner_of
 from labeling.synthetic.passage import Passage
 from labeling.synthetic.reference import Draft
 from labeling.synthetic.subject import Subject
 from labeling.synthetic.subject_checks import is_code_name
-from labeling.synthetic.words import MODALS
+from labeling.synthetic.words import BE
 
-NOT_A_DESCRIPTION = frozenset("it its this these those they there see note for in if when "
-                              "example examples since as you we also here".split())
+# Files that are documents about a package, named in titles like code ("README.Debian").
+DOCUMENT_FILE = re.compile(r"(?i)^(?:readme|copying|licen[cs]e|news|changes|changelog|install|"
+                           r"todo|authors|thanks|faq|history|notice)(?:[._-][\w.-]*)?$")
 KEY_OR_CODE = re.compile(r"^(?=.*[\d_])[A-Za-z][\w.-]*$")
-SENTENCE_WORDS = (5, 40)  # a description's length, in words
-# Verbs that define what their subject is: "DES3 is ..." defines, "DES3 has a key size of ..."
-# tells one fact about it.
-DEFINING = frozenset("is are represents means denotes stands names specifies defines "
-                     "describes refers holds identifies".split())
-
-
-def describes(words: list[str], subject: Subject) -> bool:
-    """Whether a lead sentence's ``words`` describe ``subject``: no modal in its first words (a
-    rule about something else: "Parameter 'verbosity' should be set ..."), and, for a key or a
-    term (asked "What is X?"), the name, when the sentence opens on it, followed by a
-    defining verb."""
-    low = [w.lower().strip(",;:()'\"\u2018\u2019`") for w in words]
-    if any(w in MODALS for w in low[:4]):
-        return False
-    if subject.kind == "function":
-        return True
-    name = subject.name.lower()
-    if name in low[:3]:
-        at = low.index(name)
-        return at + 1 < len(low) and low[at + 1] in DEFINING
-    return True
-
-
 def entry_question(title: str | None) -> tuple[str, Subject] | None:
     """The question a title's one thing gets, and that thing (see the module docstring)."""
     title = (title or "").strip()
@@ -57,11 +37,26 @@ def entry_question(title: str | None) -> tuple[str, Subject] | None:
     if owner is not None:
         return f"What does {owner} do?", Subject(owner, owner.removeprefix("the "), "function")
     head, colon, tail = (part.strip() for part in title.partition(":"))
-    if colon and " " not in head and (KEY_OR_CODE.match(tail) or is_code_name(tail)):
+    if DOCUMENT_FILE.match(tail or title):
+        return None  # "vim: README.Debian": a document, not a thing its first sentence defines
+    if colon and " " not in head and (KEY_OR_CODE.match(tail) or is_code_name(tail)) \
+            and not screens.SECTION_LABEL.match(tail):
         return f"What is {tail} in {head}?", Subject(tail, tail, "key")
     if not colon and " " not in title and is_code_name(title):
         return f"What is {title} used for?", Subject(title, title, "term")
     return None
+
+
+def _purpose(words: list[str]) -> bool:
+    """Whether a sentence can say what a name is for: a noun phrase or an instruction
+    ("Number of command line arguments ...", "Specify verbosity of ..."), not a purpose clause
+    ("To reference the installation prefix ...") nor a clause about another subject ("The
+    script uses find to capture ...": a later passage of the entry)."""
+    low = [w.lower() for w in words]
+    if low[0] == "to":
+        return False
+    return not (low[0] in ("the", "a", "an") and any(
+        w in BE or base_form(w) for w in low[2:4]))
 
 
 def lead_draft(passage: Passage) -> Draft | None:
@@ -73,12 +68,11 @@ def lead_draft(passage: Passage) -> Draft | None:
     unit = passage.prose[0]
     a, b = unit.sentences[0]
     sentence = unit.clean[a:b].strip()
-    words = sentence.split()
-    if not SENTENCE_WORDS[0] <= len(words) <= SENTENCE_WORDS[1] or not sentence.endswith(".") \
-            or words[0].lower().strip(",:") in NOT_A_DESCRIPTION or not words[0][:1].isupper():
+    if not is_description(sentence):
         return None
     question, subject = entry
-    if not describes(words, subject):
+    if not describes(sentence.split(), subject) or (
+            question.endswith(" used for?") and not _purpose(sentence.split())):
         return None
     start, end = unit.raw_span(a, b)
     text = passage.text[start:end].rstrip()

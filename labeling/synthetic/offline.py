@@ -52,6 +52,7 @@ from labeling.synthetic.subject import (
     name_deictics,
     topic_of,
 )
+from labeling.synthetic.used_for import used_for_drafts
 from labeling.synthetic.words import (
     ALL_VERBS,
     BE,
@@ -190,6 +191,7 @@ def drafts(text: str, title: str | None = None) -> list[Draft]:
                 focus = Subject(name, name.rstrip("()"), "function")
     found += _structured(passage, topic)
     found += from_labelled_lists(text, title)
+    found += used_for_drafts(passage, topic)
     lead = lead_draft(passage)
     return [lead, *found] if lead is not None else found
 

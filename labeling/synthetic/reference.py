@@ -22,6 +22,7 @@ from labeling.synthetic.clauses import (
     third_person,
     tokenize,
 )
+from labeling.synthetic.descriptions import describes, is_description
 from labeling.synthetic.lines import COMMON_HEADINGS
 from labeling.synthetic.passage import Passage, Prose
 from labeling.synthetic.spans import passage_span
@@ -211,6 +212,19 @@ def from_term(passage: Passage, unit: Prose, topic: Subject | None) -> list[Draf
 # Instructions
 
 
+def _signature_description(unit: Prose, a: int, b: int, focus: Subject | None) -> list[Draft]:
+    """The first sentence under a function's signature, when it describes the function: "What
+    does mapnew() do?" answered by "Like map() but instead of replacing items ... a new List or
+    Dictionary is created and returned" (``labeling.synthetic.descriptions``)."""
+    sentence = unit.clean[a:b].strip()
+    if focus is None or focus.kind != "function" or not is_description(sentence) or \
+            not describes(sentence.split(), focus):
+        return []
+    end = b - 1 if unit.clean[b - 1] == "." else b
+    return [Draft(f"What does {focus.phrase} do?", unit.raw_span(a, end), "what", sentence,
+                  focus)]
+
+
 def _imperative(unit: Prose, toks: list[Tok], sentence: str, focus: Subject | None,
                 topic: Subject | None, *, answer: tuple[int, int] | None) -> list[Draft]:
     """A reference imperative about ``focus``: "Return X" -> "What does <focus> return?";
@@ -385,6 +399,7 @@ def from_passage(passage: Passage, topic: Subject | None) -> list[Draft]:
                 continue
             if index == 0 and unit.signature and unit.first_of_signature and not unit.term:
                 answer = unit.signature_span
+                out += _signature_description(unit, a, b, focus)
                 out += _imperative(unit, [t for t in toks if not t.paren], unit.clean[a:b],
                                    focus, topic, answer=answer)
             out += from_purpose(unit, a, b, focus, topic)

@@ -1,0 +1,60 @@
+"""Whether a sentence describes the one thing a question asks about: the lead sentence of a
+reference entry ("Returns an unmodifiable list containing two elements." for ``List.of()``),
+the first sentence under a function's signature ("Like map() but ... a new List is created").
+
+Not a description: a sentence too short or too long, one that opens on a pronoun, a pointer
+("See", "Note") or a condition, one with a modal in its first words (a rule about something
+else: "Parameter 'verbosity' should be set ..."), one whose subject is another name written as
+code ("The LINK_OPTIONS property is used ..." under another title), and, for a key or a term
+(asked "What is X?"), one that opens on the name without a defining verb ("DES3 has a key
+size of 168 bits": one fact, not what DES3 is).
+"""
+
+from __future__ import annotations
+
+from labeling.synthetic import screens
+from labeling.synthetic.subject import Subject
+from labeling.synthetic.subject_checks import is_code_name
+from labeling.synthetic.words import MODALS
+
+NOT_A_DESCRIPTION = frozenset("it its this these those they there see note for in if when "
+                              "example examples since as you we also here".split())
+SENTENCE_WORDS = (5, 40)  # a description's length, in words
+# Verbs that define what their subject is: "DES3 is ..." defines, "DES3 has a key size of ..."
+# tells one fact about it.
+DEFINING = frozenset("is are represents means denotes stands names specifies defines "
+                     "describes refers holds identifies".split())
+
+
+def _names_code(word: str) -> bool:
+    word = word.strip(",;:'\"`\u2018\u2019")
+    return is_code_name(word) or bool(screens.API.match(word))
+
+
+def describes(words: list[str], subject: Subject) -> bool:
+    """Whether ``words``, a sentence that reads as a description (``is_description``), say
+    what ``subject`` is or does (see the module docstring)."""
+    low = [w.lower().strip(",;:()'\"\u2018\u2019`") for w in words]
+    if any(w in MODALS for w in low[:4]):
+        return False
+    opener = words[1] if low[0] in ("the", "a", "an") and len(words) > 1 else words[0]
+    if _names_code(opener) and opener.strip(",;:'\"`\u2018\u2019").removesuffix(
+            "()").lower() not in subject.name.lower():
+        return False  # "The --rsyncable option is used to ...": about another name
+    if subject.kind == "function":
+        return True
+    name = subject.name.lower()
+    if name in low[:3]:
+        at = low.index(name)
+        return at + 1 < len(low) and low[at + 1] in DEFINING
+    return True
+
+
+
+
+def is_description(sentence: str) -> bool:
+    """Whether ``sentence`` reads as a description: a whole sentence of ``SENTENCE_WORDS``
+    words, opening with a capital on a word that is not a pronoun, a pointer or a condition."""
+    words = sentence.split()
+    return SENTENCE_WORDS[0] <= len(words) <= SENTENCE_WORDS[1] and sentence.endswith(".") \
+        and words[0].lower().strip(",:") not in NOT_A_DESCRIPTION and words[0][:1].isupper()
