@@ -113,6 +113,18 @@ def test_sampling_is_seeded_and_stratified(db):
         sampling.sample_chunks(db, 3, strategy="segment")
 
 
+def test_the_sampler_draws_only_passages_the_generator_asks_something_of(db):
+    # Vim 9.0 usr_24.txt, "Abbreviations": the only draft ("What is there?") is screened, so
+    # there is nothing to ask (issue 32: 10% of drawn passages had ended with no question)
+    abbreviations = ("There is one thing to watch out for when defining an abbreviation: The\n"
+                     "resulting string should not be mapped.  For example:\n\n"
+                     "\t:abbreviate @a adder\n\t:imap dd disk-door\n")
+    assert offline.drafts(abbreviations, "usr_24: Abbreviations")
+    assert offline.fact_sentences(abbreviations, "usr_24: Abbreviations") == []
+    drawn = sampling.sample_chunks(db, 30, seed=5)
+    assert drawn and all(offline.generate(c.id, c.text, title=c.title) for c in drawn)
+
+
 def test_sampling_skips_short_chunks(db):
     assert all(len(c.text.split()) >= 50 for c in sampling.eligible_chunks(db, min_words=50))
 

@@ -78,8 +78,11 @@ SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS
 
 
 def fact_sentences(text: str, title: str | None = None) -> list[tuple[int, int]]:
-    """Passage spans of the answers the generator finds in ``text`` (empty: nothing to ask)."""
-    return [c.span for c in drafts(text, title)]
+    """Passage spans of the answers of the questions the generator asks of ``text`` (empty:
+    nothing to ask). The sampler draws only such passages: a draft that no screen lets through
+    is not something to ask."""
+    return [(c.answer_start, c.answer_end) for c in generate("", text, title=title,
+                                                             max_per_chunk=0)]
 
 
 def generate(chunk_id: str, text: str, *, title: str | None = None,
