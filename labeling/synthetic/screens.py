@@ -19,6 +19,12 @@ person's verb ("which file I are editing"), a template fragment as the subject
 ("end={end-pattern}"), a question ending on a bare copula ("... if {name} is?"), a definition
 of a single common word ("What is a filter?"), a relative reference ("the opposite command");
 answers that run on past the end of their sentence into the next line.
+
+From the development rounds graded by independent graders (Javadoc, GNU Info, READMEs, Vim,
+the Python reference): an answer that only restates what the question names ("the number of
+tasks" for ``getTaskCount()``), a manual's argument placeholder in the question ("when {check}
+is omitted"), a FAQ's own label read as a term ("What is A1 in libc6?"), a pointing phrase
+("related to this object"), a capital copied from mid-sentence ("What is As SO_SNDBUF?").
 """
 
 from __future__ import annotations
