@@ -62,9 +62,6 @@ def test_a_rejected_question_is_no_longer_asked(chunk_id, rejected):
 @pytest.mark.parametrize(("chunk_id", "accepted"), [
     ("command/source_group-01-02", "What is REGULAR_EXPRESSION in source_group?"),
     ("variable/CMAKE_INSTALL_MESSAGE-01-01", "What does LAZY do in CMAKE_INSTALL_MESSAGE?"),
-    ("command/find_package-03-01", "What does find_package() do when the package is found?"),
-    ("command/export-06-01",
-     "What happens if the CMAKE_EXPORT_NO_PACKAGE_REGISTRY variable is enabled?"),
     ("command/cmake_path-13-02", "How do I compare the lexical representations of two paths "
      "provided as string literals?"),
     ("variable/CMAKE_MFC_FLAG-01-01", "What does MFC stand for?"),

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from labeling.synthetic import batches, features, offline, review
+from labeling.synthetic import batches, features, offline, review, screens
 from labeling.synthetic.passage import read_passage
 from labeling.synthetic.spans import MAX_RUN_ON, tidy, to_sentence_end
 from labeling.synthetic.text import sentence_bounds, split_sentences
@@ -78,16 +78,15 @@ GIT_CONFIG = (
 )
 
 
-def test_a_condition_names_the_subject_from_the_title():
-    found = questions(GIT_CONFIG, "git-config(1): Description")
-    cand = found["What does git-config do if no --type=<type> is given?"]
-    assert cand.answer == "no canonicalization will be performed"
-
-
-def test_a_condition_without_a_subject_is_not_asked():
-    found = questions(GIT_CONFIG, None)
-    assert not any(q.startswith(("What happens if", "What does")) and " if " in q
-                   for q in found)
+def test_a_conditional_question_is_not_asked():
+    # "What does git-config do if no --type=<type> is given?" was asked and well formed, but such
+    # questions were accepted 17 times in 42 over rounds 4-12 (issue 32): precision first
+    for title in ("git-config(1): Description", None):
+        assert not [q for q in questions(GIT_CONFIG, title) if " if " in q]
+    assert screens.misread("What does find_package() do when the package is found?")
+    assert screens.misread("What happens if the CMAKE_EXPORT_NO_PACKAGE_REGISTRY variable is "
+                           "enabled?")
+    assert not screens.misread("When does Scanner.nextByte() throw NoSuchElementException?")
 
 
 # --- reference imperatives --------------------------------------------------------------------
@@ -178,7 +177,7 @@ def test_prompts_output_and_example_commands_are_not_prose():
 
 def test_questions_come_from_prose_with_markup_stripped():
     found = questions(MEAN, "statistics: mean")
-    assert "What does mean() do if data is empty?" in found  # ``data`` without its quotes
+    assert not [q for q in found if " if " in q]  # a conditional question is not asked
     assert found["What does mean() do?"].answer == "Return the sample arithmetic mean of data"
     assert "What does mean() return?" not in found  # the same question, asked once
     for question in [*found, *questions(CLEAR, "clear(1): History")]:
@@ -206,11 +205,8 @@ def test_wrapped_lines_are_joined_and_the_span_keeps_its_offsets():
     assert "The buf array is used to store the string fields pointed to by the returned " \
            "rpcent structure." in sentences
     found = questions(GETRPCENT, "getrpcent_r(3): Description")
-    cand = found["What does getrpcent_r() do if buf is too small?"]
-    assert cand.answer == ("the call fails with the error  ERANGE,  and\n"
-                           "the  caller  must  try again with a larger buffer")
-    assert GETRPCENT[cand.answer_start:cand.answer_end] == cand.answer  # over the line break
-    assert_spans_follow(GETRPCENT, found.values())
+    assert found
+    assert_spans_follow(GETRPCENT, found.values())  # over the line breaks
 
 
 def test_a_span_never_ends_inside_brackets_or_quotes():

@@ -94,3 +94,40 @@ def test_a_title_is_asked_what_it_is_used_for_from_its_lead_sentence(folder: str
                                                                      chunk_id: str,
                                                                      kept: str):
     assert kept in grading_sheets.questions(folder, chunk_id)
+
+
+@pytest.mark.parametrize("short", [
+    "How do I find the alias?",  # round 12, AWS CLI: "the alias" of what?
+    "How do I generate a report?",
+    "How do I delete an autocommand?",  # accepted in round 6: the rule costs some like it
+])
+def test_a_how_to_of_fewer_than_three_content_words_naming_nothing_is_not_asked(short: str):
+    assert screens.misread(short)
+
+
+@pytest.mark.parametrize("specific", [
+    "How do I get the ID for a signing certificate?",
+    "How do I update an OAI?",  # an acronym written in capitals names something
+    "How do I list the access keys defined for an IAM user?",
+])
+def test_a_how_to_that_names_its_task_is_asked(specific: str):
+    assert not screens.misread(specific)
+
+
+def test_a_note_marker_or_a_pointer_is_not_a_subject():
+    assert screens.misread("What is the difference between NOTE and AWS?")
+    assert screens.misread("What does see AWS CloudHSM key store for more information?")
+
+
+def test_what_a_common_acronym_stands_for_is_not_picked():
+    from collections import Counter
+
+    from labeling.synthetic.batches import common_acronym
+    from labeling.synthetic.features import Workspace
+
+    space = Workspace(n_chunks=1000, document_frequency=Counter({"arn": 400, "oai": 6}),
+                      paragraph_chunks=Counter(), texts={}, titles={}, index=None)
+    assert common_acronym("What does ARN stand for?", space)
+    assert common_acronym("ARN abbreviation", space)
+    assert not common_acronym("What does OAI stand for?", space)  # 6 passages in 1000
+    assert not common_acronym("What does ARN return?", space)

@@ -48,7 +48,6 @@ def test_a_rejected_question_is_no_longer_asked(chunk_id, rejected):
 
 @pytest.mark.parametrize(("chunk_id", "accepted"), [
     ("terminal-01-07", "What does the ++noclose option do?"),
-    ("usr_40-03-04", "How do I delete an autocommand?"),
     ("usr_45-01-01", "How do I see what the current language is?"),
     ("builtin-02-17", "What does byte2line() do?"),  # graded as "... return?": asked once
 ])

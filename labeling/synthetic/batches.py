@@ -9,14 +9,17 @@ Offline batches generate every passage's questions, score them all and pick, bes
 ``per_chunk`` per passage in the team's form mix (``forms.allocate``; forms the passages cannot
 supply are filled from the others), one question per answer span, and one per repeated
 paragraph: a paragraph already asked about in another passage (this batch or a stored,
-unrejected candidate) is not asked about again. LLM batches ask the model for each passage's
-share of the mix, then the critic; every passage with enough words may be sent.
+unrejected candidate) is not asked about again; nor what an acronym stands for when more than
+1% of the workspace's passages write it (``common_acronym``: many passages answer it). LLM
+batches ask the model for each passage's share of the mix, then the critic; every passage with
+enough words may be sent.
 
 ``progress(done, total)`` is called after each passage.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -168,6 +171,21 @@ def _offline(db: sqlite_utils.Database, batch: str, chunks: Sequence[sampling.Ch
     return result
 
 
+ACRONYM_QUESTION = re.compile(r"^What does (\S+) stand for\?$|^(\S+) abbreviation$")
+COMMON_SHARE = 0.01  # an acronym written in more than 1% of the workspace's passages
+
+
+def common_acronym(question: str, space: features.Workspace) -> bool:
+    """Whether ``question`` asks what an acronym stands for that more than ``COMMON_SHARE`` of
+    the workspace's passages write: many passages answer it, so it is not specific ("What does
+    ARN stand for?" among AWS CLI examples was graded vague, 4 such questions of 4)."""
+    match = ACRONYM_QUESTION.match(question)
+    if match is None or space.n_chunks == 0:
+        return False
+    acronym = (match.group(1) or match.group(2)).lower()
+    return space.document_frequency.get(acronym, 0) > COMMON_SHARE * space.n_chunks
+
+
 def pick(db: sqlite_utils.Database, candidates: Sequence[Candidate], scores: Sequence[float],
          space: features.Workspace, per_chunk: int, mix: dict[str, float]) -> list[int]:
     """Indices of the candidates to store, best first (see the module docstring)."""
@@ -187,6 +205,7 @@ def pick(db: sqlite_utils.Database, candidates: Sequence[Candidate], scores: Seq
             key = features.paragraph_of(cand, space.texts.get(cand.chunk_id, ""))
             span = (cand.chunk_id, cand.answer_start, cand.answer_end)
             if i in taken or per[cand.chunk_id] >= per_chunk or cand.question.lower() in seen \
+                    or common_acronym(cand.question, space) \
                     or span in spans or (respect_mix and by_form[form] >= quota[form]) \
                     or (key is not None and owners.get(key, cand.chunk_id) != cand.chunk_id):
                 continue

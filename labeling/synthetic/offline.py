@@ -22,17 +22,15 @@ import re
 from labeling.synthetic import forms, keywords, reference, screens, subject_checks
 from labeling.synthetic.binding import answer_is_name, is_bound, is_definition, passage_names
 from labeling.synthetic.candidate import Candidate
-from labeling.synthetic.clause_questions import WEAK_VERBS, Found, from_clause, whole
+from labeling.synthetic.clause_questions import Found, from_clause
 from labeling.synthetic.clauses import (
     Clause,
     Tok,
-    aux_and_verb,
     base_form,
     find_clause,
     finish_question,
     is_number,
     noun_phrase,
-    phrase,
     render,
     tokenize,
 )
@@ -55,15 +53,12 @@ from labeling.synthetic.subject import (
 from labeling.synthetic.used_for import used_for_drafts
 from labeling.synthetic.words import (
     ALL_VERBS,
-    BE,
     CONDITIONS,
-    MODALS,
     PLACE_NOUNS,
     PREPOSITIONS,
 )
 
 GENERATOR = "offline"
-HAVE_DO = frozenset("be been being has have had do does did".split())
 # A condition about the reader ("if you lose your badge"): only then is advice asked for.
 READER = frozenset("i you your my we our me".split())
 # Imperatives that describe what a function does, not a reader's task.
@@ -236,8 +231,8 @@ def _from_sentence(unit: Prose, a: int, b: int, focus: Subject | None,
         return []
     out: list[tuple[str, int, int, str, Subject | None]] = []
     if toks[0].low in CONDITIONS:
-        out += _condition(toks, unit.clean, focus)
-    elif not _imperative(toks):
+        return []  # "If X, Y": a conditional question is not asked (screens.CONDITIONAL)
+    if not _imperative(toks):
         clause = find_clause(toks)
         if clause is not None:
             subject = _resolve(clause, focus)
@@ -304,63 +299,6 @@ def _imperative(toks: list[Tok]) -> bool:
     return True
 
 
-
-
-def _condition(toks: list[Tok], text: str, focus: Subject | None
-               ) -> list[tuple[str, int, int, str, Subject | None]]:
-    """"If X, Y" -> "What does <subject> do if X?" (or "What should I do if X?" when Y is an
-    instruction to the reader). Without a subject to name, nothing is asked."""
-    comma = next((i for i, t in enumerate(toks[:18]) if t.brk or (
-        i + 1 < len(toks) and toks[i + 1].low == "then")), None)
-    if not comma or comma + 1 >= len(toks) or comma > 14:
-        return []
-    main = toks[comma + 1:]
-    while main and main[0].low in ("or", "and", "then"):
-        if main[0].low != "then":
-            return []  # "If A, or if B, ...": a list of conditions
-        main = main[1:]
-    if len(main) < 3:
-        return []
-    cond = render(toks[: comma + 1], text)
-    if not _has_verb(cond[1:]):
-        return []  # "If strict, ...", "If at all possible, ...": no condition to ask about
-    if _imperative(main):
-        if len(cond) < 4 or not READER.intersection(w.lower() for w in cond):
-            return []  # "If n is None, list all counts": what the function does, not advice
-        return [(finish_question(["what", "should", "I", "do", *cond]), main[0].start,
-                 main[-1].end, "what", None)]
-    clause = find_clause(main)
-    if clause is not None:
-        subject = _resolve(clause, focus)
-        verb = base_form(clause.verb.text)
-        if subject is not False and verb and clause.verb.low not in BE | MODALS \
-                and verb not in WEAK_VERBS and clause.rest and (
-                    subject is not None or _names_something(clause.subj)):
-            obj = phrase(clause.rest, 8)
-            obj = whole(obj, clause.rest)
-            if obj and clause.rest[0].low not in PREPOSITIONS:
-                aux, subj, verb_words = aux_and_verb(clause, text)
-                return [(finish_question(["what", aux, *subj, *verb_words, *cond]),
-                         obj[0].start, obj[-1].end, "what", subject)]
-    if focus is not None and focus.kind in ("command", "function", "option", "key",
-                                            "variable", "term"):
-        if focus.name.lower() in " ".join(cond).lower():  # "if gzip fails": no "gzip" twice
-            return [(finish_question(["what", "happens", *cond]), main[0].start, main[-1].end,
-                     "what", focus)]
-        return [(finish_question(["what", "does", focus.phrase, "do", *cond]), main[0].start,
-                 main[-1].end, "what", focus)]
-    return []  # "What happens if stream is not specified?": whose stream?
-
-
-def _has_verb(words: list[str]) -> bool:
-    """Whether a condition's words hold a verb: a form of be, have or do, a modal, a known
-    verb, a third-person -s form or a participle."""
-    for word in words:
-        low = word.lower().strip(",")
-        if low in BE | MODALS | HAVE_DO or low in ALL_VERBS or base_form(low) or \
-                re.fullmatch(r"[a-z]{3,}(ed|en|ing)", low):
-            return True
-    return False
 
 
 def _names_its_subject(question: str, focus: Subject | None, topic: Subject | None) -> bool:
