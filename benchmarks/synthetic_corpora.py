@@ -81,8 +81,15 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   inline literals are read as their text, a literal-block marker (``::``) as a colon or
   nothing, directive lines left out.
 
+- ``npm`` (held out, issue 32's ninth pass, graded blind by another grader): the documentation
+  npm ships with itself (``/usr/lib/node_modules/npm/docs/content``: its commands, its
+  configuration and its guides), a package manager's documentation site written in Markdown with
+  YAML front matter, a kind none of the earlier rounds drew; each section (a Markdown heading)
+  is cut at blank lines into passages of about 150 words, titled ``<page title>: <heading>``;
+  links are read as their text, inline code as its text, fenced code kept.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
-                                                  javadoc, rustc, pyref, awscli)
+                                                  javadoc, rustc, pyref, awscli, npm)
 """
 
 from __future__ import annotations
@@ -586,9 +593,56 @@ def _before_first_heading(body: str) -> str:
     return body
 
 
+NPM_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
+MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+
+
+def md_plain(line: str) -> str:
+    """A Markdown line as text: links as their text, inline code as its text."""
+    return re.sub(r"`([^`]+)`", r"\1", MD_LINK.sub(r"\1", line.rstrip()))
+
+
+def md_sections(raw: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The front matter's fields and the (heading, text) sections of one Markdown page (fenced
+    code kept as it is)."""
+    fields: dict[str, str] = {}
+    body = raw
+    if raw.startswith("---"):
+        head, _, body = raw[3:].partition("\n---")
+        fields = dict(re.findall(r"^(\w+):\s*(.*)$", head, re.M))
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    fenced = False
+    for line in body.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        heading = None if fenced else MD_HEADING.match(line)
+        if heading:
+            sections.append((md_plain(heading.group(2)), []))
+        else:
+            sections[-1][1].append(line.rstrip() if fenced else md_plain(line))
+    return fields, [(h, "\n".join(b).strip("\n")) for h, b in sections if "".join(b).strip()]
+
+
+def npm_rows() -> list[dict]:
+    rows = []
+    for path in sorted(NPM_DOCS.glob("*/*.md")):
+        fields, sections = md_sections(path.read_text(encoding="utf-8", errors="replace"))
+        name = fields.get("title", path.stem)
+        for s, (heading, body) in enumerate(sections, 1):
+            title = f"{name}: {heading}" if heading else name
+            for i, text in enumerate(paragraphs_to_passages(body), 1):
+                if len(text.split()) >= 25:
+                    doc = f"{path.parent.name}/{path.stem}"
+                    rows.append({"id": f"{doc}-{s:02d}-{i:02d}", "doc_id": doc, "title": title,
+                                 "text": text})
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
-            "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows}
+            "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
+            "npm": npm_rows}
 
 
 def build(name: str) -> Path:

@@ -6,17 +6,18 @@ logistic regression (C = 1) of "accepted as written" on the candidate features, 
 ``GRADED_QUESTIONS`` questions of ``GRADED_SAMPLES`` samples of ``GRADED_KINDS`` kinds of text
 that the precision-first generator asked, each graded blind by an independent grader (Javadoc,
 the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim help, CMake help, Perl POD,
-manual pages), every question as it was generated. It is not tempered: a logistic model's mean
-prediction is its expected accept rate. ``benchmarks/synthetic_calibration.py`` fits it, checks
-it leaving one kind out (each kind predicted by a fit on the others) and writes the reliability
-curve (``benchmarks/results/synthetic_reliability.md``). The accept rate differs by kind far
-more than these features tell (21% to 91% here), so a kind the fit never saw can be 20 points
-or more off in either direction. ``DEFAULT_FLOOR`` is chosen from the left-out curve: the
-lowest score of the first decile, from the bottom, accepted at least one time in five; no
-decile fell below that, so the floor hides only what scores below every graded question.
+manual pages, the AWS CLI's documentation), every question as it was generated. It is not
+tempered: a logistic model's mean prediction is its expected accept rate.
+``benchmarks/synthetic_calibration.py`` fits it, checks it leaving one kind out (each kind
+predicted by a fit on the others) and writes the reliability curve
+(``benchmarks/results/synthetic_reliability.md``). The accept rate differs by kind far more
+than these features tell (21% to 91% here), so a kind the fit never saw can be 20 points or
+more off in either direction. ``DEFAULT_FLOOR`` is chosen from the left-out curve: the lowest
+score of the first decile, from the bottom, accepted at least one time in five; no decile fell
+below that, so the floor hides only what scores below every graded question.
 
 The features the generator's screens leave no spread in carry little weight: one graded
-question in 271 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
+question in 337 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
 pointing costs; the offline generator does not ask such questions and the LLM path's critic
 rates them.
 
@@ -32,13 +33,13 @@ from dataclasses import dataclass
 
 # Pasted from `python benchmarks/synthetic_calibration.py` (`--check` says when they are stale).
 CALIBRATED_WEIGHTS: dict[str, float] = {
-    "intercept": -1.595, "specificity": 0.2709, "top3": 0.2344, "reciprocal_rank": -0.3429,
-    "standalone": -0.0567, "grammar": 0.986, "repeated": -0.2384, "copy": -0.5042,
-    "structured": 0.8095, "concise": 0.2345, "whole_answer": 0.5059, "critic": 3.0,
+    "intercept": -2.4093, "specificity": 0.6278, "top3": 0.4303, "reciprocal_rank": -0.3887,
+    "standalone": -0.1714, "grammar": 0.8641, "repeated": -0.1214, "copy": -0.0267,
+    "structured": 1.1238, "concise": 0.2451, "whole_answer": 0.7864, "critic": 3.0,
 }
-GRADED_QUESTIONS = 271
-GRADED_SAMPLES = 9
-GRADED_KINDS = 9
+GRADED_QUESTIONS = 337
+GRADED_SAMPLES = 10
+GRADED_KINDS = 10
 DEFAULT_FLOOR = 0.16
 
 
