@@ -131,3 +131,20 @@ def test_what_a_common_acronym_stands_for_is_not_picked():
     assert common_acronym("ARN abbreviation", space)
     assert not common_acronym("What does OAI stand for?", space)  # 6 passages in 1000
     assert not common_acronym("What does ARN return?", space)
+
+
+NPM = "round13/heldout"  # npm's documentation, graded blind; development data since
+
+
+def test_a_table_is_asked_about_only_under_a_header_that_names_a_property():
+    # "What is the requires 2fa for npm stage publish?" -> "No": a permission matrix
+    asked = grading_sheets.questions(NPM, "commands/npm-stage-05-01")
+    assert not [q for q in asked if "requires 2fa" in q or "npm stage publish for" in q]
+
+
+@pytest.mark.parametrize(("chunk_id", "rejected"), [
+    ("using-npm/config-121-01", "How do I suppress the progress bar?"),  # "to false"
+    ("commands/npm-fund-06-01", "How do I use default system URL opener?"),  # "to true"
+])
+def test_a_bare_value_is_not_an_answer(chunk_id: str, rejected: str):
+    assert rejected not in grading_sheets.questions(NPM, chunk_id)

@@ -140,7 +140,10 @@ def acronyms(text: str) -> list[Question]:
 
 
 def tables(text: str) -> list[Question]:
-    """Markdown tables: "What is the <column> for <first cell>?" for each body cell."""
+    """Markdown tables: "What is the <column> for <first cell>?" for each body cell. Only under a
+    header that names a property in a capital ("Definition", "First response"): a header in
+    lower case is a command or a value ("npm stage publish", "requires 2fa") and makes no
+    question; nor does a yes/no cell (a matrix of permissions, not a fact to ask)."""
     out = []
     lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text)]
     header: list[str] | None = None
@@ -162,10 +165,13 @@ def tables(text: str) -> list[Question]:
             words = column.lower().split()
             if cell and words and words[-1] not in PREPOSITIONS and words[0] not in (
                 QUESTION_WORDS | {"then", "now", "else", "notes"}
-            ):
+            ) and column[:1].isupper() and cell.lower() not in YES_NO:
                 out.append((f"What is the {column.lower()} for {row}?", start + offset,
                             start + offset + len(cell), "what"))
     return out
+
+
+YES_NO = frozenset("yes no y n true false x \u2713 \u2714 \u2717 -".split())
 
 
 def _is_name(cell: str) -> bool:

@@ -74,10 +74,11 @@ SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS
 
 def fact_sentences(text: str, title: str | None = None) -> list[tuple[int, int]]:
     """Passage spans of the answers of the questions the generator asks of ``text`` (empty:
-    nothing to ask). The sampler draws only such passages: a draft that no screen lets through
-    is not something to ask."""
+    nothing to ask). The sampler draws only such passages: a draft that no screen lets through,
+    or a question the rubric objects to (batches keep only well-formed ones), is not something
+    to ask."""
     return [(c.answer_start, c.answer_end) for c in generate("", text, title=title,
-                                                             max_per_chunk=0)]
+                                                             max_per_chunk=0) if c.well_formed]
 
 
 def generate(chunk_id: str, text: str, *, title: str | None = None,

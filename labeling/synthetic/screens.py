@@ -134,11 +134,13 @@ def misread(question: str) -> bool:
 
 
 def bad_answer(question: str, answer: str) -> bool:
-    """Whether ``answer`` is cut mid-phrase, a code fragment, a word doubled, pointing back
-    ("these options"), or advice where a behaviour was asked ("What happens ...?")."""
+    """Whether ``answer`` is cut mid-phrase, a code fragment, a bare value ("to false"), a word
+    doubled, pointing back ("these options"), or advice where a behaviour was asked ("What
+    happens ...?")."""
     words = answer.split()
     return not words or words[-1].lower() in DANGLING or restates(question, answer) or bool(
-        CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer) or RUNS_ON.search(answer)
+        BARE_VALUE.match(answer) or CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
+        or RUNS_ON.search(answer)
         or POINTING_BACK.search(answer) or (question.startswith(("What happens", "What does"))
                                            and ADVICE.search(answer)))
 
@@ -153,6 +155,8 @@ def happens_unnamed(question: str, topic: str) -> bool:
     return not any(API.match(w) or (topic and w == topic) for w in words)
 
 
+# "to false" for "How do I disable the progress bar?": the value without the setting it is for.
+BARE_VALUE = re.compile(r"^to\s+\S+$", re.I)
 # Words an answer may add to a question's words and still say nothing new ("the local
 # date-time, not null" for the localDateTime parameter; "a callable object" returned by
 # privilegedCallable()).
