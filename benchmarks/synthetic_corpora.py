@@ -139,6 +139,13 @@ def paragraphs_to_passages(text: str, words: int = WORDS) -> list[str]:
     return out
 
 
+def section_rows(doc: str, section: int, title: str, body: str) -> list[dict]:
+    """The passages of one section as rows, ``<doc>-<section>-<passage>`` their ids; passages
+    under 25 words are left out."""
+    return [{"id": f"{doc}-{section:02d}-{i:02d}", "doc_id": doc, "title": title, "text": text}
+            for i, text in enumerate(paragraphs_to_passages(body), 1) if len(text.split()) >= 25]
+
+
 def pydoc_rows() -> list[dict]:
     rows = []
     for name in PYDOC_MODULES:
@@ -572,11 +579,7 @@ def awscli_rows() -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         for s, (heading, body) in enumerate(aws_examples(raw), 1):
             title = f"aws {service} {command}" + (f": {heading}" if heading else "")
-            for i, text in enumerate(paragraphs_to_passages(body), 1):
-                if len(text.split()) >= 25:
-                    doc = f"{service}/{command}"
-                    rows.append({"id": f"{doc}-{s:02d}-{i:02d}", "doc_id": doc, "title": title,
-                                 "text": text})
+            rows += section_rows(f"{service}/{command}", s, title, body)
     for path in sorted((package / "topics").glob("*.rst")):
         raw = path.read_text(encoding="utf-8", errors="replace")
         fields = dict(m.groups() for m in map(AWS_FIELD.match, raw.splitlines()) if m)
@@ -586,11 +589,7 @@ def awscli_rows() -> list[dict]:
         for s, (heading, text) in enumerate(sections, 1):
             title = name if heading == name else f"{name}: {heading}"
             plain = "\n".join(aws_plain(line) for line in text.splitlines())
-            for i, passage in enumerate(paragraphs_to_passages(plain), 1):
-                if len(passage.split()) >= 25:
-                    doc = f"topics/{path.stem}"
-                    rows.append({"id": f"{doc}-{s:02d}-{i:02d}", "doc_id": doc, "title": title,
-                                 "text": passage})
+            rows += section_rows(f"topics/{path.stem}", s, title, plain)
     return rows
 
 
@@ -640,11 +639,7 @@ def npm_rows() -> list[dict]:
         name = fields.get("title", path.stem)
         for s, (heading, body) in enumerate(sections, 1):
             title = f"{name}: {heading}" if heading else name
-            for i, text in enumerate(paragraphs_to_passages(body), 1):
-                if len(text.split()) >= 25:
-                    doc = f"{path.parent.name}/{path.stem}"
-                    rows.append({"id": f"{doc}-{s:02d}-{i:02d}", "doc_id": doc, "title": title,
-                                 "text": text})
+            rows += section_rows(f"{path.parent.name}/{path.stem}", s, title, body)
     return rows
 
 
@@ -682,11 +677,7 @@ def rustbook_rows() -> list[dict]:
     for path in sorted(book.glob("ch*.html")):
         raw = path.read_text(encoding="utf-8", errors="replace")
         for s, (heading, body) in enumerate(book_sections(raw), 1):
-            for i, text in enumerate(paragraphs_to_passages(body), 1):
-                if len(text.split()) >= 25:
-                    rows.append({"id": f"{path.stem}-{s:02d}-{i:02d}", "doc_id": path.stem,
-                                 "title": f"The Rust Programming Language: {heading}",
-                                 "text": text})
+            rows += section_rows(path.stem, s, f"The Rust Programming Language: {heading}", body)
     return rows
 
 
