@@ -148,3 +148,25 @@ def test_a_table_is_asked_about_only_under_a_header_that_names_a_property():
 ])
 def test_a_bare_value_is_not_an_answer(chunk_id: str, rejected: str):
     assert rejected not in grading_sheets.questions(NPM, chunk_id)
+
+
+BOOK = "round14/heldout"  # the Rust book, graded blind; development data since
+
+
+@pytest.mark.parametrize(("chunk_id", "rejected"), [
+    ("ch13-01-closures-03-03", "What does generate_workout() do?"),  # "With type annotations"
+    ("ch10-00-generics-02-02", "What does main() do?"),  # the example's entry point
+    ("ch09-02-recoverable-errors-with-result-01-03",
+     "How does Listing 9-4 show one way to handle the Result?"),
+    ("ch11-01-writing-tests-02-02", "How does we\u2019ll explore some aspects of how test work?"),
+    ("ch07-05-separating-modules-into-different-files-01-03",
+     "Why is the process a bit different?"),
+    ("ch15-05-interior-mutability-03-01", "What is Using RefCell<T>?"),
+])
+def test_a_tutorials_voice_numbering_and_examples_are_not_asked(chunk_id: str, rejected: str):
+    assert rejected not in grading_sheets.questions(BOOK, chunk_id)
+
+
+def test_a_name_followed_by_its_property_is_not_a_pointing_noun():
+    assert not screens.misread("What does the process.execArgv property return?")
+    assert screens.misread("How do I get the code to compile?")

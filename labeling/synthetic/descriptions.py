@@ -12,13 +12,19 @@ size of 168 bits": one fact, not what DES3 is).
 
 from __future__ import annotations
 
+import re
+
 from labeling.synthetic import screens
 from labeling.synthetic.subject import Subject
 from labeling.synthetic.subject_checks import is_code_name
 from labeling.synthetic.words import MODALS
 
+# A tutorial's voice: "First, we change s to be mut" tells a step of a lesson, not what a
+# function is.
+FIRST_PERSON = re.compile(r"\b(?:we|we're|we\u2019re|we'll|we\u2019ll|us|our|I)\b")
 NOT_A_DESCRIPTION = frozenset("it its this these those they there see note for in if when "
-                              "example examples since as you we also here".split())
+                              "example examples since as you we also here although though "
+                              "first then now with after before once while".split())
 SENTENCE_WORDS = (5, 40)  # a description's length, in words
 # Verbs that define what their subject is: "DES3 is ..." defines, "DES3 has a key size of ..."
 # tells one fact about it.
@@ -57,4 +63,5 @@ def is_description(sentence: str) -> bool:
     words, opening with a capital on a word that is not a pronoun, a pointer or a condition."""
     words = sentence.split()
     return SENTENCE_WORDS[0] <= len(words) <= SENTENCE_WORDS[1] and sentence.endswith(".") \
-        and words[0].lower().strip(",:") not in NOT_A_DESCRIPTION and words[0][:1].isupper()
+        and words[0].lower().strip(",:") not in NOT_A_DESCRIPTION and words[0][:1].isupper() \
+        and not FIRST_PERSON.search(sentence)

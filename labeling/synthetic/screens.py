@@ -72,6 +72,17 @@ SHORT_TASK = re.compile(r"^How (?:do|can) I (?P<task>.+)\?$")
 # "What does see AWS CloudHSM key store ...?".
 MARKER_SUBJECT = re.compile(r"\b(?:NOTE|WARNING|TIP|IMPORTANT|CAUTION)\b|^What (?:does|do) (?:see|"
                             r"note|refer)\b")
+# From the round-14 grades (the Rust book, a tutorial): the author's voice copied ("How does
+# we'll explore ...", "Why can we no longer use user1?"); a reference to the document's own
+# numbering ("How does Listing 9-4 show ...?"); the example's entry point standing for "this
+# code" ("Why does main() print one?"); a heading's gerund read as a term ("What is Using
+# RefCell<T>?"); a pointing noun ("the code", "the process"); why-questions, accepted 12 times
+# in 29 over all rounds (a clause's reason, copied).
+TUTORIAL = re.compile(r"\b(?:we|we'll|we\u2019ll|we've|we\u2019ve|us|our)\b|"
+                      r"\b(?:listing|figure|table)\s+\d|\bmain\(\)|^Why\b|"
+                      r"^What (?:is|are) [A-Z][a-z]+ing\b|"
+                      r"\bthe (?:code|process|function|example|program|relationships)(?![\w.(])",
+                      re.I)
 # A FAQ's own label for a question or its answer ("Q2", "A1"), read as a term: "What is A1 in
 # libc6?" (a priority such as "P1" is a term of its own).
 SECTION_LABEL = re.compile(r"^[QA]\d{1,2}$")
@@ -126,6 +137,7 @@ def misread(question: str) -> bool:
                 or HOWTO_VARIABLE.search(question) or verb_for_subject(question)
                 or PLACEHOLDER_ARGUMENT.search(question) or CONDITIONAL.search(question)
                 or MARKER_SUBJECT.search(question) or short_task(question)
+                or TUTORIAL.search(question)
                 or any(SECTION_LABEL.match(w.strip("?,")) for w in question.split()[1:])
                 or READER_AGREEMENT.search(question) or TEMPLATE.search(question)
                 or BARE_COPULA.search(question) or COMMON_WORD_DEFINITION.match(question)
