@@ -96,9 +96,18 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   its code listings as indented blocks, cut at blank lines into passages of about 150 words,
   titled ``The Rust Programming Language: <heading>``.
 
+- ``pandas`` (held out, issue 32's eleventh pass, graded blind by another grader): the
+  docstrings of pandas's public API (its top-level functions and the public methods of
+  ``DataFrame``, ``Series`` and ``Index``, of the pandas installed with the project), written in
+  the numpydoc convention (underlined "Parameters", "Returns", "Notes", "Examples" sections,
+  typed parameter lists), a kind none of the earlier rounds drew (round 3's CPython docstrings
+  are free prose); each section is cut at blank lines into passages of about 150 words,
+  titled ``pandas: <name>`` or ``pandas: <name>: <section>``; "See Also" and "References"
+  sections are left out.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
-                                                  rustbook)
+                                                  rustbook, pandas)
 """
 
 from __future__ import annotations
@@ -681,10 +690,43 @@ def rustbook_rows() -> list[dict]:
     return rows
 
 
+NUMPYDOC_HEADING = re.compile(r"^(\S[^\n]*)\n-{3,}\s*$", re.M)
+NUMPYDOC_SKIPPED = frozenset({"See Also", "References"})
+
+
+def numpydoc_sections(doc: str) -> list[tuple[str, str]]:
+    """(heading, text) of a numpydoc docstring: the summary first (heading ""), then each
+    underlined section."""
+    marks = list(NUMPYDOC_HEADING.finditer(doc))
+    out = [("", doc[:marks[0].start()] if marks else doc)]
+    for here, after in zip(marks, [*marks[1:], None], strict=False):
+        out.append((here.group(1).strip(), doc[here.end():after.start() if after else None]))
+    return [(h, t.strip("\n")) for h, t in out if t.strip() and h not in NUMPYDOC_SKIPPED]
+
+
+def pandas_rows() -> list[dict]:
+    pandas = importlib.import_module("pandas")
+    names = [(n, getattr(pandas, n)) for n in sorted(dir(pandas))
+             if not n.startswith("_") and callable(getattr(pandas, n))]
+    for owner in ("DataFrame", "Series", "Index"):
+        cls = getattr(pandas, owner)
+        names += [(f"{owner}.{n}", getattr(cls, n)) for n in sorted(vars(cls))
+                  if not n.startswith("_") and callable(getattr(cls, n, None))]
+    rows = []
+    for name, obj in names:
+        doc = pydoc.getdoc(obj)
+        if not doc or len(doc.split()) < 25:
+            continue
+        for s, (heading, body) in enumerate(numpydoc_sections(doc), 1):
+            title = f"pandas: {name}" + (f": {heading}" if heading else "")
+            rows += section_rows(f"pandas/{name}", s, title, body)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
-            "npm": npm_rows, "rustbook": rustbook_rows}
+            "npm": npm_rows, "rustbook": rustbook_rows, "pandas": pandas_rows}
 
 
 def build(name: str) -> Path:

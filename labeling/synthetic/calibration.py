@@ -6,8 +6,8 @@ logistic regression (C = 1) of "accepted as written" on the candidate features, 
 ``GRADED_QUESTIONS`` questions of ``GRADED_SAMPLES`` samples of ``GRADED_KINDS`` kinds of text
 that the precision-first generator asked, each graded blind by an independent grader (Javadoc,
 the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim help, CMake help, Perl POD,
-manual pages, the AWS CLI's and npm's documentation), every question as it was generated. It is not
-tempered: a logistic model's mean prediction is its expected accept rate.
+manual pages, the AWS CLI's and npm's documentation, the Rust book), every question as it was
+generated. It is not tempered: a logistic model's mean prediction is its expected accept rate.
 ``benchmarks/synthetic_calibration.py`` fits it, checks it leaving one kind out (each kind
 predicted by a fit on the others) and writes the reliability curve
 (``benchmarks/results/synthetic_reliability.md``). The accept rate differs by kind far more
@@ -16,8 +16,8 @@ more off in either direction. ``DEFAULT_FLOOR`` is chosen from the left-out curv
 score of the first decile, from the bottom, accepted at least one time in five; no decile fell
 below that, so the floor hides only what scores below every graded question.
 
-The features the generator's screens leave no spread in carry little weight: two graded
-questions in 362 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
+The features the generator's screens leave no spread in carry little weight: three graded
+questions in 415 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
 pointing costs; the offline generator does not ask such questions and the LLM path's critic
 rates them.
 
@@ -33,14 +33,14 @@ from dataclasses import dataclass
 
 # Pasted from `python benchmarks/synthetic_calibration.py` (`--check` says when they are stale).
 CALIBRATED_WEIGHTS: dict[str, float] = {
-    "intercept": -2.8123, "specificity": 0.8102, "top3": 0.3947, "reciprocal_rank": -0.4611,
-    "standalone": -0.2658, "grammar": 0.8011, "repeated": -0.1396, "copy": -0.0454,
-    "structured": 1.1536, "concise": 0.2706, "whole_answer": 1.2483, "critic": 3.0,
+    "intercept": -2.7366, "specificity": 0.9428, "top3": 0.583, "reciprocal_rank": -0.4689,
+    "standalone": -0.504, "grammar": 0.732, "repeated": -0.0991, "copy": -0.2441,
+    "structured": 1.1838, "concise": 0.3623, "whole_answer": 1.1158, "critic": 3.0,
 }
-GRADED_QUESTIONS = 362
-GRADED_SAMPLES = 11
-GRADED_KINDS = 11
-DEFAULT_FLOOR = 0.09
+GRADED_QUESTIONS = 415
+GRADED_SAMPLES = 12
+GRADED_KINDS = 12
+DEFAULT_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
