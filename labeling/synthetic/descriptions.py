@@ -56,8 +56,6 @@ def describes(words: list[str], subject: Subject) -> bool:
     return True
 
 
-
-
 def is_description(sentence: str) -> bool:
     """Whether ``sentence`` reads as a description: a whole sentence of ``SENTENCE_WORDS``
     words, opening with a capital on a word that is not a pronoun, a pointer or a condition."""

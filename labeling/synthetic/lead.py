@@ -30,6 +30,8 @@ from labeling.synthetic.words import BE
 DOCUMENT_FILE = re.compile(r"(?i)^(?:readme|copying|licen[cs]e|news|changes|changelog|install|"
                            r"todo|authors|thanks|faq|history|notice)(?:[._-][\w.-]*)?$")
 KEY_OR_CODE = re.compile(r"^(?=.*[\d_])[A-Za-z][\w.-]*$")
+
+
 def entry_question(title: str | None) -> tuple[str, Subject] | None:
     """The question a title's one thing gets, and that thing (see the module docstring)."""
     title = (title or "").strip()

@@ -11,8 +11,12 @@ definition lists of options, keys and errors, "To X, use Y", reference imperativ
 comparisons) and from clauses of prose sentences (``labeling.synthetic.clauses`` and
 ``labeling.synthetic.facts``: quantities, times, places, definitions, named roles, conditions,
 objects, causes and means), in the forms of ``labeling.synthetic.forms`` (keyword queries are
-shortened questions). Every answer span is tidied (``labeling.synthetic.spans``) and given as
-offsets into the passage; the shared ``labeling.synthetic.rubric`` decides well-formedness.
+shortened questions). Every answer span is tidied (``labeling.synthetic.spans``), carried on to
+the end of its sentence, and given as offsets into the passage; the shared
+``labeling.synthetic.rubric`` decides well-formedness. Precision first: the screens
+(``labeling.synthetic.screens``) drop every form that graded below half on text the rules were
+not written from ("What does X do if ...?", why-questions, tasks that name nothing); when
+unsure, no question.
 """
 
 from __future__ import annotations
