@@ -24,19 +24,26 @@ READER_SECONDS = 30.0
 
 
 def _readers(path: Path) -> list[int]:
-    """Processes that have ``path`` open (from /proc)."""
+    """Processes that have ``path`` open for reading (from /proc). The write end this process
+    holds does not count: seen before the reader's own descriptor shows (a busy machine), it
+    would pass for a reader that is this process, and nobody would be killed."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             for fd in (entry / "fd").iterdir():
-                if os.readlink(fd) == str(path):
+                if os.readlink(fd) == str(path) and not _write_only(entry, fd.name):
                     found.append(int(entry.name))
                     break
         except OSError:  # gone, or not ours to look at
             continue
     return found
+
+
+def _write_only(process: Path, fd: str) -> bool:
+    flags = (process / "fdinfo" / fd).read_text().split("flags:")[1].split()[0]
+    return int(flags, 8) & 0o3 == os.O_WRONLY
 
 
 class KillFirstReader:
