@@ -83,6 +83,14 @@ def alerts(page, kind: str) -> str:
     return " ".join(page.locator(f"[data-testid='stAlertContent{kind}']").all_inner_texts())
 
 
+def success(page, text: str) -> str:
+    """The success message holding ``text``, once the run the last action started draws it
+    (waiting for idle alone can pass before that run starts)."""
+    found = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=text).first
+    found.wait_for()
+    return found.inner_text()
+
+
 def run_files(workspace: Path, folder: Path) -> tuple[Path, Path]:
     """tiny5: bm25's top 5 (chunk set sections' ids, no chunk set named); small-run: for each
     query the chunks of chunk set small labelled for it, best grade first, then five others."""
@@ -169,7 +177,7 @@ def test_rechunk_import_score_export_and_evaluate_agree(tab, walk_app, wait_idle
     fill(page, wait_idle, "split_size", "250")
     fill(page, wait_idle, "split_overlap", "25")
     act(page, wait_idle, page.get_by_role("button", name="Split").click)
-    assert "Split" in alerts(page, "Success")
+    assert "imported" in success(page, "Split")
     go(page, wait_idle, f"{url}/chunking")
     act(page, wait_idle, page.get_by_role("button", name="Transfer labels").click)
     page.get_by_text("transferred labels written").first.wait_for()
@@ -258,5 +266,5 @@ def test_the_judge_form_follows_the_open_query(tab, walk_app, wait_idle) -> None
     act(page, wait_idle, page.get_by_role("radiogroup", name="Grade").get_by_text(
         re.compile(r"^1 ")).first.click)
     act(page, wait_idle, page.get_by_role("button", name="Save label").click)
+    assert success(page, "Judged")
     assert "unknown" not in alerts(page, "Error")
-    assert "Judged" in alerts(page, "Success")
