@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from labeling.synthetic.passage import Prose
-from labeling.synthetic.text import ABBREVIATIONS
+from labeling.synthetic.text import ends_on_abbreviation
 
 OPENERS = {"(": ")", "[": "]", "{": "}", "\u201c": "\u201d", "\u2018": "\u2019"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
@@ -150,7 +150,8 @@ def _sentence_end(text: str, b: int) -> int:
             continue
         if stop is None:
             return len(text)
-        if stop.group() == "." and _abbreviation(text, stop.start()):
+        if stop.group() == "." and ends_on_abbreviation(text[max(0, stop.start() - 12):
+                                                              stop.start()]):
             k = stop.end()
             continue
         return stop.start()
@@ -173,9 +174,3 @@ def _indent(text: str, line_start: int) -> int:
     if not line.strip():
         return 0
     return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
-
-
-def _abbreviation(text: str, dot: int) -> bool:
-    before = text[max(0, dot - 12):dot].split()
-    last = before[-1].lower().lstrip("(\"'[") if before else ""
-    return last in ABBREVIATIONS or (len(last) == 1 and last.isalpha())

@@ -17,6 +17,14 @@ _WORD = re.compile(r"[\w][\w'’\-./:%]*[\w%]|[\w]", re.UNICODE)
 _ITEM_START = re.compile(r"\n[ \t]*(?:[\u2022\u2023\u25e6*+\u2014\u2013-]\s|\d{1,2}[.)]\s)")
 
 
+def ends_on_abbreviation(text: str) -> bool:
+    """Whether the last word of ``text`` (its full stop, if any, aside) is a known abbreviation
+    ("e.g", "etc") or a single initial ("J"): a full stop after it ends no sentence."""
+    before = text.split()
+    last = before[-1].lower().rstrip(".").lstrip("(\"'[") if before else ""
+    return last in ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+
+
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """Sentence spans ``(start, end)`` of one paragraph of running text (end exclusive, trimmed).
 
@@ -28,9 +36,7 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        before = text[start:match.start() + 1].split()
-        last = before[-1].lower().rstrip(".").lstrip("(\"'[") if before else ""
-        if last in ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+        if ends_on_abbreviation(text[start:match.start() + 1]):
             continue
         spans.append((start, match.end()))
         start = match.end()
