@@ -32,7 +32,10 @@ DEFINING = frozenset("is are represents means denotes stands names specifies def
                      "describes refers holds identifies".split())
 
 
-def _names_code(word: str) -> bool:
+def names_code(word: str) -> bool:
+    """Whether ``word`` (quotes and trailing punctuation aside) is a name written as code
+    (``subject_checks.is_code_name``) or an API name (``screens.API``: a call, an option, a
+    constant, a qualified name)."""
     word = word.strip(",;:'\"`\u2018\u2019")
     return is_code_name(word) or bool(screens.API.match(word))
 
@@ -44,7 +47,7 @@ def describes(words: list[str], subject: Subject) -> bool:
     if any(w in MODALS for w in low[:4]):
         return False
     opener = words[1] if low[0] in ("the", "a", "an") and len(words) > 1 else words[0]
-    if _names_code(opener) and opener.strip(",;:'\"`\u2018\u2019").removesuffix(
+    if names_code(opener) and opener.strip(",;:'\"`\u2018\u2019").removesuffix(
             "()").lower() not in subject.name.lower():
         return False  # "The --rsyncable option is used to ...": about another name
     if subject.kind == "function":

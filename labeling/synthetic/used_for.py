@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 
+from labeling.synthetic.descriptions import names_code
 from labeling.synthetic.passage import Passage
 from labeling.synthetic.reference import Draft
-from labeling.synthetic.screens import API
 from labeling.synthetic.spans import passage_span
 from labeling.synthetic.subject import Subject
-from labeling.synthetic.subject_checks import is_code_name
 
 KINDS = ("option", "property", "variable", "argument", "parameter", "command", "function",
          "method", "setting", "key", "field", "flag", "macro", "attribute", "directive")
@@ -41,7 +40,7 @@ def used_for_drafts(passage: Passage, topic: Subject | None) -> list[Draft]:
             if match is None or match.end() != b:
                 continue
             name = match.group(1).strip("`'\"\u2018\u2019")
-            if not (is_code_name(name) or API.match(name)):
+            if not names_code(name):
                 continue
             kind = (match.group(2) or "").strip()
             if name.startswith("-"):
