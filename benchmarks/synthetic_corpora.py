@@ -359,12 +359,7 @@ def cmake_rows() -> list[dict]:
                 raw = path.read_text(encoding="utf-8", errors="replace")
                 for s, (heading, body) in enumerate(rst_sections(raw), 1):
                     title = path.stem if heading == path.stem else f"{path.stem}: {heading}"
-                    for i, text in enumerate(paragraphs_to_passages(body), 1):
-                        if len(text.split()) < 25:
-                            continue
-                        doc = f"{part}/{path.stem}"
-                        rows.append({"id": f"{doc}-{s:02d}-{i:02d}", "doc_id": doc,
-                                     "title": title, "text": text})
+                    rows += section_rows(f"{part}/{path.stem}", s, title, body)
     return rows
 
 
@@ -540,10 +535,8 @@ def pyref_rows() -> list[dict]:
             elif sections:
                 sections[-1][1].append(line)
         for s, (heading, body) in enumerate(sections, 1):
-            for i, text in enumerate(paragraphs_to_passages("\n".join(body).strip("\n")), 1):
-                if len(text.split()) >= 25:
-                    rows.append({"id": f"{topic}-{s:02d}-{i:02d}", "doc_id": topic,
-                                 "title": f"Python reference: {heading}", "text": text})
+            rows += section_rows(topic, s, f"Python reference: {heading}",
+                                 "\n".join(body).strip("\n"))
     return rows
 
 
