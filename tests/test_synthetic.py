@@ -55,7 +55,8 @@ def test_question_kinds_on_known_sentences():
             " New joiners fill in the Display Screen Equipment (DSE) assessment.")
     questions = {c.question: c for c in offline.generate(
         "c1", text, title="Leave policy: Annual leave", max_per_chunk=20)}  # the heading binds
-    assert "How many days of annual leave do full-time employees get?" in questions
+    # a quantity moved out of its clause graded 12 of 35 over rounds 1-15: not asked
+    assert not [q for q in questions if q.startswith("How many")]
     assert questions["When does the leave year run?"].answer == "from 1 April to 31 March"
     assert questions["What is a security incident?"].well_formed
     assert questions["What does DSE stand for?"].answer == "Display Screen Equipment"
