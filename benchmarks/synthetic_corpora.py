@@ -111,9 +111,18 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   how to move code across, a kind none of the earlier rounds drew; read as ``rustbook`` is,
   titled ``The Rust Edition Guide: <page>: <heading>``.
 
+- ``cargo`` (held out, issue 32's thirteenth pass, drawn because the edition guide gave 9
+  questions from 230 passages; graded blind by another grader): "The Cargo Book" as the stable
+  Rust toolchain ships it (``share/doc/rust/html/cargo``, its change log left out): the guide,
+  the reference (manifest and configuration keys, environment variables, build scripts) and a
+  page per command whose options are definition lists; read as ``rustbook`` is, a definition
+  list's term on its own line with its description indented under it, titled
+  ``The Cargo Book: <page>: <heading>``. Closest earlier kind: npm's documentation (another
+  package manager's), in another format and with manual-page-like command pages.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
-                                                  rustbook, pandas, edition)
+                                                  rustbook, pandas, edition, cargo)
 """
 
 from __future__ import annotations
@@ -651,7 +660,7 @@ def npm_rows() -> list[dict]:
     return rows
 
 
-BOOK_BLOCK = re.compile(r"(?is)<(h[1-3]|p|li|pre)\b[^>]*>(.*?)</\1>")
+BOOK_BLOCK = re.compile(r"(?is)<(h[1-3]|p|li|pre|dt|dd)\b[^>]*>(.*?)</\1>")
 
 
 def _book_dir() -> Path | None:
@@ -661,7 +670,8 @@ def _book_dir() -> Path | None:
 
 def book_sections(raw: str) -> list[tuple[str, str]]:
     """(heading, text) of one chapter page: the ``<main>`` element's headings, paragraphs, list
-    items and code listings (indented), in order."""
+    items, code listings (indented) and definition lists (a term's line, its description
+    indented under it), in order."""
     main = re.search(r"(?is)<main\b[^>]*>(.*?)</main>", raw)
     sections: list[tuple[str, list[str]]] = []
     for match in BOOK_BLOCK.finditer(main.group(1) if main else raw):
@@ -672,6 +682,8 @@ def book_sections(raw: str) -> list[tuple[str, str]]:
         elif sections and tag == "pre":
             lines = text.strip("\n").splitlines()
             sections[-1][1].append("\n".join("    " + line for line in lines))
+        elif sections and tag == "dd" and sections[-1][1]:  # under its term, indented
+            sections[-1][1][-1] += "\n    " + " ".join(text.split())
         elif sections:
             sections[-1][1].append(" ".join(text.split()))
     return [(h, "\n\n".join(b)) for h, b in sections if "".join(b).strip()]
@@ -689,26 +701,36 @@ def rustbook_rows() -> list[dict]:
     return rows
 
 
-def edition_rows() -> list[dict]:
+def mdbook_rows(folder: str, label: str) -> list[dict]:
+    """The pages of a book the stable Rust toolchain ships (``share/doc/rust/html/<folder>``),
+    read as ``book_sections``, titled ``<label>: <page>: <heading>``."""
     book = _book_dir()
     if book is None:
-        raise SystemExit("edition: no stable Rust toolchain's edition guide under ~/.rustup")
+        raise SystemExit(f"{folder}: no stable Rust toolchain's books under ~/.rustup")
     rows = []
-    guide = book.parent / "edition-guide"
-    for path in sorted(guide.rglob("*.html")):
-        if path.name in EDITION_SKIPPED:
+    root = book.parent / folder
+    for path in sorted(root.rglob("*.html")):
+        if path.name in MDBOOK_SKIPPED:
             continue
         raw = path.read_text(encoding="utf-8", errors="replace")
-        doc = path.relative_to(guide).with_suffix("").as_posix()
+        doc = path.relative_to(root).with_suffix("").as_posix()
         sections = book_sections(raw)
         page = sections[0][0] if sections else doc
         for s, (heading, body) in enumerate(sections, 1):
             title = page if heading == page else f"{page}: {heading}"
-            rows += section_rows(doc, s, f"The Rust Edition Guide: {title}", body)
+            rows += section_rows(doc, s, f"{label}: {title}", body)
     return rows
 
 
-EDITION_SKIPPED = frozenset({"print.html", "toc.html", "404.html"})
+MDBOOK_SKIPPED = frozenset({"print.html", "toc.html", "404.html", "CHANGELOG.html"})
+
+
+def edition_rows() -> list[dict]:
+    return mdbook_rows("edition-guide", "The Rust Edition Guide")
+
+
+def cargo_rows() -> list[dict]:
+    return mdbook_rows("cargo", "The Cargo Book")
 NUMPYDOC_HEADING = re.compile(r"^(\S[^\n]*)\n-{3,}\s*$", re.M)
 NUMPYDOC_SKIPPED = frozenset({"See Also", "References"})
 
@@ -746,7 +768,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
             "npm": npm_rows, "rustbook": rustbook_rows, "pandas": pandas_rows,
-            "edition": edition_rows}
+            "edition": edition_rows, "cargo": cargo_rows}
 
 
 def build(name: str) -> Path:
