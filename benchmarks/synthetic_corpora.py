@@ -703,7 +703,8 @@ def rustbook_rows() -> list[dict]:
 
 def mdbook_rows(folder: str, label: str) -> list[dict]:
     """The pages of a book the stable Rust toolchain ships (``share/doc/rust/html/<folder>``),
-    read as ``book_sections``, titled ``<label>: <page>: <heading>``."""
+    read as ``book_sections``, titled ``<label>: <page>: <heading>``, the page named by its
+    ``<title>`` (a command page's first heading is its manual section, "NAME")."""
     book = _book_dir()
     if book is None:
         raise SystemExit(f"{folder}: no stable Rust toolchain's books under ~/.rustup")
@@ -715,7 +716,9 @@ def mdbook_rows(folder: str, label: str) -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         doc = path.relative_to(root).with_suffix("").as_posix()
         sections = book_sections(raw)
-        page = sections[0][0] if sections else doc
+        # "cargo clean - The Cargo Book"
+        named = re.search(r"(?is)<title>(.*?) - [^<]*</title>", raw)
+        page = html.unescape(" ".join(named.group(1).split())) if named else doc
         for s, (heading, body) in enumerate(sections, 1):
             title = page if heading == page else f"{page}: {heading}"
             rows += section_rows(doc, s, f"{label}: {title}", body)

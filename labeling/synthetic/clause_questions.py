@@ -65,6 +65,8 @@ def _wh_question(clause: Clause, wh: str, answer: tuple[int, int], text: str) ->
     if len(before) > 10 or any(t.brk or t.low in CONJUNCTIONS or is_number(t) for t in before):
         return None
     aux, subj, verb = aux_and_verb(clause, text)
+    if verb == ["have"] and before and before[0].low == "been":  # "has been stabilized in 1.30"
+        aux, verb, before = ("was" if aux == "does" else "were"), [], before[1:]
     pre = render(clause.pre, text) if clause.pre else []
     return finish_question([wh, aux, *subj, *verb, *render(before, text), *pre])
 

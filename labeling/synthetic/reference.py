@@ -26,7 +26,7 @@ from labeling.synthetic.descriptions import describes, is_description
 from labeling.synthetic.lines import COMMON_HEADINGS
 from labeling.synthetic.passage import Passage, Prose
 from labeling.synthetic.spans import passage_span
-from labeling.synthetic.subject import Subject, focus_of, is_named, term_subject
+from labeling.synthetic.subject import COMMAND_LINE, Subject, focus_of, is_named, term_subject
 from labeling.synthetic.words import ALL_VERBS, CONDITIONS, DETERMINERS, PREPOSITIONS
 
 # Words that end the predicate of a how-to question ("Force compression even if ...").
@@ -111,14 +111,15 @@ def conjugate(words: list[str]) -> list[str]:
 
 
 def _context(focus: Subject, topic: Subject | None, words: list[str]) -> list[str]:
-    """" with gzip" after a how-to whose answer is an option of the topic command, " with
-    tarfile" after one answered by a function of the topic module."""
+    """" with gzip" (" with cargo clean") after a how-to whose answer is an option of the topic
+    command, " with tarfile" after one answered by a function of the topic module."""
     if topic is None or (focus.kind, topic.kind) not in (
             ("option", "command"), ("option", "topic"), ("function", "topic")):
         return []
     if focus.kind == "function" and focus.name.lower() == topic.name.lower():
         return []
-    if topic.name.lower() in " ".join(words).lower() or len(topic.name.split()) > 1:
+    if topic.name.lower() in " ".join(words).lower() or (
+            len(topic.name.split()) > 1 and not COMMAND_LINE.fullmatch(topic.name)):
         return []  # named already, or a title phrase ("with Python reference") is no API
     return ["with", topic.name]
 

@@ -90,6 +90,12 @@ TUTORIAL = re.compile(r"\b(?:we|we'll|we\u2019ll|we've|we\u2019ve|us|our)\b|"
 # where 2 of 22 (a how-to, "How do I ...?", is asked from the passage's own "To X, use Y").
 MOVED_FACT = re.compile(r"^(?:Who|Where|How (?:many|much))\b|"
                         r"^How (?:does|do|did|is|are|was|were|can|could|will|would) (?!I\b)")
+# From the round-17 grades (the Cargo book): an option's description copied with its argument's
+# referent ("How do I install only the specified binary?": which? 0 of 9 accepted over all
+# rounds) and a table's entries read as a subject ("What is each key in the replace table?",
+# 0 of 3).
+UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided)\b|"
+                              r"^What (?:is|are) each\b", re.I)
 # A FAQ's own label for a question or its answer ("Q2", "A1"), read as a term: "What is A1 in
 # libc6?" (a priority such as "P1" is a term of its own).
 SECTION_LABEL = re.compile(r"^[QA]\d{1,2}$")
@@ -119,6 +125,8 @@ CODE_ANSWER = re.compile(r"^\s*(?:[=;{}>]|->)|;\s*$|\s=\s")
 ADVICE = re.compile(r"^(?:(?:one|you|users?|the user)\s+)?(?:\w+ly\s+)?(?:should|must|ought to|"
                     r"needs? to|have to)\b", re.I)
 POINTING_BACK = re.compile(r"^(?:\S+\s+){0,2}(?:these|those)\s", re.I)
+# An answer that is only a pointing word ("this": use what?).
+POINTING_WORD = re.compile(r"(?:this|that|these|those|it|here|there|below|above)\W*", re.I)
 RUNS_ON = re.compile(r"[.!?]\s*\n\s*\S")  # past its sentence's end onto the next line
 # Sentence adverbs that only make sense next to the source sentence: "What does BBV also
 # count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
@@ -149,19 +157,20 @@ def misread(question: str) -> bool:
                 or READER_AGREEMENT.search(question) or TEMPLATE.search(question)
                 or BARE_COPULA.search(question) or COMMON_WORD_DEFINITION.match(question)
                 or RELATIVE.search(question) or MOVED_FACT.search(question)
+                or UNBOUND_REFERENT.search(question)
                 or preposition_twice(question) or verb_echoes_name(question))
 
 
 def bad_answer(question: str, answer: str) -> bool:
     """Whether ``answer`` is cut mid-phrase, a code fragment, a bare value ("to false"), a word
-    doubled, pointing back ("these options"), or advice where a behaviour was asked ("What
-    happens ...?")."""
+    doubled, pointing back ("these options") or only a pointing word ("this"), or advice where
+    a behaviour was asked ("What happens ...?")."""
     words = answer.split()
     return not words or words[-1].lower() in DANGLING or restates(question, answer) or bool(
         BARE_VALUE.match(answer) or CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
         or RUNS_ON.search(answer)
-        or POINTING_BACK.search(answer) or (question.startswith(("What happens", "What does"))
-                                           and ADVICE.search(answer)))
+        or POINTING_BACK.search(answer) or POINTING_WORD.fullmatch(answer.strip())
+        or (question.startswith(("What happens", "What does")) and ADVICE.search(answer)))
 
 
 def happens_unnamed(question: str, topic: str) -> bool:

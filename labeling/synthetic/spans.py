@@ -96,6 +96,9 @@ def passage_span(unit: Prose, a: int, b: int, limit: tuple[int, int] | None = No
 # Where a sentence ends in raw passage text: a full stop, "!" or "?" (after any closing quote,
 # bracket or emphasis mark) before a space or the end, a semicolon, a colon ending its line (a
 # list or a code block follows), a blank line.
+# A preposition that ends its sentence belongs to it ("belongs to."); cut off, the answer
+# reads as cut mid-phrase (graded a wrong span in round 17).
+STRANDED = re.compile(r"\s+(?:to|in|on|with|by|from|of|for|at|about|into|onto|upon)")
 SENTENCE_STOP = re.compile(r"[.!?](?=[\"')\]\u2019\u201d*`]*(?:\s|$))|;|:[ \t]*(?=\n)|\n[ \t]*\n")
 # A line that starts a list item rather than carrying a sentence on: a bullet or number, an
 # option, or a term and its description ("symbols - the set of symbols", "key: value",
@@ -121,7 +124,13 @@ def to_sentence_end(text: str, a: int, b: int, limit: int = MAX_RUN_ON
     end = _sentence_end(text, b)
     if len(text[b:end].split()) > limit:
         return None
-    return tidy(text, a, end)
+    whole = tidy(text, a, end)
+    if whole is not None and STRANDED.fullmatch(text[whole[1]:end]) and \
+            text[end:end + 1] in (".", "!", "?"):
+        # "the categories this package belongs to.": the sentence's own end, its stop kept so
+        # that the last word does not read as a phrase cut off
+        return whole[0], end + 1
+    return whole
 
 
 def _goes_on(text: str, b: int) -> bool:

@@ -3,11 +3,12 @@
 A question must name what it asks about. The *topic* comes from the passage title (a manual
 page title ``gzip(1): Options`` gives the command ``gzip``; ``strtol(3)`` the function
 ``strtol()``; any other title its part before the colon, a qualified name such as
-``Math::BigRat`` kept whole). The *focus* of a piece of prose is
-the nearest thing it describes: the term of a definition list it belongs to (an option, a key,
-an error, a file, an environment variable), else the function signature above it, else the
-topic. A sentence whose subject is a pronoun or a bare class noun ("It", "This option", "The
-function") is about its focus; without one it is not asked about.
+``Math::BigRat`` kept whole; after a document set's name, the page: "The Cargo Book: cargo
+clean"). The *focus* of a piece of prose is the nearest thing it describes: the term of a
+definition list it belongs to (an option, a key, an error, a file, an environment variable),
+else the function signature above it, else the topic. A sentence whose subject is a pronoun or
+a bare class noun ("It", "This option", "The function") is about its focus; without one it is
+not asked about.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ NAMED = re.compile(
     r"^(?:[-+]{1,2}\w[\w-]*|[/~$][\w/.${}~*-]+|\w+(?:::|->)\w[\w:>-]*|\w*[_.]\w+.*|\w+\(\d?\w*\)|[A-Z]{2,}\w*|"
     r"\w*[a-z][A-Z]\w*|\w*\d\w*)$"
 )
+
+
+# A title that names a whole document set ("The Cargo Book", "The Rust Edition Guide"): the
+# page after it is the topic.
+DOCUMENT_NAME = re.compile(r"(?:The\s+)?(?:[A-Z][\w.+-]*\s+){0,4}(?:Book|Guide|Manual|Handbook|"
+                           r"Documentation|Docs|Reference)")
+# A command line's words ("cargo clean", "aws ec2 create-fleet").
+COMMAND_LINE = re.compile(r"[a-z][\w.+-]*(?: [a-z][\w.+-]*){1,3}")
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,11 @@ def topic_of(title: str | None, passage: Passage | None = None) -> Subject | Non
             return Subject(f"{name}()", name, kind)
         return Subject(name, name, kind)
     # A colon ends the name, but not inside a qualified one ("Math::BigRat: METHODS").
-    name = re.split(r"\s*(?:(?<!:):(?!:)|\s[-\u2013\u2014]\s)\s*", title, maxsplit=1)[0].strip()
+    parts = re.split(r"\s*(?:(?<!:):(?!:)|\s[-\u2013\u2014]\s)\s*", title, maxsplit=2)
+    name = parts[0].strip()
+    page = parts[1].strip() if len(parts) > 1 else ""
+    if DOCUMENT_NAME.fullmatch(name) and page and not page.isupper():
+        name = page  # "The Cargo Book: cargo clean: Options": the page, not the book ("NAME": no)
     if not name:
         return None
     if len(name.split()) == 1 or NAMED.match(name) or name.lower().startswith("the "):
