@@ -6,9 +6,9 @@ logistic regression (C = 1) of "accepted as written" on the candidate features, 
 ``GRADED_QUESTIONS`` questions of ``GRADED_SAMPLES`` samples of ``GRADED_KINDS`` kinds of text
 that the precision-first generator asked, each graded blind by an independent grader (Javadoc,
 the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim help, CMake help, Perl POD,
-manual pages, the AWS CLI's and npm's documentation, the Rust book, pandas's docstrings),
-every question as it was generated. It is not tempered: a logistic model's mean prediction is
-its expected accept rate. ``benchmarks/synthetic_calibration.py`` fits it, checks it leaving
+manual pages, the AWS CLI's and npm's documentation, the Rust book, pandas's docstrings, the
+Rust edition guide, the Cargo book), every question as it was generated. It is not tempered: a
+logistic model's mean prediction is its expected accept rate. ``benchmarks/synthetic_calibration.py`` fits it, checks it leaving
 one kind out (each kind predicted by a fit on the others) and writes the reliability curve
 (``benchmarks/results/synthetic_reliability.md``). The accept rate differs by kind far more
 than these features tell (21% to 97% here; a feature's weight can change sign when a kind is
@@ -18,7 +18,7 @@ first decile, from the bottom, accepted at least one time in five; no decile fel
 so the floor hides only what scores below every graded question.
 
 The features the generator's screens leave no spread in carry little weight: three graded
-questions in 474 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
+questions in 580 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
 pointing costs; the offline generator does not ask such questions and the LLM path's critic
 rates them.
 
@@ -34,14 +34,14 @@ from dataclasses import dataclass
 
 # Pasted from `python benchmarks/synthetic_calibration.py` (`--check` says when they are stale).
 CALIBRATED_WEIGHTS: dict[str, float] = {
-    "intercept": -2.1945, "specificity": -0.3168, "top3": 0.5786, "reciprocal_rank": -0.51,
-    "standalone": -0.155, "grammar": 0.8158, "repeated": -0.2564, "copy": -0.4769,
-    "structured": 1.4098, "concise": 0.3103, "whole_answer": 1.1136, "critic": 3.0,
+    "intercept": -2.4457, "specificity": -0.1262, "top3": 0.5079, "reciprocal_rank": -0.5493,
+    "standalone": -0.0064, "grammar": 0.8168, "repeated": -0.2119, "copy": -0.821,
+    "structured": 1.2291, "concise": 0.5577, "whole_answer": 1.1464, "critic": 3.0,
 }
-GRADED_QUESTIONS = 474
-GRADED_SAMPLES = 13
-GRADED_KINDS = 13
-DEFAULT_FLOOR = 0.07
+GRADED_QUESTIONS = 580
+GRADED_SAMPLES = 15
+GRADED_KINDS = 15
+DEFAULT_FLOOR = 0.08
 # How far a left-out kind's accept rate was from the prediction, in points, at worst in most
 # kinds (benchmarks/results/synthetic_reliability.md): what the Review page warns of.
 KIND_ERROR = 20
