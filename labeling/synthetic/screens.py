@@ -93,9 +93,12 @@ MOVED_FACT = re.compile(r"^(?:Who|Where|How (?:many|much))\b|"
 # From the round-17 grades (the Cargo book): an option's description copied with its argument's
 # referent ("How do I install only the specified binary?": which? 0 of 9 accepted over all
 # rounds) and a table's entries read as a subject ("What is each key in the replace table?",
-# 0 of 3).
-UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided)\b|"
-                              r"^What (?:is|are) each\b", re.I)
+# 0 of 3); from round 18 (Rust's API docs), a method's result as one ("What is the returned
+# TcpStream?", 0 of 6) and a when-question ending on a preposition ("When was the fallback
+# changed to?", 0 of 1).
+UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|returned)\b|"
+                              r"^What (?:is|are) each\b|"
+                              r"^When\b.*\s(?:to|from|of|with|by|in|on|at|for)\?$", re.I)
 # A FAQ's own label for a question or its answer ("Q2", "A1"), read as a term: "What is A1 in
 # libc6?" (a priority such as "P1" is a term of its own).
 SECTION_LABEL = re.compile(r"^[QA]\d{1,2}$")
@@ -131,7 +134,9 @@ RUNS_ON = re.compile(r"[.!?]\s*\n\s*\S")  # past its sentence's end onto the nex
 # Sentence adverbs that only make sense next to the source sentence: "What does BBV also
 # count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
 SENTENCE_ADVERBS = re.compile(r"\b(?:also|now|still|in contrast|however|therefore|thus|"
-                              r"furthermore|moreover|additionally|likewise|similarly)\b", re.I)
+                              r"furthermore|moreover|additionally|likewise|similarly|"
+                              r"by contrast|on the other hand|in particular|happily)\b|"
+                              r"\bthen\?$", re.I)
 # An option's value placeholder read as part of a name: "What do --fuzz=LINES set?".
 PLACEHOLDER = re.compile(r"\S=[A-Z]")
 # A token with neither a letter nor a digit: "//", "->", "..." (a dash option has letters).
