@@ -97,8 +97,15 @@ MOVED_FACT = re.compile(r"^(?:Who|Where|How (?:many|much))\b|"
 # TcpStream?", 0 of 6) and a when-question ending on a preposition ("When was the fallback
 # changed to?", 0 of 1).
 UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|returned)\b|"
-                              r"^What (?:is|are) each\b|"
+                              r"^What (?:is|are) (?:each|every)\b|"
                               r"^When\b.*\s(?:to|from|of|with|by|in|on|at|for)\?$", re.I)
+# From round 19 (the Rust Reference): a generic head defined ("What is a common example?", "a
+# special case", "a square element": 0 of 6 over all rounds), an adverb copied between the
+# copula and its subject ("What is here the capture path?", 0 of 2), and a bracket left open by
+# the source's markup ("What is the #[diagnostic attribute namespace?", 0 of 3).
+GENERIC_HEAD = re.compile(r"^What (?:is|are) (?:a|an|the) (?:[a-z]+ )?(?:case|example|term|kind|"
+                          r"way|form|thing|element|part|instance|one)s?\?$|"
+                          r"^What (?:is|are) (?:here|otherwise|then|there|now|thus|so)\b")
 # A FAQ's own label for a question or its answer ("Q2", "A1"), read as a term: "What is A1 in
 # libc6?" (a priority such as "P1" is a term of its own).
 SECTION_LABEL = re.compile(r"^[QA]\d{1,2}$")
@@ -162,8 +169,14 @@ def misread(question: str) -> bool:
                 or READER_AGREEMENT.search(question) or TEMPLATE.search(question)
                 or BARE_COPULA.search(question) or COMMON_WORD_DEFINITION.match(question)
                 or RELATIVE.search(question) or MOVED_FACT.search(question)
-                or UNBOUND_REFERENT.search(question)
+                or UNBOUND_REFERENT.search(question) or GENERIC_HEAD.search(question)
+                or unbalanced(question)
                 or preposition_twice(question) or verb_echoes_name(question))
+
+
+def unbalanced(question: str) -> bool:
+    """Whether a bracket of ``question`` is left open or closed without opening."""
+    return any(question.count(a) != question.count(b) for a, b in ("()", "[]", "{}"))
 
 
 def bad_answer(question: str, answer: str) -> bool:
