@@ -139,10 +139,18 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   is, titled ``The Rust Reference: <page>: <heading>``. Closest earlier kind: the Python
   Language Reference (round 10). The rules find a question in 98 of its 1,030 passages.
 
+- ``rustcbook`` (held out, issue 32's sixteenth pass, graded blind by another grader): "The
+  rustc book" as the stable toolchain ships it (``share/doc/rust/html/rustc``), the compiler's
+  manual: command-line arguments, codegen options, lints and their groups, platform support
+  and target policies, read as ``cargo`` is, titled ``The rustc book: <page>: <heading>``.
+  Closest earlier kinds: the Cargo book and manual pages. The rules find a question in 71 of
+  its 1,343 passages.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
-                                                  rustdoc, gsutil, kubectl, rustref)
+                                                  rustdoc, gsutil, kubectl, rustref,
+                                                  rustcbook)
 """
 
 from __future__ import annotations
@@ -762,6 +770,10 @@ def cargo_rows() -> list[dict]:
 
 def rustref_rows() -> list[dict]:
     return mdbook_rows("reference", "The Rust Reference")
+
+
+def rustcbook_rows() -> list[dict]:
+    return mdbook_rows("rustc", "The rustc book")
 RUSTDOC_ITEM = re.compile(r"(?:struct|enum|trait|fn|macro|primitive)\.(\w+)\.html")
 RUSTDOC_BLOCK = re.compile(r"(?is)<(h[2-6]|p|li|pre)\b[^>]*>(.*?)</\1>")
 RUSTDOC_TOP = re.compile(r'(?s)<details class="toggle top-doc" open>.*?'
@@ -915,7 +927,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
             "npm": npm_rows, "rustbook": rustbook_rows, "pandas": pandas_rows,
             "edition": edition_rows, "cargo": cargo_rows, "rustdoc": rustdoc_rows,
-            "gsutil": gsutil_rows, "kubectl": kubectl_rows, "rustref": rustref_rows}
+            "gsutil": gsutil_rows, "kubectl": kubectl_rows, "rustref": rustref_rows,
+            "rustcbook": rustcbook_rows}
 
 
 def build(name: str) -> Path:
