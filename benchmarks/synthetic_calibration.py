@@ -4,14 +4,14 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals,
-Vim help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 19, the
+Vim help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 20, the
 AWS CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide,
-the Cargo book, Rust's standard library docs and the Rust Reference, development data since),
-every question as it was generated. The earlier generator's samples (rounds 4 to 9) asked
-questions these rules no longer ask and were accepted less often (41% against 62%); a fit on
-them predicted the new samples' halves 26 points off on average, so they are reported, not
-fitted. The held-out samples (``HELD_OUT``) are never fitted: the report predicts them by the
-final model.
+the Cargo book, Rust's standard library docs, the Rust Reference and the rustc book,
+development data since), every question as it was generated. The earlier generator's samples
+(rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
+against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
+are reported, not fitted. The held-out samples (``HELD_OUT``) are never fitted: the report
+predicts them by the final model.
 
 Model: ``quality_model.fit`` (L2 logistic regression of "accepted as written" on the stored
 features) with C = ``C``; the ``critic`` weight keeps its reasoned value (no graded question had
@@ -64,12 +64,12 @@ GRADED = {
     "round11/cmake": "cmake", "round12/pod": "pod", "round12/manpages": "manpages",
     "round12/heldout": "awscli", "round13/heldout": "npm", "round14/heldout": "rustbook",
     "round15/heldout": "pandas", "round16/heldout": "edition", "round17/heldout": "cargo",
-    "round18/heldout": "rustdoc", "round19/heldout": "rustref",
+    "round18/heldout": "rustdoc", "round19/heldout": "rustref", "round20/heldout": "rustcbook",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
            "round13/heldout", "round14/heldout", "round15/heldout", "round16/heldout",
-           "round17/heldout", "round18/heldout", "round19/heldout")
+           "round17/heldout", "round18/heldout", "round19/heldout", "round20/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).
