@@ -131,9 +131,10 @@ def choose_floor(curve: list[tuple[int, int, float, float, float]]) -> float:
     return 0.0
 
 
-def _left_out(rows: list[dict]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Table rows of each kind predicted by a fit on the others, and all those predictions."""
-    lines, left_p, left_y = [], [], []
+def _left_out(rows: list[dict]) -> tuple[list[str], np.ndarray, np.ndarray, int]:
+    """Table rows of each kind predicted by a fit on the others, all those predictions, and
+    how many kinds had a half ``calibration.KIND_ERROR`` points or more off."""
+    lines, left_p, left_y, off = [], [], [], 0
     for kind in KINDS:
         train = [r for r in rows if r["kind"] != kind]
         test = [r for r in rows if r["kind"] == kind]
@@ -142,9 +143,10 @@ def _left_out(rows: list[dict]) -> tuple[list[str], np.ndarray, np.ndarray]:
         left_y.append(y)
         (_, _, pt, ot), (_, _, pb, ob) = halves(p, y)
         held = sum(abs(pred - obs) <= WITHIN for pred, obs in ((pt, ot), (pb, ob)))
+        off += max(abs(pt - ot), abs(pb - ob)) >= calibration.KIND_ERROR / 100
         lines.append(f"| {kind} | {len(test)} | {y.mean():.0%} | {pt:.0%} / {ot:.0%} | "
                      f"{pb:.0%} / {ob:.0%} | {held} of 2 |")
-    return lines, np.concatenate(left_p), np.concatenate(left_y)
+    return lines, np.concatenate(left_p), np.concatenate(left_y), off
 
 
 def _held_out(weights: dict[str, float]) -> list[str]:
@@ -175,7 +177,7 @@ def _curve(title: str, curve: list[tuple[int, int, float, float, float]]) -> lis
               for i, n, low, pred, obs in curve)]
 
 
-def report() -> tuple[list[str], dict[str, float], float, int]:
+def report() -> tuple[list[str], dict[str, float], float, int, int]:
     every = graded()
     rows = graded(CURRENT)
     lines = ["# Is the synthetic questions' quality score calibrated?", "",
@@ -187,7 +189,7 @@ def report() -> tuple[list[str], dict[str, float], float, int]:
              "| left out | questions | observed | top half: predicted / observed | "
              "bottom half: predicted / observed | halves within 10 points |",
              "|---|---|---|---|---|---|"]
-    table, left_p, left_y = _left_out(rows)
+    table, left_p, left_y, off = _left_out(rows)
     lines += table
     weights = fit(rows)
     lines += _held_out(weights)
@@ -203,7 +205,7 @@ def report() -> tuple[list[str], dict[str, float], float, int]:
               f"Final model: {len(rows)} graded questions from {len(CURRENT)} samples of "
               f"{len(KINDS)} kinds of text, C = {C}. Weights: " + ", ".join(
                   f"{k} {v:+.2f}" for k, v in weights.items()) + ".", ""]
-    return lines, weights, floor, len(rows)
+    return lines, weights, floor, len(rows), off
 
 
 def main() -> None:
@@ -211,13 +213,15 @@ def main() -> None:
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when labeling/synthetic/calibration.py is out of date")
     args = parser.parse_args()
-    lines, weights, floor, n = report()
+    lines, weights, floor, n, off = report()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
     print(f"CALIBRATED_WEIGHTS = {weights!r}\nGRADED_QUESTIONS = {n}\n"
-          f"GRADED_SAMPLES = {len(CURRENT)}\nGRADED_KINDS = {len(KINDS)}\nDEFAULT_FLOOR = {floor}")
+          f"GRADED_SAMPLES = {len(CURRENT)}\nGRADED_KINDS = {len(KINDS)}\nDEFAULT_FLOOR = {floor}\n"
+          f"KINDS_OFF = {off}")
     stale = (calibration.CALIBRATED_WEIGHTS != weights or calibration.GRADED_QUESTIONS != n
+             or calibration.KINDS_OFF != off
              or calibration.DEFAULT_FLOOR != floor)
     if args.check and stale:
         sys.exit("labeling/synthetic/calibration.py is out of date: paste the constants above")
