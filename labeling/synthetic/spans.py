@@ -93,12 +93,12 @@ def passage_span(unit: Prose, a: int, b: int, limit: tuple[int, int] | None = No
     return unit.raw_span(*span)
 
 
-# Where a sentence ends in raw passage text: a full stop, "!" or "?" (after any closing quote,
-# bracket or emphasis mark) before a space or the end, a semicolon, a colon ending its line (a
-# list or a code block follows), a blank line.
 # A preposition that ends its sentence belongs to it ("belongs to."); cut off, the answer
 # reads as cut mid-phrase (graded a wrong span in round 17).
 STRANDED = re.compile(r"\s+(?:to|in|on|with|by|from|of|for|at|about|into|onto|upon)")
+# Where a sentence ends in raw passage text: a full stop, "!" or "?" (after any closing quote,
+# bracket or emphasis mark) before a space or the end, a semicolon, a colon ending its line (a
+# list or a code block follows), a blank line.
 SENTENCE_STOP = re.compile(r"[.!?](?=[\"')\]\u2019\u201d*`]*(?:\s|$))|;|:[ \t]*(?=\n)|\n[ \t]*\n")
 # A line that starts a list item rather than carrying a sentence on: a bullet or number, an
 # option, or a term and its description ("symbols - the set of symbols", "key: value",
