@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from labeling.synthetic import offline
+from labeling.synthetic.subject import title_parts
 from tests import grading_sheets
 
 RUSTDOC = "round18/heldout"
@@ -37,3 +39,17 @@ def test_a_rejected_question_is_not_asked(chunk_id: str, rejected: str):
 ])
 def test_an_accepted_question_is_still_asked(chunk_id: str, accepted: str):
     assert accepted in grading_sheets.questions(RUSTDOC, chunk_id)
+
+
+def test_a_qualified_name_is_not_split_at_its_double_colon():
+    # the round-18 sheet's passage, titled as a qualified name; split at "::" the lead read
+    # "What is :collections::VecDeque::reserve_exact in std?"
+    assert title_parts("Math::BigRat: new") == ("Math::BigRat", ":", " new")
+    assert title_parts("std::collections::VecDeque") == ("std::collections::VecDeque", "", "")
+    _, text = grading_sheets.passages(RUSTDOC)["net/struct.TcpStream-007-01-01"]
+    asked = [c.question for c in offline.generate(
+        "t", text, title="std::net::TcpStream::try_clone", max_per_chunk=0)]
+    assert not [q for q in asked if " :" in q or "in std?" in q], asked
+    titled = [c.question for c in offline.generate(
+        "t", text, title="std::net::TcpStream: try_clone", max_per_chunk=0)]
+    assert "What is try_clone in std::net::TcpStream?" in titled

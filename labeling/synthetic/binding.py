@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from labeling.synthetic.subject import Subject, is_named
+from labeling.synthetic.subject import Subject, is_named, title_parts
 from labeling.synthetic.words import QUESTION_WORDS
 
 QUOTED = re.compile(r"[‘'`\"]{1,2}([^\s‘’'`\"]{1,40})[’'`\"]{1,2}")
@@ -39,7 +39,7 @@ def passage_names(text: str, title: str | None) -> set[str]:
     its heading (see the module docstring)."""
     names = {m.group(1).lower().rstrip("().,;:") for m in QUOTED.finditer(text)}
     title = (title or "").strip()
-    head, _, tail = title.partition(":")
+    head, _, tail = title_parts(title)
     heading = f"{head} {tail}" if len(head.split()) > 1 else (tail or head)
     for word in re.findall(r"[\w.()-]+", heading):
         word = word.lower().rstrip("().")

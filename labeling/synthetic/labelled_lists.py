@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from labeling.synthetic.reference import Draft
-from labeling.synthetic.subject import Subject, topic_of
+from labeling.synthetic.subject import Subject, title_parts, topic_of
 
 LABEL = re.compile(r"(?m)^(?P<label>Returns?|Parameters|Params|Args|Arguments|Throws|Raises|"
                    r"Exceptions):[ \t]*\n(?P<items>[ \t]+\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)")
@@ -32,7 +32,7 @@ PARAMETER_NAME = 3  # characters: "a", "c", "e1" name no parameter a person asks
 def owner_of(title: str | None) -> str | None:
     """The member a passage title documents, as a call (see the module docstring)."""
     title = (title or "").strip()
-    head, _, tail = title.partition(":")
+    head, _, tail = title_parts(title)
     member = MEMBER.match(tail.strip())
     if member and CLASS.match(head.strip()):
         if member.group("name") == head.strip():

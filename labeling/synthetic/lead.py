@@ -22,7 +22,7 @@ from labeling.synthetic.descriptions import describes, is_description
 from labeling.synthetic.labelled_lists import owner_of
 from labeling.synthetic.passage import Passage
 from labeling.synthetic.reference import Draft
-from labeling.synthetic.subject import Subject
+from labeling.synthetic.subject import Subject, title_parts
 from labeling.synthetic.subject_checks import is_code_name
 from labeling.synthetic.words import BE
 
@@ -38,7 +38,7 @@ def entry_question(title: str | None) -> tuple[str, Subject] | None:
     owner = owner_of(title)
     if owner is not None:
         return f"What does {owner} do?", Subject(owner, owner.removeprefix("the "), "function")
-    head, colon, tail = (part.strip() for part in title.partition(":"))
+    head, colon, tail = (part.strip() for part in title_parts(title))
     if DOCUMENT_FILE.match(tail or title):
         return None  # "vim: README.Debian": a document, not a thing its first sentence defines
     if colon and " " not in head and (KEY_OR_CODE.match(tail) or is_code_name(tail)) \

@@ -51,6 +51,15 @@ class Subject:
     kind: str
 
 
+def title_parts(title: str) -> tuple[str, str, str]:
+    """``title`` split at its first colon as ``str.partition`` does, a qualified name's "::"
+    kept whole ("Math::BigRat: new" -> "Math::BigRat", ":", "new")."""
+    match = re.search(r"(?<!:):(?!:)", title)
+    if match is None:
+        return title, "", ""
+    return title[:match.start()], ":", title[match.end():]
+
+
 def topic_of(title: str | None, passage: Passage | None = None) -> Subject | None:
     """The passage's topic from its title (see the module docstring); None without a title."""
     title = (title or "").strip()
