@@ -778,8 +778,11 @@ RUSTDOC_ITEM = re.compile(r"(?:struct|enum|trait|fn|macro|primitive)\.(\w+)\.htm
 RUSTDOC_BLOCK = re.compile(r"(?is)<(h[2-6]|p|li|pre)\b[^>]*>(.*?)</\1>")
 RUSTDOC_TOP = re.compile(r'(?s)<details class="toggle top-doc" open>.*?'
                          r'<div class="docblock">(.*?)</div></details>')
-RUSTDOC_METHOD = re.compile(r'(?s)<section id="(?:method|tymethod)\.(\w+)" class="method">.*?'
-                            r'</section></summary><div class="docblock">(.*?)</div></details>')
+# A method and its own docs: the match may not run on into the next method's section (a method
+# with no docs has none, and its neighbour's would be read as its own).
+RUSTDOC_METHOD = re.compile(r'(?s)<section id="(?:method|tymethod)\.(\w+)" class="method">'
+                            r'(?:(?!<section ).)*?</section></summary><div class="docblock">'
+                            r'(.*?)</div></details>')
 # Where a page's own items end: methods reached through Deref and trait implementations
 # (documented on their own pages) follow.
 RUSTDOC_BORROWED = re.compile(r'id="(?:deref-methods|trait-implementations)')

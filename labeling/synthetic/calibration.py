@@ -21,7 +21,7 @@ the bottom, accepted at least one time in five; no decile fell below that, so th
 only what scores below every graded question.
 
 The features the generator's screens leave no spread in carry little weight: seven graded
-questions in 803 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
+questions in 864 pointed at something unnamed (``standalone`` 0), so the fit cannot say what
 pointing costs; the offline generator does not ask such questions and the LLM path's critic
 rates them.
 
@@ -37,12 +37,12 @@ from dataclasses import dataclass
 
 # Pasted from `python benchmarks/synthetic_calibration.py` (`--check` says when they are stale).
 CALIBRATED_WEIGHTS: dict[str, float] = {
-    "intercept": -1.058, "specificity": 0.1728, "top3": 0.3886, "reciprocal_rank": -0.8075,
-    "standalone": -0.7076, "grammar": 0.7579, "repeated": -0.3626, "copy": -0.8501,
-    "structured": 1.0202, "concise": 0.5128, "whole_answer": 0.8774, "critic": 3.0,
+    "intercept": -1.1101, "specificity": 0.052, "top3": 0.3739, "reciprocal_rank": -0.7505,
+    "standalone": -0.6489, "grammar": 0.7645, "repeated": -0.3129, "copy": -0.9208,
+    "structured": 1.1023, "concise": 0.5287, "whole_answer": 0.9156, "critic": 3.0,
 }
-GRADED_QUESTIONS = 803
-GRADED_SAMPLES = 18
+GRADED_QUESTIONS = 864
+GRADED_SAMPLES = 19
 GRADED_KINDS = 18
 DEFAULT_FLOOR = 0.14
 # What the Review page warns of: on KINDS_OFF of the GRADED_KINDS kinds, each predicted by a
