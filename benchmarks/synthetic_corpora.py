@@ -127,6 +127,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   documented on their own pages, left out), cut at their headings ("Examples", "Panics",
   "Safety"...) into passages of about 150 words, titled ``std::path::Item: method: heading``.
   Closest earlier kinds: Javadoc and pandas's docstrings (API references), in another format.
+  Rounds 18 and 21 were drawn before a method with no docs of its own stopped being read as
+  its neighbour's; their sheets hold the passages as graded.
 
 - ``gsutil`` and ``kubectl`` (development, read for the rules' reach: a question is found in 49
   of gsutil's 277 passages and 5 of kubectl's 245): gsutil's built-in help (the
