@@ -201,6 +201,15 @@ def section_rows(doc: str, section: int, title: str, body: str) -> list[dict]:
             for i, text in enumerate(paragraphs_to_passages(body), 1) if len(text.split()) >= 25]
 
 
+def marked_sections(text: str, headings: re.Pattern) -> list[tuple[str, str]]:
+    """(heading, text) of ``text`` cut at the matches of ``headings`` (its group 1 the heading,
+    stripped), the text before the first match first under the heading ""."""
+    marks = list(headings.finditer(text))
+    return [("", text[:marks[0].start()] if marks else text)] + [
+        (here.group(1).strip(), text[here.end():after.start() if after else None])
+        for here, after in zip(marks, [*marks[1:], None], strict=False)]
+
+
 def pydoc_rows() -> list[dict]:
     rows = []
     for name in PYDOC_MODULES:
@@ -776,6 +785,8 @@ def rustref_rows() -> list[dict]:
 
 def rustcbook_rows() -> list[dict]:
     return mdbook_rows("rustc", "The rustc book")
+
+
 RUSTDOC_ITEM = re.compile(r"(?:struct|enum|trait|fn|macro|primitive)\.(\w+)\.html")
 RUSTDOC_BLOCK = re.compile(r"(?is)<(h[2-6]|p|li|pre)\b[^>]*>(.*?)</\1>")
 RUSTDOC_TOP = re.compile(r'(?s)<details class="toggle top-doc" open>.*?'
@@ -827,12 +838,10 @@ def gsutil_sections(source: str) -> list[tuple[str, str]]:
     backquotes) read as its text."""
     out = []
     for block in GSUTIL_TEXT.findall(source):
-        marks = list(GSUTIL_HEADING.finditer(block))
-        for here, after in zip(marks, [*marks[1:], None], strict=False):
-            body = textwrap.dedent(block[here.end():after.start() if after else None])
-            body = re.sub(r"</?[BI]>|``", "", body).strip("\n")
+        for heading, text in marked_sections(block, GSUTIL_HEADING)[1:]:
+            body = re.sub(r"</?[BI]>|``", "", textwrap.dedent(text)).strip("\n")
             if body.strip():
-                out.append((here.group(1).strip(), body))
+                out.append((heading, body))
     return out
 
 
@@ -862,12 +871,8 @@ def kubectl_sections(help_text: str) -> list[tuple[str, str]]:
     """(heading, text) of one ``kubectl ... --help``: the description (heading ""), the
     examples and the options (each option's description indented under it); the usage line,
     the list of subcommands and the closing pointers to other help are left out."""
-    marks = list(KUBECTL_SECTION.finditer(help_text))
-    parts = [("", help_text[:marks[0].start()] if marks else help_text)]
-    parts += [(m.group(1), help_text[m.end():after.start() if after else None])
-              for m, after in zip(marks, [*marks[1:], None], strict=False)]
     out = []
-    for heading, body in parts:
+    for heading, body in marked_sections(help_text, KUBECTL_SECTION):
         if heading in ("Usage", "Available Commands", "Aliases"):
             continue
         body = re.sub(r'(?m)^Use "kubectl .*$', "", body).replace("\t", "    ")
@@ -901,11 +906,8 @@ NUMPYDOC_SKIPPED = frozenset({"See Also", "References"})
 def numpydoc_sections(doc: str) -> list[tuple[str, str]]:
     """(heading, text) of a numpydoc docstring: the summary first (heading ""), then each
     underlined section."""
-    marks = list(NUMPYDOC_HEADING.finditer(doc))
-    out = [("", doc[:marks[0].start()] if marks else doc)]
-    for here, after in zip(marks, [*marks[1:], None], strict=False):
-        out.append((here.group(1).strip(), doc[here.end():after.start() if after else None]))
-    return [(h, t.strip("\n")) for h, t in out if t.strip() and h not in NUMPYDOC_SKIPPED]
+    return [(h, t.strip("\n")) for h, t in marked_sections(doc, NUMPYDOC_HEADING)
+            if t.strip() and h not in NUMPYDOC_SKIPPED]
 
 
 def pandas_rows() -> list[dict]:
