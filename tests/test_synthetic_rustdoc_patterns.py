@@ -43,7 +43,7 @@ def test_an_accepted_question_is_still_asked(chunk_id: str, accepted: str):
 
 def test_a_qualified_name_is_not_split_at_its_double_colon():
     # the round-18 sheet's passage, titled as a qualified name; split at "::" the lead read
-    # "What is :collections::VecDeque::reserve_exact in std?"
+    # "What is :net::TcpStream::try_clone in std?"
     assert title_parts("Math::BigRat: new") == ("Math::BigRat", ":", " new")
     assert title_parts("std::collections::VecDeque") == ("std::collections::VecDeque", "", "")
     _, text = grading_sheets.passages(RUSTDOC)["net/struct.TcpStream-007-01-01"]

@@ -36,6 +36,8 @@ NAMED = re.compile(
 # page after it is the topic.
 DOCUMENT_NAME = re.compile(r"(?:The\s+)?(?:[A-Z][\w.+-]*\s+){0,4}(?:Book|Guide|Manual|Handbook|"
                            r"Documentation|Docs|Reference)")
+# A colon that is not part of a qualified name's "::" ("Math::BigRat: METHODS").
+SINGLE_COLON = r"(?<!:):(?!:)"
 # A command line's words ("cargo clean", "aws ec2 create-fleet").
 COMMAND_LINE = re.compile(r"[a-z][\w.+-]*(?: [a-z][\w.+-]*){1,3}")
 
@@ -53,8 +55,8 @@ class Subject:
 
 def title_parts(title: str) -> tuple[str, str, str]:
     """``title`` split at its first colon as ``str.partition`` does, a qualified name's "::"
-    kept whole ("Math::BigRat: new" -> "Math::BigRat", ":", "new")."""
-    match = re.search(r"(?<!:):(?!:)", title)
+    kept whole ("Math::BigRat: new" -> "Math::BigRat", ":", " new")."""
+    match = re.search(SINGLE_COLON, title)
     if match is None:
         return title, "", ""
     return title[:match.start()], ":", title[match.end():]
@@ -76,7 +78,7 @@ def topic_of(title: str | None, passage: Passage | None = None) -> Subject | Non
             return Subject(f"{name}()", name, kind)
         return Subject(name, name, kind)
     # A colon ends the name, but not inside a qualified one ("Math::BigRat: METHODS").
-    parts = re.split(r"\s*(?:(?<!:):(?!:)|\s[-\u2013\u2014]\s)\s*", title, maxsplit=2)
+    parts = re.split(rf"\s*(?:{SINGLE_COLON}|\s[-\u2013\u2014]\s)\s*", title, maxsplit=2)
     name = parts[0].strip()
     page = parts[1].strip() if len(parts) > 1 else ""
     if DOCUMENT_NAME.fullmatch(name) and page and not page.isupper():
