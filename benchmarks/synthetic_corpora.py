@@ -148,11 +148,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   Closest earlier kinds: the Cargo book and manual pages. The rules find a question in 71 of
   its 1,343 passages.
 
+- ``nodejs`` (held out, issue 32's seventeenth pass, graded blind by another grader): Node.js's
+  API documentation as Debian's ``nodejs`` package ships it (``/usr/share/doc/nodejs/api/
+  *.md``): the runtime's module reference in Markdown (``### fs.readFile(path[, options],
+  callback)`` headings, ``* `path` {string|Buffer}`` parameter lists, stability notes), read as
+  ``npm`` is, with the pages' HTML comments (version history in YAML) and link definitions left
+  out and ``[text][]`` references read as their text; titled ``Node.js <module>: <heading>``.
+  Closest earlier kinds: npm's documentation (same package, its CLI) and Rust's std docs (a
+  runtime's API reference, in another format).
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
-                                                  rustcbook)
+                                                  rustcbook, nodejs)
 """
 
 from __future__ import annotations
@@ -929,13 +938,35 @@ def pandas_rows() -> list[dict]:
     return rows
 
 
+NODE_API = Path("/usr/share/doc/nodejs/api")
+MD_COMMENT = re.compile(r"(?s)<!--.*?-->")
+MD_LINK_DEFINITION = re.compile(r"(?m)^\[[^\]]+\]:\s+\S.*$")
+MD_REFERENCE = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+
+
+def nodejs_rows() -> list[dict]:
+    rows = []
+    for path in sorted(NODE_API.glob("*.md")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        raw = MD_REFERENCE.sub(r"\1", MD_LINK_DEFINITION.sub("", MD_COMMENT.sub("", raw)))
+        raw = re.sub(r"(?m)\\$", "", raw)  # a Markdown hard line break
+        _, sections = md_sections(raw)
+        first = re.search(r"(?m)^# (.+)$", raw)
+        name = md_plain(first.group(1)).strip() if first else path.stem
+        for s, (heading, body) in enumerate(sections, 1):
+            title = f"Node.js {name}: {heading}" if heading and heading != name else \
+                f"Node.js {name}"
+            rows += section_rows(f"nodejs/{path.stem}", s, title, body)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
             "npm": npm_rows, "rustbook": rustbook_rows, "pandas": pandas_rows,
             "edition": edition_rows, "cargo": cargo_rows, "rustdoc": rustdoc_rows,
             "gsutil": gsutil_rows, "kubectl": kubectl_rows, "rustref": rustref_rows,
-            "rustcbook": rustcbook_rows}
+            "rustcbook": rustcbook_rows, "nodejs": nodejs_rows}
 
 
 def build(name: str) -> Path:
