@@ -374,7 +374,7 @@ st.caption(f"{len(view)} of {len(frame)} candidates match the filters, best qual
 floor_note = review.floor_sentence(hidden, settings.get_settings(db)["quality_floor"])
 if floor_note:
     st.caption(escape_inline(floor_note))
-expected_note = review.expected_sentence(view, quality_model.current(db)[1])
+expected_note = review.expected_sentence(view, db)
 if expected_note:
     st.caption(escape_inline(expected_note))
 

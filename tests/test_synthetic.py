@@ -253,7 +253,7 @@ def test_generate_command(db, capsys):
     frame = review.candidates_frame(db)
     assert len(frame) > 0
     shown, hidden = review.review_queue(db)  # issue 32: the queue's expected yield, as the page
-    assert review.expected_sentence(shown, {"source": "default"}) in out
+    assert review.expected_sentence(shown, db) in out
     assert (f"{hidden} candidate" in out) == bool(hidden)
     assert main(["generate", path, "--sample", "2", "--generator", "llm"]) == 2  # no settings
     assert "SCORECARD_LLM_BASE_URL" in capsys.readouterr().err

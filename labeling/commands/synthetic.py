@@ -116,11 +116,11 @@ def _report(db, result, what: str, k: int) -> int:
         line += (f"; {result.unmatched} replies whose answer is not in the passage were not "
                  "queued (shown on the Review page)")
     print(line)
-    from labeling.synthetic import quality_model, settings
+    from labeling.synthetic import settings
 
     shown, hidden = review.review_queue(db, mine)
     for note in (review.floor_sentence(hidden, settings.get_settings(db)["quality_floor"]),
-                 review.expected_sentence(shown, quality_model.current(db)[1])):
+                 review.expected_sentence(shown, db)):
         if note:
             print(note.replace(" (Settings, below, changes the floor)", ""))
     return 1 if result.errors and not result.ids else 0

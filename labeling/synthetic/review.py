@@ -355,10 +355,14 @@ def floor_sentence(hidden: int, floor: float) -> str:
             "(Settings, below, changes the floor).")
 
 
-def expected_sentence(queue: pd.DataFrame, about: Mapping[str, object]) -> str:
+def expected_sentence(queue: pd.DataFrame, db: sqlite_utils.Database) -> str:
     """What the pending questions of ``queue`` are expected to yield
-    (``calibration.expected_accept``: the mean quality score, and what the weights were fitted
-    on; ``about`` is ``quality_model.current``'s second value). '' when nothing is pending."""
+    (``calibration.expected_accept``: the mean quality score, corrected by the workspace's
+    decisions while the weights are the defaults, and what the weights were fitted on). ''
+    when nothing is pending."""
     pending = queue[(queue["status"] == "pending") & queue["quality"].notna()]
-    expected = calibration.expected_accept(pending["quality"].tolist(), about)
+    weights, about = quality_model.current(db)
+    decided = ((), ()) if about["source"] == "learned" else \
+        quality_model.decided_scores(db, weights)
+    expected = calibration.expected_accept(pending["quality"].tolist(), about, decided)
     return expected.sentence() if expected is not None else ""
