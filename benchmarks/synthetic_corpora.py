@@ -157,11 +157,19 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   Closest earlier kinds: npm's documentation (same package, its CLI) and Rust's std docs (a
   runtime's API reference, in another format).
 
+- ``pgsql`` (held out, issue 32's eighteenth pass, graded blind by another grader):
+  PostgreSQL's SQL command reference (``ABORT`` to ``VALUES``), the section-7 manual pages of
+  ``/usr/share/postgresql/*/man/man7``: a database's statement reference (synopsis grammar,
+  parameters, notes, examples, compatibility), a kind of content no round drew; rendered and
+  cut into passages as ``manpage_corpus.py`` does (every passage, no cap a page), titled
+  ``PostgreSQL <COMMAND>: <Section>``. Closest earlier kind: the manual pages (the same format;
+  the development corpus's pages are programs' and skipped these, which are symbolic links).
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
-                                                  rustcbook, nodejs)
+                                                  rustcbook, nodejs, pgsql)
 """
 
 from __future__ import annotations
@@ -960,13 +968,29 @@ def nodejs_rows() -> list[dict]:
     return rows
 
 
+def pgsql_rows() -> list[dict]:
+    import manpage_corpus
+
+    rows = []
+    for path in sorted(Path("/usr/share/postgresql").glob("*/man/man7/*.7.gz")):
+        command = path.name.removesuffix(".7.gz").replace("_", " ")
+        text = manpage_corpus.render(path)
+        for i, (title, body) in enumerate(manpage_corpus.passages(
+                f"PostgreSQL {command}", text, WORDS), 1):
+            if len(body.split()) >= 25:
+                rows.append({"id": f"pgsql/{path.name.removesuffix('.7.gz')}-{i:02d}",
+                             "doc_id": f"pgsql/{command}", "title": title, "text": body})
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
             "npm": npm_rows, "rustbook": rustbook_rows, "pandas": pandas_rows,
             "edition": edition_rows, "cargo": cargo_rows, "rustdoc": rustdoc_rows,
             "gsutil": gsutil_rows, "kubectl": kubectl_rows, "rustref": rustref_rows,
-            "rustcbook": rustcbook_rows, "nodejs": nodejs_rows}
+            "rustcbook": rustcbook_rows, "nodejs": nodejs_rows,
+            "pgsql": pgsql_rows}
 
 
 def build(name: str) -> Path:
