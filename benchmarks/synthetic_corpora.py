@@ -979,7 +979,8 @@ def pgsql_rows() -> list[dict]:
                 f"PostgreSQL {command}", text, WORDS), 1):
             if len(body.split()) >= 25:
                 rows.append({"id": f"pgsql/{path.name.removesuffix('.7.gz')}-{i:02d}",
-                             "doc_id": f"pgsql/{command}", "title": title, "text": body})
+                             "doc_id": f"pgsql/{path.name.removesuffix('.7.gz')}",
+                             "title": title, "text": body})
     return rows
 
 
