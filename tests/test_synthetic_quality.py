@@ -240,3 +240,80 @@ def test_feedback_report(db):
     by_generator = report["by_generator"].set_index("generator")
     assert by_generator.loc["offline", "accept_rate"] == 0.5
     assert "vague or ambiguous" in review.REJECT_REASONS
+
+
+# --- the correction from a team's first decisions (issue 32) -------------------------------------
+
+
+def _logit(p):
+    return np.log(p / (1 - p))
+
+
+def test_kind_shift_is_the_maximum_of_its_objective_as_scipy_finds_it():
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(11)
+    scores = rng.uniform(0.3, 0.95, 25)
+    accepted = (rng.random(25) < 0.5).astype(float)
+    sd = calibration.KIND_SHIFT_SD
+
+    def loss(d):
+        p = 1 / (1 + np.exp(-(_logit(scores) + d)))
+        return -np.sum(accepted * np.log(p) + (1 - accepted) * np.log(1 - p)) + d**2 / (2 * sd**2)
+
+    peer = minimize_scalar(loss, bounds=(-10, 10), method="bounded",
+                           options={"xatol": 1e-10}).x
+    assert calibration.kind_shift(scores, accepted) == pytest.approx(peer, abs=1e-6)
+    assert calibration.kind_shift([], []) == 0.0
+    assert calibration.kind_shift([0.5] * 10, [1.0] * 10) > 0 > calibration.kind_shift(
+        [0.5] * 10, [0.0] * 10)
+
+
+def test_the_correction_brings_a_kinds_expected_rate_closer_in_a_seeded_simulation():
+    """Kinds whose true offset from the score is drawn from the prior: after 20 decisions the
+    corrected expected accept rate of the rest is closer to the rate the kind really has than
+    the score alone, on average and for most kinds, and it never moves without decisions."""
+    rng = np.random.default_rng(32)
+    closer, errors_before, errors_after = 0, [], []
+    for _ in range(200):
+        offset = rng.normal(0, calibration.KIND_SHIFT_SD)
+        scores = rng.uniform(0.4, 0.9, 120)
+        truth = 1 / (1 + np.exp(-(_logit(scores) + offset)))
+        accepted = (rng.random(120) < truth).astype(float)
+        about = {"source": "default"}
+        plain = calibration.expected_accept(scores[20:], about)
+        fixed = calibration.expected_accept(scores[20:], about, (scores[:20], accepted[:20]))
+        assert plain.decided is None and fixed.decided.decisions == 20
+        real = truth[20:].mean()
+        errors_before.append(abs(plain.share - real))
+        errors_after.append(abs(fixed.share - real))
+        closer += errors_after[-1] < errors_before[-1]
+    assert np.mean(errors_after) < 0.75 * np.mean(errors_before)
+    assert closer > 120
+
+
+def test_the_correction_is_said_and_dropped_once_the_team_has_refitted():
+    about = {"source": "default"}
+    fixed = calibration.expected_accept([0.5, 0.5], about, ([0.5] * 4, [1, 1, 1, 0]))
+    assert fixed.share > 0.5
+    assert ("corrected by this workspace's 4 decisions: 3 accepted as written where the score "
+            "expected 2.0") in fixed.sentence()
+    learned = calibration.expected_accept([0.5, 0.5], {"source": "learned", "decisions": 40},
+                                          ([0.5] * 4, [1, 1, 1, 0]))
+    assert learned.share == 0.5 and learned.decided is None
+    assert "corrected" not in learned.sentence()
+
+
+def test_the_queue_sentence_reads_the_workspace_decisions(db):
+    _decide(db, 4, 1)
+    [pending] = review.add_candidates(db, [Candidate(
+        "setpriv-1", "How do I dump the current privilege state with setpriv?", "offline")])
+    shown, _ = review.review_queue(db)
+    sentence = review.expected_sentence(shown, db)
+    scores, accepted = quality_model.decided_scores(db, quality_model.DEFAULT_WEIGHTS)
+    assert (len(scores), sum(accepted)) == (5, 4)
+    expected = calibration.expected_accept(
+        shown[shown["status"] == "pending"]["quality"].tolist(), {"source": "default"},
+        (scores, accepted))
+    assert sentence == expected.sentence()
+    assert "corrected by this workspace's 5 decisions: 4 accepted as written" in sentence

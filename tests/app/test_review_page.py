@@ -117,6 +117,25 @@ def test_the_queue_says_what_it_is_expected_to_yield_and_what_the_floor_hides(op
     assert "below the quality floor" not in captions
 
 
+def test_the_expected_rate_is_corrected_by_the_teams_first_decisions(open_app, workspace):
+    """Issue 32: before a refit, the decisions made so far correct the default score's
+    expected accept rate (calibration.kind_shift), and the caption says by how many."""
+    at, ids = _open(open_app, workspace)
+    at.button(key="review_accept").click().run()  # the best one, accepted as written
+    db = open_workspace(workspace)
+    pending = review.candidates_frame(db)
+    pending = pending[pending["status"] == "pending"]
+    scores, accepted = quality_model.decided_scores(db, quality_model.DEFAULT_WEIGHTS)
+    corrected = calibration.expected_accept(pending["quality"].tolist(), {"source": "default"},
+                                            (scores, accepted))
+    assert corrected.share > pending["quality"].mean()  # one accepted: the estimate rises
+    at = open_app("review").run()
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert (f"About {corrected.share:.0%} of these 2 pending questions are expected to be "
+            "accepted as written (the mean quality score, corrected by this workspace's 1 "
+            "decision: 1 accepted as written where the score expected") in captions
+
+
 def test_accept_edit_and_reject(open_app, workspace):
     at, ids = _open(open_app, workspace)
     order = _queue(workspace)
