@@ -19,14 +19,18 @@ a question it no longer writes says nothing of the questions it writes, and the 
 accepted 16% of the time, which pulled every prediction down: the held-out samples of rounds
 19, 20 and 22 were predicted 8 to 29 points under in each half). A feature the generator's
 screens leave without spread (fewer than ``MIN_SPREAD`` questions off its usual value: the
-critic, which no graded question had, and grammar) keeps its reasoned weight. No tempering:
-the logistic fit's mean prediction is its expected accept rate.
+critic, which no graded question had, and grammar) keeps its reasoned weight; a weight the fit
+puts against its reasoned sign weighs 0 and the rest are refitted. No tempering: the logistic
+fit's mean prediction is its expected accept rate.
 
 Checks, written to ``benchmarks/results/synthetic_reliability.md``:
 
 - across kinds: leave one kind of ``CURRENT`` out, fit on the others, predict the left-out kind
   (the halves by predicted score: predicted vs observed accept rate; issue 32 asks each half
   within 10 points);
+- time-forward: each held-out sample from round ``FORWARD_FROM`` on predicted by fits on the
+  rounds before it, as every graded question was generated, on those still asked, and with the
+  signs held (the choices above, checked where they would have been used);
 - the held-out samples, predicted by the final model (graded after it was fitted);
 - the reliability curve: predicted vs observed accept rate by decile of the left-out
   predictions (every question predicted by a model that never saw its kind), and by decile of
@@ -88,6 +92,7 @@ KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # taken before it joined CURRENT, are in its folder's figures.md).
 HELD_OUT: tuple[str, ...] = ()
 WITHIN = 0.10  # issue 32's target: each half within 10 points
+FORWARD_FROM = 17  # the time-forward table's first held-out round
 C = 1.0
 MIN_SPREAD = 20
 FLOOR_RATE = 0.2
@@ -123,21 +128,32 @@ def matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     return x.reshape(len(rows), len(FEATURES)), y
 
 
-def fit(rows: list[dict]) -> dict[str, float]:
-    """Weights fitted on ``rows``; a feature fewer than ``MIN_SPREAD`` of them move off its
+def fit(rows: list[dict], *, signs: bool = True) -> dict[str, float]:
+    """Weights fitted on ``rows``. A feature fewer than ``MIN_SPREAD`` of them move off its
     most common value keeps its reasoned weight, and the intercept takes that weight times the
-    common value (what the fit could not tell apart from it)."""
+    common value (what the fit could not tell apart from it). With ``signs``, a weight whose
+    sign is against its reasoned weight's (a question that names nothing scoring higher) weighs
+    0 and the others are refitted: the generator's screens leave such a feature confounded with
+    the others, and a model's or an import's questions, which the screens never saw, would be
+    ordered by it."""
     x, y = matrix(rows)
     values = [np.unique(x[:, i], return_counts=True) for i in range(len(FEATURES))]
     common = {f: float(v[np.argmax(n)]) for f, (v, n) in zip(FEATURES, values, strict=True)}
     held = [f for i, f in enumerate(FEATURES) if np.sum(x[:, i] != common[f]) < MIN_SPREAD]
     free = [i for i, f in enumerate(FEATURES) if f not in held]
-    intercept, coefficients = quality_model.fit(x[:, free], y, c=C)
     reasoned = quality_model.REASONED_WEIGHTS
+    while True:
+        intercept, coefficients = quality_model.fit(x[:, free], y, c=C)
+        against = {i for i, w in zip(free, coefficients, strict=True)
+                   if signs and reasoned[FEATURES[i]] * w < 0}
+        if not against:
+            break
+        free = [i for i in free if i not in against]
     intercept -= sum(reasoned[f] * common[f] for f in held)
     fitted = dict(zip([FEATURES[i] for i in free], coefficients, strict=True))
     return {quality_model.INTERCEPT: round(intercept, 4),
-            **{f: round(float(fitted[f] if f in fitted else reasoned[f]), 4) for f in FEATURES}}
+            **{f: round(float(fitted.get(f, reasoned[f] if f in held else 0.0)), 4)
+               for f in FEATURES}}
 
 
 def predict(weights: dict[str, float], rows: list[dict]) -> np.ndarray:
@@ -234,6 +250,42 @@ def _simulated(rows: list[dict], left: dict[str, tuple[np.ndarray, np.ndarray]],
     return lines
 
 
+def _round(folder: str) -> int:
+    return int(folder.split("/")[0].removeprefix("round"))
+
+
+def _time_forward(drawn: list[dict], rows: list[dict]) -> list[str]:
+    """Each held-out sample from round ``FORWARD_FROM`` on (the questions of it today's
+    generator still asks), predicted by fits on the rounds before it: on every graded question
+    as generated (``drawn``), on those still asked (``rows``), and on those with the weights'
+    signs held; its halves' predicted / observed rates."""
+    choices = (("every graded question", drawn, False), ("still asked", rows, False),
+               ("still asked, signs held", rows, True))
+    lines = ["", "## Time-forward: each held-out sample predicted by fits on the rounds before it",
+             "", f"The held-out samples from round {FORWARD_FROM} on (the questions of each that "
+             "today's generator still asks), each predicted by a fit on the rounds before it: "
+             "on every graded question as it was generated, on those today's generator still "
+             "asks, and on those with a weight against its reasoned sign left out (top half · "
+             "bottom half: predicted / observed).", "",
+             "| sample | questions | " + " | ".join(name for name, _, _ in choices) + " |",
+             "|---|---|" + "---|" * len(choices)]
+    tally: dict[str, list[float]] = {name: [] for name, _, _ in choices}
+    for folder in (f for f in CURRENT if f.endswith("heldout") and _round(f) >= FORWARD_FROM):
+        test = [r for r in rows if r["folder"] == folder]
+        y = matrix(test)[1]
+        cells = []
+        for name, pool, signs in choices:
+            train = [r for r in pool if _round(r["folder"]) < _round(folder)]
+            parts = halves(predict(fit(train, signs=signs), test), y)
+            tally[name] += [abs(pred - obs) for _, _, pred, obs in parts]
+            cells.append(" · ".join(f"{pred:.0%} / {obs:.0%}" for _, _, pred, obs in parts))
+        lines.append(f"| {folder} ({GRADED[folder]}) | {len(test)} | " + " | ".join(cells) + " |")
+    lines.append("| halves within 10 points (mean error, points) | | " + " | ".join(
+        f"{sum(e <= WITHIN for e in errors)} of {len(errors)} ({np.mean(errors) * 100:.1f})"
+        for errors in tally.values()) + " |")
+    return lines
+
+
 def _held_out(weights: dict[str, float]) -> list[str]:
     """The held-out samples predicted by the final model, when they are graded."""
     if not HELD_OUT:
@@ -277,6 +329,7 @@ def report() -> tuple[list[str], dict[str, float], float, int, int, float]:
              "|---|---|---|---|---|---|"]
     table, left_p, left_y, off, by_kind = _left_out(rows)
     lines += table
+    lines += _time_forward(drawn, rows)
     sd = shift_spread(by_kind)
     lines += ["", "## Corrected by a team's first decisions (a seeded simulation)", "",
               f"The left-out score corrected by `calibration.kind_shift` (prior spread "
