@@ -62,10 +62,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from synthetic_quality import GRADING, load, sheet_passages  # noqa: E402
+from synthetic_quality import GRADING, load  # noqa: E402
 
 from labeling.synthetic import calibration, offline, quality_model  # noqa: E402
 from labeling.synthetic.features import FEATURES  # noqa: E402
+from tests.grading_sheets import passages  # noqa: E402
 
 GRADED = {
     "round1": "manpages", "round2": "manpages", "round3/manpages": "manpages",
@@ -116,7 +117,7 @@ def still_asked(rows: list[dict]) -> list[dict]:
     asked: dict[tuple[str, str], set[str]] = {}
     for folder in dict.fromkeys(r["folder"] for r in rows):
         titles = {r["chunk_id"]: r["title"] for r in rows if r["folder"] == folder}
-        for chunk_id, text in sheet_passages(GRADING / folder).items():
+        for chunk_id, (_, text) in passages(folder).items():
             asked[folder, chunk_id] = {c.question for c in offline.generate(
                 chunk_id, text, title=titles.get(chunk_id) or None, max_per_chunk=0)}
     return [r for r in rows if r["question"] in asked.get((r["folder"], r["chunk_id"]), ())]

@@ -29,7 +29,6 @@ import argparse
 import hashlib
 import json
 import random
-import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -127,25 +126,6 @@ def _write_sheet(folder: Path, rows: list[dict], texts: dict[str, tuple[str, str
         lines.append("")
     (folder / "sheet.md").write_text("\n".join(lines), encoding="utf-8")
     return by_chunk
-
-
-def sheet_passages(folder: Path) -> dict[str, str]:
-    """chunk id -> passage text, read back from ``sheet.md`` (as ``_write_sheet`` writes it: a
-    ``## title (id)`` heading, the text fenced, then its question lines; a passage's own fences
-    are told from the closing one by the question line that follows it)."""
-    lines = (folder / "sheet.md").read_text(encoding="utf-8").split("\n")
-    out, i = {}, 0
-    while i < len(lines):
-        heading = re.match(r"^## .* \(([^()]*)\)$", lines[i])
-        if heading and lines[i + 1:i + 3] == ["", "```"]:
-            end = i + 3
-            while not (lines[end] == "```" and lines[end + 1:end + 2] == [""]
-                       and lines[end + 2:end + 3] and lines[end + 2].startswith("- `")):
-                end += 1
-            out[heading.group(1)] = "\n".join(lines[i + 3:end])
-            i = end
-        i += 1
-    return out
 
 
 def load(folder: Path) -> list[dict]:

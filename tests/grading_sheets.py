@@ -11,14 +11,28 @@ from pathlib import Path
 from labeling.synthetic import offline
 
 GRADING = Path(__file__).resolve().parent.parent / "benchmarks" / "synthetic_grading"
-PASSAGE = re.compile(r"## (.*?) \((\S+)\)\n\n```\n(.*?)\n```", re.S)
+HEADING = re.compile(r"^## (.*) \(([^()]*)\)$")
 
 
 @cache
 def passages(folder: str) -> dict[str, tuple[str, str]]:
-    """passage id -> (title, text) of the sheet in ``folder`` (e.g. ``round4/heldout``)."""
-    sheet = (GRADING / folder / "sheet.md").read_text(encoding="utf-8")
-    return {m.group(2): (m.group(1), m.group(3)) for m in PASSAGE.finditer(sheet)}
+    """passage id -> (title, text) of the sheet in ``folder`` (e.g. ``round4/heldout``), as
+    ``benchmarks/synthetic_quality.py`` writes it: a ``## title (id)`` heading, the text fenced,
+    then its question lines; a passage's own fences are told from the closing one by the
+    question line that follows it."""
+    lines = (GRADING / folder / "sheet.md").read_text(encoding="utf-8").split("\n")
+    out, i = {}, 0
+    while i < len(lines):
+        heading = HEADING.match(lines[i])
+        if heading and lines[i + 1:i + 3] == ["", "```"]:
+            end = i + 3
+            while not (lines[end] == "```" and lines[end + 1:end + 2] == [""]
+                       and lines[end + 2:end + 3] and lines[end + 2].startswith("- `")):
+                end += 1
+            out[heading.group(2)] = (heading.group(1), "\n".join(lines[i + 3:end]))
+            i = end
+        i += 1
+    return out
 
 
 def answers(folder: str, chunk_id: str) -> dict[str, str]:

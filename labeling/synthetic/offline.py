@@ -72,8 +72,10 @@ REFERENCE_VERBS = frozenset("return returns print output list raise yield get se
 POINTERS = frozenset("try see consult refer note remember".split())
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
 # Sections whose prose is about the document, not its subject.
+# Sections whose sentences say where a thing comes from, not what it does ("ALTER SUBSCRIPTION
+# is a PostgreSQL extension." under COMPATIBILITY is no answer to "What is ALTER SUBSCRIPTION?").
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
-                              "COLOPHON"})
+                              "COLOPHON", "COMPATIBILITY", "CONFORMING TO", "STANDARDS"})
 
 
 def fact_sentences(text: str, title: str | None = None) -> list[tuple[int, int]]:

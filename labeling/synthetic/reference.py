@@ -166,6 +166,20 @@ def from_name_line(passage: Passage, topic: Subject | None) -> list[Draft]:
 # Definition lists
 
 
+def _owner(focus: Subject, topic: Subject | None) -> list[str]:
+    """"in <topic>" after a question on a term or key of the topic, unless the focus names the
+    topic already; a topic that ends with the focus's name ("PostgreSQL VACUUM" on the term
+    VACUUM) gives what comes before it ("in PostgreSQL"), not the term twice."""
+    if topic is None or topic.name.lower() in focus.phrase.lower():
+        return []
+    head, _, tail = topic.name.rpartition(" ")
+    if tail.lower() == focus.name.lower() or topic.name.lower().endswith(
+            " " + focus.name.lower()):
+        head = topic.name[:len(topic.name) - len(focus.name)].strip()
+        return ["in", head] if head else []
+    return ["in", topic.name]
+
+
 def from_term(passage: Passage, unit: Prose, topic: Subject | None) -> list[Draft]:
     """The first sentence of a term's description: what the option/key/error is or does, and a
     how-to when the description is an instruction ("Keep input files" -> "How do I keep input
@@ -187,8 +201,7 @@ def from_term(passage: Passage, unit: Prose, topic: Subject | None) -> list[Draf
     out: list[Draft] = []
     first = toks[0].low
     condition = first in CONDITIONS
-    where = ["in", topic.name] if topic is not None and focus.kind in ("key", "term") \
-        and topic.name.lower() not in focus.phrase.lower() else []
+    where = _owner(focus, topic) if focus.kind in ("key", "term") else []
     if span is not None:
         if focus.kind == "error":
             where = f" {unit.owner}" if unit.owner else (
@@ -262,6 +275,12 @@ def _imperative(unit: Prose, toks: list[Tok], sentence: str, focus: Subject | No
                   sentence, focus)]
 
 
+# What a purpose sentence's main clause says when it states a requirement, not a way: "you must
+# (also) be a superuser", "the user must have USAGE privilege", "you need to own the table".
+REQUIREMENT = re.compile(r"(?i)(?:you|the user|the caller|one|users?)\s+(?:must|need to|"
+                         r"have to)\s+(?:also\s+|either\s+)?(?:be|have|own|hold)\b")
+
+
 def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subject | None
                  ) -> list[Draft]:
     """"To extract zip files with several members, use unzip instead of gunzip." -> "How do I
@@ -273,6 +292,8 @@ def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subj
     comma = next((i for i, t in enumerate(toks[:16]) if t.brk), None)
     if comma is None or comma + 1 >= len(toks) or comma < 2:
         return []
+    if REQUIREMENT.match(unit.clean[toks[comma + 1].start:b]):
+        return []  # "To use ALTER POLICY, you must own the table": what it takes, not how
     goal = [t for t in toks[1:comma + 1] if not t.paren]
     if len(goal) < 2:
         return []
