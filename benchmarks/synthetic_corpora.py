@@ -165,11 +165,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   ``PostgreSQL <COMMAND>: <Section>``. Closest earlier kind: the manual pages (the same format;
   the development corpus's pages are programs' and skipped these, which are symbolic links).
 
+- ``pylibs`` (held out, issue 32's nineteenth pass, graded blind by another grader): the
+  docstrings of third-party Python libraries installed with the project (``PYLIB_MODULES``:
+  Tornado, Jinja, Click, Requests, urllib3, Rich, fsspec, Hypothesis, packaging, toolz), read
+  as ``inspect.getdoc`` returns them: each public class, function and method defined in those
+  modules, in the libraries' own docstring styles (reStructuredText with ``:param x:`` fields,
+  Google-style ``Args:`` sections, doctest examples), cut at blank lines into passages of
+  about 150 words, titled ``module: Class.method``. Closest earlier kinds: CPython's
+  docstrings (round 3) and pandas's (numpydoc).
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
-                                                  rustcbook, nodejs, pgsql)
+                                                  rustcbook, nodejs, pgsql, pylibs)
 """
 
 from __future__ import annotations
@@ -179,6 +188,7 @@ import gzip
 import hashlib
 import html
 import importlib
+import inspect
 import json
 import pydoc
 import re
@@ -984,6 +994,44 @@ def pgsql_rows() -> list[dict]:
     return rows
 
 
+PYLIB_MODULES = ("tornado.web", "tornado.httpclient", "tornado.ioloop", "jinja2.environment",
+                 "click.core", "click.decorators", "requests.sessions", "requests.models",
+                 "urllib3.poolmanager", "urllib3.util.retry", "rich.console", "rich.table",
+                 "rich.progress", "fsspec.spec", "hypothesis.strategies", "packaging.version",
+                 "toolz.itertoolz")
+
+
+def _documented(module: object) -> list[tuple[str, object]]:
+    """(qualified name, object) of the public classes and functions defined in ``module``, each
+    class followed by its public methods defined in the class itself."""
+    out = []
+    name = module.__name__
+    for attr in sorted(a for a in dir(module) if not a.startswith("_")):
+        obj = getattr(module, attr)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or \
+                getattr(obj, "__module__", "") != name:
+            continue
+        out.append((attr, obj))
+        if inspect.isclass(obj):
+            out += [(f"{attr}.{m}", getattr(obj, m)) for m in sorted(vars(obj))
+                    if not m.startswith("_") and callable(getattr(obj, m, None))]
+    return out
+
+
+def pylibs_rows() -> list[dict]:
+    rows = []
+    for name in PYLIB_MODULES:
+        module = importlib.import_module(name)
+        for qualified, obj in _documented(module):
+            text = inspect.getdoc(obj) or ""
+            if len(text.split()) < 25:
+                continue
+            for i, body in enumerate(paragraphs_to_passages(text), 1):
+                rows.append({"id": f"{name}.{qualified}-{i:02d}", "doc_id": f"{name}.{qualified}",
+                             "title": f"{name}: {qualified}", "text": body})
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -991,7 +1039,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "edition": edition_rows, "cargo": cargo_rows, "rustdoc": rustdoc_rows,
             "gsutil": gsutil_rows, "kubectl": kubectl_rows, "rustref": rustref_rows,
             "rustcbook": rustcbook_rows, "nodejs": nodejs_rows,
-            "pgsql": pgsql_rows}
+            "pgsql": pgsql_rows, "pylibs": pylibs_rows}
 
 
 def build(name: str) -> Path:
