@@ -245,13 +245,18 @@ def pydoc_rows() -> list[dict]:
             obj = getattr(module, attr)
             if not callable(obj):
                 continue
-            text = pydoc.getdoc(obj) or ""
-            if len(text.split()) < 25:
-                continue
-            for i, body in enumerate(paragraphs_to_passages(text), 1):
-                rows.append({"id": f"{name}.{attr}-{i:02d}", "doc_id": f"{name}.{attr}",
-                             "title": f"{name}: {attr}", "text": body})
+            rows += docstring_rows(name, attr, pydoc.getdoc(obj) or "")
     return rows
+
+
+def docstring_rows(module: str, name: str, text: str) -> list[dict]:
+    """The passages of one docstring as rows, titled ``module: name`` (none when it is under 25
+    words)."""
+    if len(text.split()) < 25:
+        return []
+    return [{"id": f"{module}.{name}-{i:02d}", "doc_id": f"{module}.{name}",
+             "title": f"{module}: {name}", "text": body}
+            for i, body in enumerate(paragraphs_to_passages(text), 1)]
 
 
 def info_nodes(path: Path) -> list[tuple[str, str]]:
@@ -1023,12 +1028,7 @@ def pylibs_rows() -> list[dict]:
     for name in PYLIB_MODULES:
         module = importlib.import_module(name)
         for qualified, obj in _documented(module):
-            text = inspect.getdoc(obj) or ""
-            if len(text.split()) < 25:
-                continue
-            for i, body in enumerate(paragraphs_to_passages(text), 1):
-                rows.append({"id": f"{name}.{qualified}-{i:02d}", "doc_id": f"{name}.{qualified}",
-                             "title": f"{name}: {qualified}", "text": body})
+            rows += docstring_rows(name, qualified, inspect.getdoc(obj) or "")
     return rows
 
 
