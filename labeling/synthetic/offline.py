@@ -71,9 +71,9 @@ REFERENCE_VERBS = frozenset("return returns print output list raise yield get se
 # CPAN shell", "See the manual in ..."): a where-question of them reads as copied.
 POINTERS = frozenset("try see consult refer note remember".split())
 FUNCTION_OPENER = re.compile(r"(?:The\s+)?([A-Za-z_][\w.]*\(\))\s")
-# Sections whose prose is about the document, not its subject.
-# Sections whose sentences say where a thing comes from, not what it does ("ALTER SUBSCRIPTION
-# is a PostgreSQL extension." under COMPATIBILITY is no answer to "What is ALTER SUBSCRIPTION?").
+# Sections whose prose is about the document, not its subject, or says where a thing comes
+# from, not what it does ("ALTER SUBSCRIPTION is a PostgreSQL extension." under COMPATIBILITY
+# is no answer to "What is ALTER SUBSCRIPTION?").
 SKIPPED_SECTIONS = frozenset({"COPYRIGHT", "LICENSE", "LICENCE", "REPORTING BUGS", "SEE ALSO",
                               "COLOPHON", "COMPATIBILITY", "CONFORMING TO", "STANDARDS"})
 

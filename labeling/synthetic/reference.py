@@ -172,11 +172,8 @@ def _owner(focus: Subject, topic: Subject | None) -> list[str]:
     VACUUM) gives what comes before it ("in PostgreSQL"), not the term twice."""
     if topic is None or topic.name.lower() in focus.phrase.lower():
         return []
-    head, _, tail = topic.name.rpartition(" ")
-    if tail.lower() == focus.name.lower() or topic.name.lower().endswith(
-            " " + focus.name.lower()):
-        head = topic.name[:len(topic.name) - len(focus.name)].strip()
-        return ["in", head] if head else []
+    if topic.name.lower().endswith(" " + focus.name.lower()):
+        return ["in", topic.name[:-len(focus.name)].strip()]
     return ["in", topic.name]
 
 
