@@ -105,7 +105,8 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
             continue  # an answer cut short that cannot be made whole: not asked
         draft.span = span
         draft.answer = text[span[0]:span[1]]
-        draft.question = subject_checks.qualify(draft.question, topic)
+        draft.question = subject_checks.own_arguments(
+            subject_checks.qualify(draft.question, topic), title)
         if screens.misread(draft.question) or screens.points_away(draft.answer) or \
                 screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
                     draft.question, topic.name if topic is not None else "") or \

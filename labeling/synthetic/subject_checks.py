@@ -34,7 +34,11 @@ Javadoc held-out round's commonest reject): on a class's page, a bare call becom
 method of ProcessBuilder create?", "What does insert() do ...?" -> "What does
 AbstractStringBuilder's insert() do ...?": the owner in words, not in one language's syntax),
 and an argument or parameter gets its owner ("the backlog argument" on ``ServerSocket`` ->
-"the backlog argument of ServerSocket").
+"the backlog argument of ServerSocket"). ``own_arguments`` does the same for a passage under a
+call signature (a title ending "http2session.setLocalWindowSize(windowSize)", as API references
+head a function's section): "the windowSize" and "the length parameter" named without their
+function (Node.js's API docs, round 22) become "the windowSize of
+http2session.setLocalWindowSize()".
 """
 
 from __future__ import annotations
@@ -99,6 +103,36 @@ NOUN_CALL = re.compile(r"\bthe ([a-z_]\w*\(\)) (method|function)\b(?! of)")
 BARE_CALL = re.compile(r"(?<![\w.:>$])([a-z_]\w*)\(\)")
 UNOWNED_ARGUMENT = re.compile(r"\bthe (?!(?:" + "|".join(ORDINALS) + r")\b)(\S+) "
                               r"(argument|parameter)\b(?! of)")
+
+
+SIGNATURE_TITLE = re.compile(r"(?:^|:\s*)(?:(?:Static )?method: |Class: )?"
+                             r"(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)"
+                             r"\((?P<arguments>[^()]*)\)\s*$")
+
+
+def signature_of(title: str | None) -> tuple[str, list[str]] | None:
+    """(function, argument names) when ``title`` ends with a call signature
+    (``Node.js Buffer: buf.write(string[, offset[, length]][, encoding])`` -> ``buf.write``,
+    ``[string, offset, length, encoding]``), else None."""
+    match = SIGNATURE_TITLE.search(title or "")
+    if match is None:
+        return None
+    names = re.findall(r"[A-Za-z_$][\w$]*", match.group("arguments"))
+    return match.group("name"), names
+
+
+def own_arguments(question: str, title: str | None) -> str:
+    """``question`` with the function of the title's call signature after an argument it
+    names without it: "the windowSize", "the optional callback", "the length parameter"."""
+    signature = signature_of(title)
+    if signature is None or f"{signature[0]}(" in question:
+        return question
+    name, arguments = signature
+    if not arguments:
+        return question
+    unowned = re.compile(r"\bthe ((?:optional )?(?:" + "|".join(map(re.escape, arguments))
+                         + r")(?: argument| parameter)?)\b(?! of)(?=[?\s])")
+    return unowned.sub(rf"the \1 of {name}()", question, count=1)
 
 
 def qualify(question: str, topic: Subject | None) -> str:
