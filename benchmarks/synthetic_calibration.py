@@ -3,17 +3,17 @@ kinds, and choose the review queue's default floor from its reliability curve.
 
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
-independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals,
-Vim help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 25, the
-AWS CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide,
-the Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
-docs, PostgreSQL's SQL reference, third-party Python docstrings and Perl's diagnostics,
-development data since), those of their questions today's generator still asks (below). The
-earlier generator's samples
-(rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
-against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
-are reported, not fitted. The held-out samples (``HELD_OUT``) are never fitted: the report
-predicts them by the final model.
+independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 26, the AWS
+CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the
+Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
+docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics and the
+Apache HTTP Server's module reference, development data since), those of their questions today's
+generator still asks (below). The earlier generator's samples (rounds 4 to 9) asked questions
+these rules no longer ask and were accepted less often (41% against 62%); a fit on them
+predicted the new samples' halves 26 points off on average, so they are reported, not fitted.
+The held-out samples (``HELD_OUT``) are never fitted: the report predicts them by the final
+model.
 
 Model: ``quality_model.fit`` (L2 logistic regression of "accepted as written" on the stored
 features) with C = ``C``, on the graded questions today's generator still asks (``still_asked``:
