@@ -313,6 +313,12 @@ def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subj
                   sentence, subject)]
 
 
+# Nouns that measure what the infinitive after them does ("the time to keep connections
+# alive", "the number of seconds to wait"): the object set is a quantity for it, not a means.
+MEASURES = frozenset("time number amount size maximum minimum limit period interval timeout "
+                     "duration delay count length seconds".split())
+
+
 def from_use_to(unit: Prose, a: int, b: int, topic: Subject | None) -> list[Draft]:
     """"Use --kill-whom= to select which processes to signal." -> "How do I select which
     processes to signal?" answered by what to use (in an option's description: the option)."""
@@ -321,8 +327,8 @@ def from_use_to(unit: Prose, a: int, b: int, topic: Subject | None) -> list[Draf
         return []
     to = next((i for i, t in enumerate(toks[2:10], 2) if t.low == "to" and i + 1 < len(toks)
                and base_form(toks[i + 1].text)), None)
-    if to is None:
-        return []
+    if to is None or toks[to - 1].low in MEASURES:
+        return []  # "Set the time to keep idle connections alive": what is set, not a way
     goal = predicate(toks[to + 1:], whole=True)
     if len(goal) < 2:
         return []
