@@ -190,12 +190,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   configuration-directive reference, a kind no round drew. Closest earlier kinds: CMake's
   help and the HTML manuals.
 
+- ``sqlite`` (held out, issue 32's twenty-second pass, graded blind by another grader): SQLite's
+  C-language interface reference (Debian's ``sqlite3-doc``, installed for it; the ``html``
+  corpus leaves ``/usr/share/doc/sqlite3`` out): each page of ``c3ref/`` (one interface or a
+  group of them: its C declarations, then its prose, constants and definition lists), read as
+  ``book_sections`` does, cut into passages of about 150 words, titled ``SQLite C interface:
+  Opening A New Database Connection``: a C library's API reference, a kind no round drew.
+  Closest earlier kinds: the C library's manual pages and Javadoc.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
-                                                  perldiag, apache)
+                                                  perldiag, apache, sqlite)
 """
 
 from __future__ import annotations
@@ -328,7 +336,8 @@ def readme_rows() -> list[dict]:
     return rows
 
 
-HTML_SKIPPED = ("libxslt1-dev", "nettle-dev", "libffi-dev", "libffi8", "apache2-doc")
+HTML_SKIPPED = ("libxslt1-dev", "nettle-dev", "libffi-dev", "libffi8", "apache2-doc",
+                "sqlite3")
 
 
 def html_rows() -> list[dict]:
@@ -1096,6 +1105,20 @@ def apache_rows() -> list[dict]:
     return rows
 
 
+SQLITE_C_API = Path("/usr/share/doc/sqlite3/c3ref")
+
+
+def sqlite_rows() -> list[dict]:
+    rows = []
+    for path in sorted(SQLITE_C_API.glob("*.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        # the page's own part: after the site header's "SQLite C Interface" heading
+        own = raw.split("<h2>SQLite C Interface</h2>", 1)[-1]
+        for s, (heading, body) in enumerate(book_sections(own), 1):
+            rows += section_rows(f"sqlite/{path.stem}", s, f"SQLite C interface: {heading}", body)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1104,7 +1127,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "gsutil": gsutil_rows, "kubectl": kubectl_rows, "rustref": rustref_rows,
             "rustcbook": rustcbook_rows, "nodejs": nodejs_rows,
             "pgsql": pgsql_rows, "pylibs": pylibs_rows,
-            "perldiag": perldiag_rows, "apache": apache_rows}
+            "perldiag": perldiag_rows, "apache": apache_rows,
+            "sqlite": sqlite_rows}
 
 
 def build(name: str) -> Path:
