@@ -4,16 +4,16 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
-help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 26, the AWS
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 27, the AWS
 CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the
 Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
-docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics and the
-Apache HTTP Server's module reference, development data since), those of their questions today's
-generator still asks (below). The earlier generator's samples (rounds 4 to 9) asked questions
-these rules no longer ask and were accepted less often (41% against 62%); a fit on them
-predicted the new samples' halves 26 points off on average, so they are reported, not fitted.
-The held-out samples (``HELD_OUT``) are never fitted: the report predicts them by the final
-model.
+docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics, the Apache
+HTTP Server's module reference and SQLite's C interface reference, development data since),
+those of their questions today's generator still asks (below). The earlier generator's samples
+(rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
+against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
+are reported, not fitted. The held-out samples (``HELD_OUT``) are never fitted: the report
+predicts them by the final model.
 
 Model: ``quality_model.fit`` (L2 logistic regression of "accepted as written" on the stored
 features) with C = ``C``, on the graded questions today's generator still asks (``still_asked``:
@@ -86,13 +86,14 @@ GRADED = {
     "round18/heldout": "rustdoc", "round19/heldout": "rustref", "round20/heldout": "rustcbook",
     "round21/rustdoc": "rustdoc", "round22/heldout": "nodejs", "round23/heldout": "pgsql",
     "round24/heldout": "pylibs", "round25/heldout": "perldiag", "round26/heldout": "apache",
+    "round27/heldout": "sqlite",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
            "round13/heldout", "round14/heldout", "round15/heldout", "round16/heldout",
            "round17/heldout", "round18/heldout", "round19/heldout", "round20/heldout",
            "round21/rustdoc", "round22/heldout", "round23/heldout", "round24/heldout",
-           "round25/heldout", "round26/heldout")
+           "round25/heldout", "round26/heldout", "round27/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).
