@@ -115,9 +115,9 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
                                        topic):
             continue  # an artefact, or a subject without evidence: no question, no query
         for question, form in _with_keyword(draft):
-            if question.lower() in seen or screens.ARTEFACTS.search(question):
+            if _same(question) in seen or screens.ARTEFACTS.search(question):
                 continue
-            seen.add(question.lower())
+            seen.add(_same(question))
             start, end = draft.span
             answer = text[start:end]
             if not answer.strip():
@@ -137,19 +137,41 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
 
 def _one_return_question(found: list[Candidate]) -> list[Candidate]:
     """Without "What does X return?" (and its query "X return value") when "What does X do?"
-    is answered by what X returns ("Returns the unbiased exponent ..."): the same question
-    twice, the lead sentence's answer usually the fuller."""
-    returning = {c.question.removeprefix("What does ").removesuffix(" do?") for c in found
+    is answered by what X returns ("Returns the unbiased exponent ...", "The
+    sqlite3_user_data() interface returns ..."): the same question twice, the lead sentence's
+    answer usually the fuller. X is compared as ``call_name`` reads it."""
+    returning = {call_name(c.question.removeprefix("What does ").removesuffix(" do?"))
+                 for c in found
                  if c.question.startswith("What does ") and c.question.endswith(" do?")
-                 and c.answer.lower().startswith("return")}
+                 and RETURNS_ANSWER.match(c.answer)}
 
     def asks_return(question: str) -> bool:
         if question.startswith("What does ") and question.endswith(" return?"):
-            return question.removeprefix("What does ").removesuffix(" return?") in returning
+            return call_name(question.removeprefix("What does ").removesuffix(" return?")) \
+                in returning
         return question.endswith(" return value") and \
-            question.removesuffix(" return value") + "()" in returning
+            call_name(question.removesuffix(" return value")) in returning
 
     return [c for c in found if not asks_return(c.question)]
+
+
+# An answer that says what its subject returns: "Returns ...", "The sqlite3_db_handle
+# interface returns ...".
+RETURNS_ANSWER = re.compile(r"(?i)(?:returns?\b|(?:the\s+)?\S+(?:\s+(?:interface|routine|"
+                            r"function|method))?\s+returns\b)")
+
+
+def call_name(phrase: str) -> str:
+    """A function as questions name it, one way: "the sqlite3_db_name(D,N) interface",
+    "sqlite3_db_name()" and "sqlite3_db_name" are all ``sqlite3_db_name()``."""
+    phrase = re.sub(r"^the\s+|\s+(?:interface|routine|function|method)$", "", phrase.strip())
+    return re.sub(r"\([^()]*\)$", "", phrase) + "()"
+
+
+def _same(question: str) -> str:
+    """What two questions that differ only in a call's argument list ("What does the
+    sqlite3_stmt_readonly(X) interface return?") have in common."""
+    return re.sub(r"\(([^()]*)\)", "()", question.lower())
 
 
 def _whole_sentence(text: str, draft: Draft) -> tuple[int, int] | None:

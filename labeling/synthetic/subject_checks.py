@@ -17,8 +17,10 @@ CMake help graded blind in round 5 and of the round-4 development grades).
 - A how-to with too few specifics to tell the API it is about ("How do I check
   certificates?"): fewer than ``TASK_WORDS`` content words and no name.
 - Forms that graded poorly on every kind (10 samples, 5 kinds: where-questions 2 of 14
-  accepted, "What should I do if ...?" 0 of 3, "What can X ...?" 0 of 5): a sentence copied
-  around its place, its advice or its modal; and "What is the name X?".
+  accepted, "What should I do if ...?" 0 of 3, "What can X ...?" 0 of 5; later, "What
+  will/might/may/would/could X ...?" 1 of 10 over rounds 18 to 27, "What will the
+  sqlite3_config() interface return?"): a sentence copied around its place, its advice or its
+  modal; and "What is the name X?".
 - A sentence's object asked for with its verb last ("What does DateFormat provide?", "What
   do some generators support?"): made from a clause's words, 14 of 67 were accepted over this
   generator's graded samples (33 of 138 over the earlier generators'); the copy of a sentence
@@ -60,7 +62,8 @@ TASK_WORDS = 5  # content words a how-to needs when it names nothing
 DEFINITION = re.compile(r"^What (?:is|are) (?:a|an) \w")
 HOW_TO = re.compile(r"^How (?:do|can|should) I\b")
 FACT = re.compile(r"^(?:How (?:many|much|long|often)|When|Who)\b")
-POOR_FORM = re.compile(r"^(?:Where|What should I|What can|What is the name)\b")
+POOR_FORM = re.compile(r"^(?:Where|What should I|What (?:can|will|might|may|would|could)|"
+                       r"What is the name)\b")
 BACK_NOUNS = ("variable property command function module option method macro setting policy "
               "field file target directory package class object value keyword flag parameter "
               "argument").split()
