@@ -23,7 +23,7 @@ from labeling.synthetic import (
 )
 from labeling.synthetic.candidate import Candidate
 from labeling.synthetic.features import FEATURES
-from labeling.workspace import roles
+from labeling.workspace import roles, synthetic_candidates
 
 # Passages of real manual pages (man-db 2.11, 80 columns): what the features read.
 CHUNKS = [
@@ -310,8 +310,11 @@ def test_the_queue_sentence_reads_the_workspace_decisions(db):
         "setpriv-1", "How do I dump the current privilege state with setpriv?", "offline")])
     shown, _ = review.review_queue(db)
     sentence = review.expected_sentence(shown, db)
-    scores, accepted = quality_model.decided_scores(db, quality_model.DEFAULT_WEIGHTS)
+    scores, accepted = synthetic_candidates.decided_scores(db)
     assert (len(scores), sum(accepted)) == (5, 4)
+    assert scores == pytest.approx([  # the default scores, as stored
+        quality_model.score(json.loads(f), quality_model.DEFAULT_WEIGHTS)
+        for f, _, _ in synthetic_candidates.decided_features(db)])
     expected = calibration.expected_accept(
         shown[shown["status"] == "pending"]["quality"].tolist(), {"source": "default"},
         (scores, accepted))

@@ -96,15 +96,6 @@ def decisions(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
     return x.reshape(len(rows), len(FEATURES)), y
 
 
-def decided_scores(db: sqlite_utils.Database, weights: Mapping[str, float]
-                   ) -> tuple[list[float], list[float]]:
-    """(score by ``weights``, accepted as written) of every decided candidate with stored
-    features."""
-    x, y = decisions(db)
-    return ([score(dict(zip(FEATURES, row, strict=True)), weights) for row in x.tolist()],
-            y.tolist())
-
-
 def enough_decisions(y: Sequence[float]) -> bool:
     accepted = int(sum(1 for v in y if v == 1))
     return len(y) >= MIN_DECISIONS and accepted >= MIN_EACH and len(y) - accepted >= MIN_EACH

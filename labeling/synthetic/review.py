@@ -361,8 +361,7 @@ def expected_sentence(queue: pd.DataFrame, db: sqlite_utils.Database) -> str:
     decisions while the weights are the defaults, and what the weights were fitted on). ''
     when nothing is pending."""
     pending = queue[(queue["status"] == "pending") & queue["quality"].notna()]
-    weights, about = quality_model.current(db)
-    decided = ((), ()) if about["source"] == "learned" else \
-        quality_model.decided_scores(db, weights)
+    about = quality_model.current(db)[1]
+    decided = ((), ()) if about["source"] == "learned" else stored.decided_scores(db)
     expected = calibration.expected_accept(pending["quality"].tolist(), about, decided)
     return expected.sentence() if expected is not None else ""

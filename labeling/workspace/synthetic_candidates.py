@@ -133,6 +133,17 @@ def decided_features(db: sqlite_utils.Database) -> list[tuple[str, str, int]]:
     ).fetchall()
 
 
+def decided_scores(db: sqlite_utils.Database) -> tuple[list[float], list[float]]:
+    """(stored quality score, 1.0 when accepted as written else 0.0) of every decided, scored
+    candidate, in id order: the scores on the scale of the pending ones beside them."""
+    rows = db.conn.execute(
+        "SELECT quality, status = 'accepted' AND question = generated_question"
+        " FROM synthetic_candidates WHERE status != 'pending' AND quality IS NOT NULL"
+        " ORDER BY id"
+    ).fetchall()
+    return [float(q) for q, _ in rows], [float(a) for _, a in rows]
+
+
 def latest_quality_model(db: sqlite_utils.Database) -> tuple | None:
     """(weights JSON, decisions, accepted, fitted_at, fitted_by) of the newest learned model,
     or None."""

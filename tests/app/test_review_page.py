@@ -10,7 +10,7 @@ import pytest
 
 from labeling.synthetic import calibration, quality_model, review, settings
 from labeling.synthetic.candidate import Candidate
-from labeling.workspace import connections
+from labeling.workspace import connections, synthetic_candidates
 from labeling.workspace.judgments import judgment_history
 from labeling.workspace.store import open_workspace
 from tests.markup import shown
@@ -125,7 +125,7 @@ def test_the_expected_rate_is_corrected_by_the_teams_first_decisions(open_app, w
     db = open_workspace(workspace)
     pending = review.candidates_frame(db)
     pending = pending[pending["status"] == "pending"]
-    scores, accepted = quality_model.decided_scores(db, quality_model.DEFAULT_WEIGHTS)
+    scores, accepted = synthetic_candidates.decided_scores(db)
     corrected = calibration.expected_accept(pending["quality"].tolist(), {"source": "default"},
                                             (scores, accepted))
     assert corrected.share > pending["quality"].mean()  # one accepted: the estimate rises
