@@ -218,7 +218,7 @@ def shift_spread(left: dict[str, tuple[np.ndarray, np.ndarray]]) -> float:
     offsets, variances = [], []
     for p, y in left.values():
         d = calibration.kind_shift(p, y, prior_sd=float("inf"))
-        q = 1 / (1 + np.exp(-(np.log(p / (1 - p)) + d)))
+        q = _shift(p, d)
         offsets.append(d)
         variances.append(1 / float(np.sum(q * (1 - q))))
     return round(float(np.sqrt(max(np.mean(np.square(offsets)) - np.mean(variances), 0.0))), 2)
@@ -228,9 +228,13 @@ def _within(p: np.ndarray, y: np.ndarray) -> list[bool]:
     return [abs(pred - obs) <= WITHIN for _, _, pred, obs in halves(p, y)]
 
 
-def _corrected(p: np.ndarray, seen: np.ndarray, y: np.ndarray, sd: float) -> np.ndarray:
-    d = calibration.kind_shift(p[seen], y[seen], prior_sd=sd)
+def _shift(p: np.ndarray, d: float) -> np.ndarray:
+    """Probabilities ``p`` moved by ``d`` on the logit scale."""
     return 1 / (1 + np.exp(-(np.log(p / (1 - p)) + d)))
+
+
+def _corrected(p: np.ndarray, seen: np.ndarray, y: np.ndarray, sd: float) -> np.ndarray:
+    return _shift(p, calibration.kind_shift(p[seen], y[seen], prior_sd=sd))
 
 
 def _simulated(rows: list[dict], left: dict[str, tuple[np.ndarray, np.ndarray]], sd: float

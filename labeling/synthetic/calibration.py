@@ -116,8 +116,12 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-max(-50.0, min(50.0, z))))
+
+
 def _shifted(p: float, shift: float) -> float:
-    return 1 / (1 + math.exp(-max(-50.0, min(50.0, _logit(p) + shift))))
+    return _sigmoid(_logit(p) + shift)
 
 
 def kind_shift(scores: Sequence[float], accepted: Sequence[float],
@@ -130,7 +134,7 @@ def kind_shift(scores: Sequence[float], accepted: Sequence[float],
     ys = [float(y) for y in accepted]
     shift = 0.0
     for _ in range(100):
-        ps = [1 / (1 + math.exp(-max(-50.0, min(50.0, z + shift)))) for z in logits]
+        ps = [_sigmoid(z + shift) for z in logits]
         gradient = sum(y - p for y, p in zip(ys, ps, strict=True)) - shift / prior_sd**2
         curvature = sum(p * (1 - p) for p in ps) + 1 / prior_sd**2
         step = gradient / curvature
