@@ -246,6 +246,11 @@ def paragraphs_to_passages(text: str, words: int = WORDS) -> list[str]:
     return out
 
 
+def html_text(fragment: str) -> str:
+    """An HTML fragment's text: tags left out, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
 def section_rows(doc: str, section: int, title: str, body: str) -> list[dict]:
     """The passages of one section as rows, ``<doc>-<section>-<passage>`` their ids; passages
     under 25 words are left out."""
@@ -349,7 +354,7 @@ def html_rows() -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         title = re.search(r"(?is)<title>(.*?)</title>", raw)
         name = html.unescape(re.sub(r"\s+", " ", title.group(1))).strip() if title else path.stem
-        paragraphs = [html.unescape(re.sub(r"<[^>]+>", "", p)).strip()
+        paragraphs = [html_text(p).strip()
                       for p in re.findall(r"(?is)<p\b[^>]*>(.*?)</p>", raw)]
         text = "\n\n".join(p for p in paragraphs if len(p.split()) >= 8)
         for i, body in enumerate(paragraphs_to_passages(text), 1):
@@ -549,7 +554,7 @@ def javadoc_plain(comment: str) -> str:
     text = JAVA_INLINE.sub(_javadoc_inline, text)
     text = re.sub(r"(?i)<p\b[^>]*>|</p>", "\n\n", text)
     text = re.sub(r"(?i)<li\b[^>]*>", "\n- ", text)
-    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    text = html_text(text)
     body, *tags = re.split(r"\n(?=@\w)", text)
     blocks: dict[str, list[str]] = {}
     for tag in tags:
@@ -776,7 +781,7 @@ def book_sections(raw: str, blocks: re.Pattern = BOOK_BLOCK, first: str | None =
     sections: list[tuple[str, list[str]]] = [] if first is None else [(first, [])]
     for match in blocks.finditer(main.group(1) if main else raw):
         tag, inner = match.group(1).lower(), match.group(2)
-        text = html.unescape(re.sub(r"<[^>]+>", "", inner))
+        text = html_text(inner)
         if tag.startswith("h"):
             heading = text.replace("\u00a7", " ")  # rustdoc's anchor mark
             sections.append((" ".join(heading.split()), []))
@@ -1084,22 +1089,18 @@ APACHE_DIRECTIVE = re.compile(r'(?s)<div class="directive-section"><h2[^>]*>(.*?
 APACHE_BLOCK = re.compile(r"(?is)<(tr|p|pre|li)\b[^>]*>(.*?)</\1>")
 
 
-def _html_text(fragment: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
-
-
 def apache_rows() -> list[dict]:
     rows = []
     for path in sorted(APACHE_MODULES.glob("*.html")):
         raw = path.read_text(encoding="utf-8", errors="replace")
         for s, (heading, body) in enumerate(APACHE_DIRECTIVE.findall(raw), 1):
-            heading = " ".join(_html_text(heading).replace("\u00b6", "").split())
+            heading = " ".join(html_text(heading).replace("\u00b6", "").split())
             blocks = []
             for tag, inner in APACHE_BLOCK.findall(body):
                 if tag.lower() == "pre":
-                    blocks.append(_html_text(inner).rstrip())
+                    blocks.append(html_text(inner).rstrip())
                 else:  # a table row's label and value apart: "Syntax: Alias [URL-path] ..."
-                    blocks.append(" ".join(_html_text(inner.replace("</th>", " ")).split()))
+                    blocks.append(" ".join(html_text(inner.replace("</th>", " ")).split()))
             text = "\n\n".join(b for b in blocks if b.strip())
             rows += section_rows(f"apache/{path.stem}", s, f"Apache {path.stem}: {heading}", text)
     return rows
