@@ -190,26 +190,21 @@ def choose_floor(curve: list[tuple[int, int, float, float, float]]) -> float:
     return 0.0
 
 
-def _left_out(rows: list[dict]
-              ) -> tuple[list[str], np.ndarray, np.ndarray, int, dict[str, tuple]]:
-    """Table rows of each kind predicted by a fit on the others, all those predictions, how
-    many kinds had a half ``calibration.KIND_ERROR`` points or more off, and each kind's
-    (predictions, outcomes)."""
-    lines, left_p, left_y, off = [], [], [], 0
-    by_kind = {}
+def _left_out(rows: list[dict]) -> tuple[list[str], int, dict[str, tuple]]:
+    """Table rows of each kind predicted by a fit on the others, how many kinds had a half
+    ``calibration.KIND_ERROR`` points or more off, and each kind's (predictions, outcomes)."""
+    lines, off, by_kind = [], 0, {}
     for kind in KINDS:
         train = [r for r in rows if r["kind"] != kind]
         test = [r for r in rows if r["kind"] == kind]
         p, (_, y) = predict(fit(train), test), matrix(test)
-        left_p.append(p)
-        left_y.append(y)
         by_kind[kind] = (p, y)
         (_, _, pt, ot), (_, _, pb, ob) = halves(p, y)
         held = sum(abs(pred - obs) <= WITHIN for pred, obs in ((pt, ot), (pb, ob)))
         off += max(abs(pt - ot), abs(pb - ob)) >= calibration.KIND_ERROR / 100
         lines.append(f"| {kind} | {len(test)} | {y.mean():.0%} | {pt:.0%} / {ot:.0%} | "
                      f"{pb:.0%} / {ob:.0%} | {held} of 2 |")
-    return lines, np.concatenate(left_p), np.concatenate(left_y), off, by_kind
+    return lines, off, by_kind
 
 
 def shift_spread(left: dict[str, tuple[np.ndarray, np.ndarray]]) -> float:
@@ -338,7 +333,7 @@ def report() -> tuple[list[str], dict[str, float], float, int, int, float]:
              "| left out | questions | observed | top half: predicted / observed | "
              "bottom half: predicted / observed | halves within 10 points |",
              "|---|---|---|---|---|---|"]
-    table, left_p, left_y, off, by_kind = _left_out(rows)
+    table, off, by_kind = _left_out(rows)
     lines += table
     lines += _time_forward(drawn, rows)
     sd = shift_spread(by_kind)
@@ -354,7 +349,7 @@ def report() -> tuple[list[str], dict[str, float], float, int, int, float]:
     weights = fit(rows)
     lines += _held_out(weights)
     own_p, (_, own_y) = predict(weights, rows), matrix(rows)
-    left = bins(left_p, left_y)
+    left = bins(*(np.concatenate(part) for part in zip(*by_kind.values(), strict=True)))
     floor = choose_floor(left)
     lines += _curve("left-out predictions (a model that never saw the question's kind)", left)
     lines += _curve("the final model (fitted on all these samples)", bins(own_p, own_y))

@@ -1019,13 +1019,12 @@ def pgsql_rows() -> list[dict]:
 
     rows = []
     for path in sorted(Path("/usr/share/postgresql").glob("*/man/man7/*.7.gz")):
-        command = path.name.removesuffix(".7.gz").replace("_", " ")
+        page = path.name.removesuffix(".7.gz")  # ALTER_TABLE
         text = manpage_corpus.render(path)
         for i, (title, body) in enumerate(manpage_corpus.passages(
-                f"PostgreSQL {command}", text, WORDS), 1):
+                f"PostgreSQL {page.replace('_', ' ')}", text, WORDS), 1):
             if len(body.split()) >= 25:
-                rows.append({"id": f"pgsql/{path.name.removesuffix('.7.gz')}-{i:02d}",
-                             "doc_id": f"pgsql/{path.name.removesuffix('.7.gz')}",
+                rows.append({"id": f"pgsql/{page}-{i:02d}", "doc_id": f"pgsql/{page}",
                              "title": title, "text": body})
     return rows
 
