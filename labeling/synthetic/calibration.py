@@ -69,13 +69,12 @@ KIND_SHIFT_SD = 0.78
 @dataclass(frozen=True)
 class Decided:
     """What the workspace's decided questions say about the default score: ``decisions``
-    decided, ``accepted`` of them accepted as written, ``expected`` the sum of their default
-    scores (how many the score expected), and ``shift``, the logit offset they put on it."""
+    decided, ``accepted`` of them accepted as written, and ``expected`` the sum of their
+    default scores (how many the score expected)."""
 
     decisions: int
     accepted: int
     expected: float
-    shift: float
 
 
 @dataclass(frozen=True)
@@ -157,7 +156,6 @@ def expected_accept(scores: Sequence[float], about: Mapping[str, object],
     if about.get("source") == "learned" or not len(decided_scores):
         return Expected(sum(values) / len(values), len(values), basis(about))
     shift = kind_shift(decided_scores, accepted)
-    correction = Decided(len(decided_scores), int(sum(accepted)),
-                         float(sum(decided_scores)), shift)
+    correction = Decided(len(decided_scores), int(sum(accepted)), float(sum(decided_scores)))
     values = [_shifted(v, shift) for v in values]
     return Expected(sum(values) / len(values), len(values), basis(about), correction)
