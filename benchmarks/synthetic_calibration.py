@@ -67,9 +67,9 @@ sys.path.insert(0, str(ROOT))
 
 from synthetic_quality import GRADING, load  # noqa: E402
 
-from labeling.synthetic import calibration, offline, quality_model  # noqa: E402
+from labeling.synthetic import calibration, quality_model  # noqa: E402
 from labeling.synthetic.features import FEATURES  # noqa: E402
-from tests.grading_sheets import passages  # noqa: E402
+from tests import grading_sheets  # noqa: E402
 
 GRADED = {
     "round1": "manpages", "round2": "manpages", "round3/manpages": "manpages",
@@ -119,14 +119,10 @@ def graded(folders: tuple[str, ...] | None = None) -> list[dict]:
 
 def still_asked(rows: list[dict]) -> list[dict]:
     """The graded ``rows`` whose question today's generator still asks of its passage (the
-    passage as the sheet shows it, every question ``offline.generate`` writes)."""
-    asked: dict[tuple[str, str], set[str]] = {}
-    for folder in dict.fromkeys(r["folder"] for r in rows):
-        titles = {r["chunk_id"]: r["title"] for r in rows if r["folder"] == folder}
-        for chunk_id, (_, text) in passages(folder).items():
-            asked[folder, chunk_id] = {c.question for c in offline.generate(
-                chunk_id, text, title=titles.get(chunk_id) or None, max_per_chunk=0)}
-    return [r for r in rows if r["question"] in asked.get((r["folder"], r["chunk_id"]), ())]
+    passage and title as the sheet shows them, every question ``offline.generate`` writes)."""
+    passages = {(r["folder"], r["chunk_id"]) for r in rows}
+    asked = {key: set(grading_sheets.questions(*key)) for key in passages}
+    return [r for r in rows if r["question"] in asked[r["folder"], r["chunk_id"]]]
 
 
 def matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
