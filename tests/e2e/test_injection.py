@@ -135,7 +135,11 @@ class Visit:
         # not open its list when typed into, so Enter would choose nothing.
         box.evaluate("(e) => e.scrollIntoView({block: 'center'})")
         box.fill(value)
-        self.act(partial(box.press, "Enter"), where, ready)
+        # Click the listed option once the list has filtered: Enter pressed before it has
+        # (a loaded machine) chooses whichever option was first, not ``value``.
+        option = self.page.get_by_role("option", name=value, exact=True).first
+        option.wait_for()
+        self.act(option.click, where, ready)
 
     def outside(self) -> list[str]:
         """Requests to any origin but the app's, and web sockets to any host but the app's. A
