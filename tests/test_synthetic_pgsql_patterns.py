@@ -47,3 +47,25 @@ def test_a_purpose_with_a_way_is_still_asked():
         grading_sheets.questions(PGSQL, "pgsql/SELECT-17")
     assert reference.REQUIREMENT.match("you must also have CREATE privilege on the schema")
     assert not reference.REQUIREMENT.match("you must use the ROWS FROM( ... ) syntax")
+
+
+@pytest.mark.parametrize(("chunk_id", "rejected"), [
+    ("pgsql/VACUUM-05", "What is INDEX_CLEANUP in PostgreSQL VACUUM?"),
+    ("pgsql/VACUUM-04", "What is DISABLE_PAGE_SKIPPING in PostgreSQL VACUUM?"),
+])
+def test_the_background_an_option_changes_is_not_what_the_option_is(chunk_id: str,
+                                                                     rejected: str):
+    """"Normally, VACUUM will skip pages based on the visibility map": what happens without
+    the option, not what it is."""
+    assert rejected not in grading_sheets.questions(PGSQL, chunk_id)
+
+
+@pytest.mark.parametrize(("chunk_id", "rejected"), [
+    ("pgsql/CREATE_PROCEDURE-07", "What is the string obj_file?"),
+    ("pgsql/CREATE_FUNCTION-14", "string link_symbol"),
+])
+def test_the_words_that_introduce_a_name_are_not_asked_as_part_of_it(chunk_id: str,
+                                                                    rejected: str):
+    """"The string obj_file is the name of the shared library file": a parameter asked with
+    the description the sentence put before it."""
+    assert rejected not in grading_sheets.questions(PGSQL, chunk_id)

@@ -7,7 +7,8 @@ Not a description: a sentence too short or too long, one that opens on a pronoun
 else: "Parameter 'verbosity' should be set ..."), one whose subject is another name written as
 code ("The LINK_OPTIONS property is used ..." under another title), and, for a key or a term
 (asked "What is X?"), one that opens on the name without a defining verb ("DES3 has a key
-size of 168 bits": one fact, not what DES3 is).
+size of 168 bits": one fact, not what DES3 is), and, for a function, one whose subject is a
+noun phrase that does not name it (``QUANTIFIERS``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,19 @@ DEFINING = frozenset("is are represents means denotes stands names specifies def
                      "describes refers holds identifies".split())
 
 
+# A sentence that opens on one of these has a noun phrase for its subject: under a function's
+# signature, one that does not name the function is about something else ("The SQLite core uses
+# these routines ..." under sqlite3_mutex_alloc(), "A virtual filesystem (VFS) is ..." under
+# sqlite3_vfs_find()). The name must come within the first SUBJECT_WORDS words.
+QUANTIFIERS = frozenset("the a an each every most many all some any".split())
+SUBJECT_WORDS = 5
+
+
+def _bare_call(name: str) -> str:
+    """``sqlite3_vfs_find`` of ``sqlite3_vfs_find()``, ``join`` of ``os.path.join()``."""
+    return re.split(r"[.:]+", name.lower().removesuffix("()"))[-1]
+
+
 def names_code(word: str) -> bool:
     """Whether ``word`` (quotes and trailing punctuation aside) is a name written as code
     (``subject_checks.is_code_name``) or an API name (``screens.API``: a call, an option, a
@@ -51,7 +65,8 @@ def describes(words: list[str], subject: Subject) -> bool:
             "()").lower() not in subject.name.lower():
         return False  # "The --rsyncable option is used to ...": about another name
     if subject.kind == "function":
-        return True
+        return not (low[0] in QUANTIFIERS and _bare_call(subject.name) not in " ".join(
+            low[:SUBJECT_WORDS]))
     name = subject.name.lower()
     if name in low[:3]:
         at = low.index(name)

@@ -107,9 +107,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
         draft.answer = text[span[0]:span[1]]
         draft.question = subject_checks.own_arguments(
             subject_checks.qualify(draft.question, topic), title)
-        if screens.misread(draft.question) or screens.points_away(draft.answer) or \
-                screens.bad_answer(draft.question, draft.answer) or screens.happens_unnamed(
-                    draft.question, topic.name if topic is not None else "") or \
+        if _screened(draft, text[span[1]:span[1] + 40], topic) or \
                 not _bound(draft.question, draft.answer, names, topic) or \
                 subject_checks.unnamed(draft.question, draft.answer, draft.structured, title,
                                        topic):
@@ -133,6 +131,15 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
     out = _one_return_question(out)
     out.sort(key=lambda c: bool(c.problems))  # stable: well-formed first, text order kept
     return out[:max_per_chunk] if max_per_chunk else out
+
+
+def _screened(draft: Draft, after: str, topic: Subject | None) -> bool:
+    """Whether a screen (``labeling.synthetic.screens``) rejects the draft's question or its
+    answer; ``after``: the passage text that follows the answer."""
+    question, answer = draft.question, draft.answer
+    return screens.misread(question) or screens.points_away(answer) or screens.bad_answer(
+        question, answer) or screens.one_case(question, answer, after) or \
+        screens.happens_unnamed(question, topic.name if topic is not None else "")
 
 
 def _one_return_question(found: list[Candidate]) -> list[Candidate]:

@@ -122,6 +122,13 @@ TEMPLATE = re.compile(r"^What (?:is|are|does|do) (?:the )?\S+=[{<\[]")
 # language is?", a question inside the question).
 BARE_COPULA = re.compile(r"\b(?:if|when|unless|whether)\s+\S+\s+(?:is|are|was|were|be)\?$")
 # "What is a filter?": one common word defined, with no name to tell which.
+# "What is the string obj_file?", "What is the second parameter szExtra?", "What is the
+# corresponding SQLITE_STMTSTATUS_FILTER_MISS value?": a name introduced by the words of the
+# sentence that described it, asked as if they were part of it (a preposition before the name,
+# "the octal for S_IWUSR", asks of it properly).
+DESCRIBED_NAME = re.compile(r"^What (?:is|are) (?:the|an?) (?!(?:[\w-]+ )?(?:of|for|in|on|to|with|"
+                            r"between|from|by)\b)(?:[a-z][a-z-]* ){1,2}(?:\S*[_(]\S*|"
+                            r"[A-Z][A-Z0-9_]{2,}|[a-z]+[A-Z]\w*)(?: [A-Za-z]+){0,2}\?$")
 COMMON_WORD_DEFINITION = re.compile(r"^What is (?:a|an) [a-z]+\?$")
 # "the opposite command", "the former": a reference to the text around the sentence.
 RELATIVE = re.compile(r"\b(?:opposite|latter|former|aforementioned|previous|preceding)\b|"
@@ -171,7 +178,17 @@ def misread(question: str) -> bool:
                 or RELATIVE.search(question) or MOVED_FACT.search(question)
                 or UNBOUND_REFERENT.search(question) or GENERIC_HEAD.search(question)
                 or unbalanced(question)
-                or preposition_twice(question) or verb_echoes_name(question))
+                or preposition_twice(question) or verb_echoes_name(question)
+                or names_twice(question) or DESCRIBED_NAME.match(question))
+
+
+def names_twice(question: str) -> bool:
+    """Whether one name (``API``: a call, a qualified name, an option, a constant; not a word
+    of letters only) is written twice: a heading read into the sentence ("What is
+    SQLITE_PREPARE_NORMALIZE the SQLITE_PREPARE_NORMALIZE flag?") or a list of names."""
+    names = [w for w in (w.strip("?,;:") for w in question.split())
+             if API.match(w) and not w.isalpha()]  # "LTO ... LTO": an acronym may repeat
+    return len(names) != len(set(names))
 
 
 def unbalanced(question: str) -> bool:
@@ -181,14 +198,26 @@ def unbalanced(question: str) -> bool:
 
 def bad_answer(question: str, answer: str) -> bool:
     """Whether ``answer`` is cut mid-phrase, a code fragment, a bare value ("to false"), a word
-    doubled, pointing back ("these options") or only a pointing word ("this"), or advice where
-    a behaviour was asked ("What happens ...?")."""
+    doubled, pointing back ("these options") or only a pointing word ("this"), advice where
+    a behaviour was asked ("What happens ...?"), or not what a thing is where that was asked
+    (``NOT_WHAT_IT_IS``)."""
     words = answer.split()
     return not words or words[-1].lower() in DANGLING or restates(question, answer) or bool(
         BARE_VALUE.match(answer) or CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
         or RUNS_ON.search(answer)
         or POINTING_BACK.search(answer) or POINTING_WORD.fullmatch(answer.strip())
-        or (question.startswith(("What happens", "What does")) and ADVICE.search(answer)))
+        or (question.startswith(("What happens", "What does")) and ADVICE.search(answer))
+        or (question.startswith(("What is ", "What are ")) and NOT_WHAT_IT_IS.match(
+            answer.strip())))
+
+
+def one_case(question: str, answer: str, after: str) -> bool:
+    """Whether a return question is answered by one case of the value, its condition left
+    after the answer (``after``: the passage text that follows it): "What does the
+    sqlite3_mutex_try() interface return?" answered "SQLITE_OK" of "returns SQLITE_OK upon
+    successful entry"."""
+    return question.endswith(("return?", "returns?")) and len(answer.split()) <= SHORT_VALUE \
+        and bool(CASE_CONDITION.match(after))
 
 
 def happens_unnamed(question: str, topic: str) -> bool:
@@ -203,6 +232,17 @@ def happens_unnamed(question: str, topic: str) -> bool:
 
 # "to false" for "How do I disable the progress bar?": the value without the setting it is for.
 BARE_VALUE = re.compile(r"^to\s+\S+$", re.I)
+# Answers to "What is X?" that say something else: an instance ("an example of an innocuous
+# function" for abs()), a side case ("a no-op if is called with a NULL pointer" for
+# sqlite3_free()), a difference from an unnamed thing ("the same except that ..."), or the
+# background an option changes ("Normally, VACUUM will skip pages ...").
+NOT_WHAT_IT_IS = re.compile(r"^(?:(?:an?|one)\s+(?:example|instance)\s+of\b|a\s+no-op\b|"
+                            r"the\s+same\s+(?:except|but)\b|"
+                            r"(?:normally|usually|typically|ordinarily),)", re.I)
+# A value of at most this many words followed by a condition is one case of a return value.
+SHORT_VALUE = 3
+CASE_CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|upon|only|on|after|once|in case|"
+                            r"otherwise)\b", re.I)
 # Words an answer may add to a question's words and still say nothing new ("the local
 # date-time, not null" for the localDateTime parameter; "a callable object" returned by
 # privilegedCallable()).
