@@ -198,12 +198,22 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   Opening A New Database Connection``: a C library's API reference, a kind no round drew.
   Closest earlier kinds: the C library's manual pages and Javadoc.
 
+- ``golang`` (held out, issue 32's twenty-third pass, graded blind by another grader): the doc
+  comments of Go's standard library (Debian's ``golang-1.19-src``, installed for it: the
+  ``*.go`` files of ``/usr/share/go-1.19/src``, tests, ``internal``, ``vendor``, ``testdata``
+  and ``cmd`` left out): the ``//`` comment right above an exported top-level declaration or a
+  ``package`` clause, read as ``go doc`` prints it (the slashes dropped, indented lines kept as
+  code), one passage per declaration cut at about 150 words, titled ``Go strings: Index`` (a
+  method ``Go bufio: Reader.Read``, a package ``Go bufio: package``); a name documented in
+  several files (one per platform) is kept once. API reference written as source comments in a
+  language no round drew, whose sentences open on the name they document.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
-                                                  perldiag, apache, sqlite)
+                                                  perldiag, apache, sqlite, golang)
 """
 
 from __future__ import annotations
@@ -1119,6 +1129,46 @@ def sqlite_rows() -> list[dict]:
     return rows
 
 
+GO_SOURCE = Path("/usr/share/go-1.19/src")
+GO_SKIPPED = {"internal", "vendor", "testdata", "cmd"}
+# A doc comment (``//`` lines) right above an exported declaration or the package clause.
+GO_DOC = re.compile(r"(?m)((?:^//.*\n)+)^(?:func (?:\([^)]*?\*?(\w+)\) )?([A-Z]\w*)|"
+                    r"(?:type|const|var) ([A-Z]\w*)|(package) \w+)")
+
+
+def go_comment(lines: str) -> str:
+    """A ``//`` comment as ``go doc`` shows it: the slashes and one space dropped, a line
+    indented further (code) kept as it is, compiler directives (``//go:build``) left out."""
+    out = []
+    for line in lines.splitlines():
+        if re.match(r"//(?:go:|line )", line):
+            continue  # a compiler directive, which go doc does not show
+        body = line[2:]
+        out.append(body[1:] if body.startswith(" ") and not body.startswith("  ") else body)
+    return "\n".join(out).strip()
+
+
+def golang_rows() -> list[dict]:
+    rows, seen = [], set()
+    for path in sorted(GO_SOURCE.rglob("*.go")):
+        parts = path.relative_to(GO_SOURCE).parts
+        if path.name.endswith("_test.go") or GO_SKIPPED & set(parts[:-1]):
+            continue
+        package = "/".join(parts[:-1])
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        for match in GO_DOC.finditer(raw):
+            receiver, func, other, clause = match.group(2, 3, 4, 5)
+            name = "package" if clause else f"{receiver}.{func}" if receiver else func or other
+            if (package, name) in seen or (receiver and not receiver[0].isupper()):
+                continue  # documented already (another platform's file), or not exported
+            seen.add((package, name))
+            text = go_comment(match.group(1))
+            rows += docstring_rows(f"go/{package}", name, text)
+    for row in rows:  # titled as Go names its packages
+        row["title"] = "Go " + row["title"].removeprefix("go/")
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1128,7 +1178,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "rustcbook": rustcbook_rows, "nodejs": nodejs_rows,
             "pgsql": pgsql_rows, "pylibs": pylibs_rows,
             "perldiag": perldiag_rows, "apache": apache_rows,
-            "sqlite": sqlite_rows}
+            "sqlite": sqlite_rows, "golang": golang_rows}
 
 
 def build(name: str) -> Path:
