@@ -208,12 +208,23 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   several files (one per platform) is kept once. API reference written as source comments in a
   language no round drew, whose sentences open on the name they document.
 
+- ``ruby`` (held out, issue 32's twenty-third pass, a second kind drawn with the same frozen
+  generator and score): the reference documentation of Ruby's core classes and standard
+  library (Debian's ``ruby3.1-doc``, the ``ri`` store of ``/usr/share/ri/3.1.0/system``, read
+  with ``ruby3.1``'s RDoc, both installed for it): each class's and method's comment as ``ri``
+  prints it (its call sequence first, code examples indented), inline marks (``<tt>``,
+  ``<var>``, ``<em>``...) read as plain text, one passage per comment cut at about 150
+  words, titled ``Ruby Array#push`` (a class method ``Ruby File::join``, a class ``Ruby
+  Array``); an alias whose comment is another method's is kept once. API reference written
+  in RDoc for a language no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
-                                                  perldiag, apache, sqlite, golang)
+                                                  perldiag, apache, sqlite, golang,
+                                                  ruby)
 """
 
 from __future__ import annotations
@@ -1169,6 +1180,46 @@ def golang_rows() -> list[dict]:
     return rows
 
 
+RUBY_RI = Path("/usr/share/ri/3.1.0/system")
+# Each class's and method's comment from the ri store, one JSON line each: name, call sequence
+# (arglists) and the comment as RDoc's plain-text formatter writes it.
+RUBY_DUMP = """
+require "rdoc"
+require "json"
+store = RDoc::RI::Store.new(ARGV[0])
+store.load_cache
+text = ->(comment) { comment.respond_to?(:accept) ? comment.accept(RDoc::Markup::ToRdoc.new) : "" }
+store.module_names.sort.each do |name|
+  klass = store.load_class(name) rescue next
+  puts JSON.generate({name: name, calls: "", text: text.(klass.comment)})
+  [["#", store.instance_methods], ["::", store.class_methods]].each do |sep, table|
+    (table[name] || []).sort.each do |method|
+      found = store.load_method(name, sep + method) rescue next
+      puts JSON.generate({name: name + sep + method, calls: found.arglists.to_s,
+                          text: text.(found.comment)})
+    end
+  end
+end
+"""
+
+
+def ruby_rows() -> list[dict]:
+    dump = subprocess.run(["ruby", "-e", RUBY_DUMP, str(RUBY_RI)], capture_output=True,
+                          text=True, check=True).stdout
+    rows, seen = [], set()
+    for line in dump.splitlines():
+        entry = json.loads(line)
+        comment = re.sub(r"</?(?:tt|var|em|b|i|code)>", "", entry["text"]).strip()
+        if comment in seen:
+            continue  # an alias: the comment of the method it names
+        seen.add(comment)
+        text = f"{entry['calls'].strip()}\n\n{comment}" if entry["calls"].strip() else comment
+        rows += docstring_rows("ruby", entry["name"], text)
+    for row in rows:
+        row["title"] = row["title"].replace("ruby: ", "Ruby ", 1)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1178,7 +1229,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "rustcbook": rustcbook_rows, "nodejs": nodejs_rows,
             "pgsql": pgsql_rows, "pylibs": pylibs_rows,
             "perldiag": perldiag_rows, "apache": apache_rows,
-            "sqlite": sqlite_rows, "golang": golang_rows}
+            "sqlite": sqlite_rows, "golang": golang_rows, "ruby": ruby_rows}
 
 
 def build(name: str) -> Path:
