@@ -218,13 +218,22 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   Array``); an alias whose comment is another method's is kept once. API reference written
   in RDoc for a language no round drew.
 
+- ``rhelp`` (held out, issue 32's twenty-fourth pass, graded blind by another grader): the help
+  pages of R's base packages (``base``, ``stats``, ``utils``, ``graphics``, ``grDevices``,
+  ``methods``, ``tools``; Debian's ``r-base-core``, installed for it), each rendered as
+  ``?name`` prints it (``tools::Rd2txt``, sections not indented), cut at its sections
+  (Description, Arguments, Details, Value, Note...; References, See Also, Examples, Author(s),
+  Source and Usage left out) into passages of about 150 words, titled ``R stats acf:
+  Arguments``: a statistical language's function reference in R's own documentation format, a
+  kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
                                                   perldiag, apache, sqlite, golang,
-                                                  ruby)
+                                                  ruby, rhelp)
 """
 
 from __future__ import annotations
@@ -1220,6 +1229,42 @@ def ruby_rows() -> list[dict]:
     return rows
 
 
+R_PACKAGES = ("base", "stats", "utils", "graphics", "grDevices", "methods", "tools")
+# Each help page as ``?name`` prints it, one record a page: package, name, text (the unit
+# separator between them, the record separator after).
+R_DUMP = """
+tools::Rd2txt_options(underline_titles = FALSE, itemBullet = "* ", sectionIndent = 0,
+                     sectionExtra = 0)
+options(useFancyQuotes = FALSE)
+for (pkg in commandArgs(TRUE)) {
+  db <- tools::Rd_db(pkg)
+  for (file in names(db)) {
+    text <- capture.output(tools::Rd2txt(db[[file]], out = stdout(), package = pkg))
+    cat(pkg, "\x1f", sub("[.]Rd$", "", file), "\x1f", paste(text, collapse = "\n"), "\x1e",
+        sep = "")
+  }
+}
+"""
+R_SECTION = re.compile(r"(?m)^([A-Z][\w ()'/-]*):\n\n")
+R_SKIPPED = {"References", "See Also", "Examples", "Author(s)", "Author", "Authors", "Source",
+             "Usage", "Copyright", "Keywords"}
+
+
+def rhelp_rows() -> list[dict]:
+    dump = subprocess.run(["Rscript", "-e", R_DUMP, *R_PACKAGES], capture_output=True,
+                          text=True, check=True).stdout
+    rows = []
+    for record in dump.split("\x1e"):
+        if record.count("\x1f") != 2:
+            continue
+        package, name, text = record.split("\x1f")
+        for s, (heading, body) in enumerate(marked_sections(text, R_SECTION)):
+            if heading and heading not in R_SKIPPED:
+                rows += section_rows(f"r/{package}/{name}", s, f"R {package} {name}: {heading}",
+                                     body)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1229,7 +1274,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "rustcbook": rustcbook_rows, "nodejs": nodejs_rows,
             "pgsql": pgsql_rows, "pylibs": pylibs_rows,
             "perldiag": perldiag_rows, "apache": apache_rows,
-            "sqlite": sqlite_rows, "golang": golang_rows, "ruby": ruby_rows}
+            "sqlite": sqlite_rows, "golang": golang_rows, "ruby": ruby_rows,
+            "rhelp": rhelp_rows}
 
 
 def build(name: str) -> Path:
