@@ -248,7 +248,7 @@ def _structured(passage: Passage, topic: Subject | None) -> list[Draft]:
         if not any(b.kind == "prose" for b in passage.blocks if b.start <= start < b.end + 1):
             continue
         if topic is not None and topic.name.lower() not in question.lower():
-            question = f"{question[:-1]} in {topic.phrase}?"
+            question = f"{question[:-1]} in {topic.name}?"  # as a term's: reference._owner
         out.append(Draft(question, (start, end), kind, text[start:end], topic))
     return out
 

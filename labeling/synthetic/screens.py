@@ -215,7 +215,8 @@ def one_case(question: str, answer: str, after: str) -> bool:
     """Whether a return question is answered by one case of the value, its condition left
     after the answer (``after``: the passage text that follows it): "What does the
     sqlite3_mutex_try() interface return?" answered "SQLITE_OK" of "returns SQLITE_OK upon
-    successful entry"."""
+    successful entry", "is.character return value" answered "TRUE" of "returns TRUE or FALSE
+    depending on ..." (the other value after "or")."""
     return question.endswith(("return?", "returns?")) and len(answer.split()) <= SHORT_VALUE \
         and bool(CASE_CONDITION.match(after))
 
@@ -241,8 +242,8 @@ NOT_WHAT_IT_IS = re.compile(r"^(?:(?:an?|one)\s+(?:example|instance)\s+of\b|a\s+
                             r"(?:normally|usually|typically|ordinarily),)", re.I)
 # A value of at most this many words followed by a condition is one case of a return value.
 SHORT_VALUE = 3
-CASE_CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|upon|only|on|after|once|in case|"
-                            r"otherwise)\b", re.I)
+CASE_CONDITION = re.compile(r"^['\"\u2019\u201d]?\s*(?:if|iff|when|whenever|unless|upon|only|on|"
+                            r"after|once|in case|otherwise|depending|or)\b", re.I)
 # Words an answer may add to a question's words and still say nothing new ("the local
 # date-time, not null" for the localDateTime parameter; "a callable object" returned by
 # privilegedCallable()).
