@@ -227,13 +227,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   Arguments``: a statistical language's function reference in R's own documentation format, a
   kind no round drew.
 
+- ``gnuplot`` (held out, issue 32's twenty-fifth pass, graded blind by another grader):
+  gnuplot's interactive help (``help set xrange``; Debian's ``gnuplot-doc``, installed for it:
+  ``gnuplot.gih``), each topic's text under its run of ``?`` keys, the text's one-space margin
+  dropped and its backquoted names read as plain text, cut at blank lines into passages of about
+  150 words, titled ``gnuplot: set xrange`` (the first key, without the ``commands`` branch of
+  the help tree): a plotting program's command reference, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
                                                   perldiag, apache, sqlite, golang,
-                                                  ruby, rhelp)
+                                                  ruby, rhelp, gnuplot)
 """
 
 from __future__ import annotations
@@ -1265,6 +1272,27 @@ def rhelp_rows() -> list[dict]:
     return rows
 
 
+GNUPLOT_HELP = Path("/usr/share/doc/gnuplot/gnuplot.gih.gz")
+
+
+def gnuplot_rows() -> list[dict]:
+    rows = []
+    raw = gzip.decompress(GNUPLOT_HELP.read_bytes()).decode("utf-8", errors="replace")
+    topics = re.split(r"\n(?=\?)", raw)
+    title = ""
+    for t, topic in enumerate(topics, 1):
+        keys = [line[1:].strip() for line in topic.splitlines() if line.startswith("?")]
+        body = "\n".join(line[1:] if line.startswith(" ") else line
+                         for line in topic.splitlines() if not line.startswith("?"))
+        if keys and not title:
+            title = keys[0].removeprefix("commands ")
+        if not body.strip():
+            continue  # a run of keys continues on the next line
+        rows += section_rows(f"gnuplot/{t:04d}", 1, f"gnuplot: {title}", body.replace("`", ""))
+        title = ""
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1275,7 +1303,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "pgsql": pgsql_rows, "pylibs": pylibs_rows,
             "perldiag": perldiag_rows, "apache": apache_rows,
             "sqlite": sqlite_rows, "golang": golang_rows, "ruby": ruby_rows,
-            "rhelp": rhelp_rows}
+            "rhelp": rhelp_rows, "gnuplot": gnuplot_rows}
 
 
 def build(name: str) -> Path:
