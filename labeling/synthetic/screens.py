@@ -70,8 +70,8 @@ CONDITIONAL = re.compile(r"^What (?:does|do|happens|will|would|should|is)\b.*"
 SHORT_TASK = re.compile(r"^How (?:do|can) I (?P<task>.+)\?$")
 # Note markers and pointers read as a subject: "What is the difference between NOTE and AWS?",
 # "What does see AWS CloudHSM key store ...?".
-MARKER_SUBJECT = re.compile(r"\b(?:NOTE|WARNING|TIP|IMPORTANT|CAUTION)\b|^What (?:does|do) (?:see|"
-                            r"note|refer)\b")
+MARKER_SUBJECT = re.compile(r"\b(?:NOTE|WARNING|TIP|IMPORTANT|CAUTION|DEPRECATED|EXPERIMENTAL|"
+                            r"CHANGE|CHANGED|OBSOLETE)\b|^What (?:does|do) (?:see|note|refer)\b")
 # From the round-14 grades (the Rust book, a tutorial): the author's voice copied ("How does
 # we'll explore ...", "Why can we no longer use user1?"); a reference to the document's own
 # numbering ("How does Listing 9-4 show ...?"); the example's entry point standing for "this
@@ -149,7 +149,8 @@ RUNS_ON = re.compile(r"[.!?]\s*\n\s*\S")  # past its sentence's end onto the nex
 # count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
 SENTENCE_ADVERBS = re.compile(r"\b(?:also|now|still|in contrast|however|therefore|thus|"
                               r"furthermore|moreover|additionally|likewise|similarly|"
-                              r"by contrast|on the other hand|in particular|happily)\b|"
+                              r"by contrast|on the other hand|in particular|happily|"
+                              r"in brief|in short|in other words|i\.e|e\.g)\b|"
                               r"\bthen\?$", re.I)
 # An option's value placeholder read as part of a name: "What do --fuzz=LINES set?".
 PLACEHOLDER = re.compile(r"\S=[A-Z]")
@@ -318,8 +319,20 @@ def verb_for_subject(question: str) -> bool:
 
 def preposition_twice(question: str) -> bool:
     """"How many stages does APT work in its internal resolver in?": a preposition left behind
-    that the question already used."""
+    that the question already used; "How do I set a label at to y=x?", "... from the origin to
+    with ...": a preposition whose object was dropped (the sentence's "(1,2)"); "How do I
+    produce a gray palette use?": the instruction's verb left after the task of "To ... use:"."""
     words = question.rstrip("?").lower().split()
-    return len(words) > 3 and words[-1] in PREPOSITIONS and words[-1] in words[:-1]
+    pairs = zip(words, words[1:], strict=False)
+    left_use = question.startswith("How do I ") and words[-1] == "use" and \
+        words[-2] not in PREPOSITIONS | {"to"}  # not "... in use?", "which one to use?"
+    return len(words) > 3 and (
+        (words[-1] in PREPOSITIONS and words[-1] in words[:-1]) or left_use
+        or any(a in EMPTIED and b in EMPTIED and a != b for a, b in pairs))
+
+
+# Prepositions that take a point or a value ("at 1,2", "to 1,2", "from the origin"): two in a
+# row ("at to", "to with") are one left without its object ("out of", "from within" are not).
+EMPTIED = frozenset("at to from with".split())
 
 
