@@ -234,13 +234,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   150 words, titled ``gnuplot: set xrange`` (the first key, without the ``commands`` branch of
   the help tree): a plotting program's command reference, a kind no round drew.
 
+- ``prolog`` (held out, issue 32's twenty-sixth pass, graded blind by another grader): the
+  SWI-Prolog reference manual's predicate definitions (Debian's ``swi-prolog-doc``, installed
+  for it: ``/usr/share/swi-prolog/doc/Manual/*.html``): each run of ``pubdef`` definition
+  terms (the predicate's head, ``findall(+Template, :Goal, -Bag)``) with the description up to
+  the next run, read as text, cut into passages of about 150 words, titled ``SWI-Prolog
+  findall/3``: a logic-programming language's predicate reference, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
                                                   perldiag, apache, sqlite, golang,
-                                                  ruby, rhelp, gnuplot)
+                                                  ruby, rhelp, gnuplot, prolog)
 """
 
 from __future__ import annotations
@@ -1293,6 +1300,27 @@ def gnuplot_rows() -> list[dict]:
     return rows
 
 
+PROLOG_MANUAL = Path("/usr/share/swi-prolog/doc/Manual")
+# A run of definition terms of documented predicates (heads), up to the next run.
+PROLOG_ENTRY = re.compile(r'(?s)((?:<dt class="pubdef">.*?</dt>\s*)+)(.*?)'
+                          r'(?=<dt class="pubdef">|<h[1-4]|\Z)')
+
+
+def prolog_rows() -> list[dict]:
+    rows = []
+    for path in sorted(PROLOG_MANUAL.glob("*.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        for e, (heads, body) in enumerate(PROLOG_ENTRY.findall(raw), 1):
+            name = re.search(r'<a id="([^"]+)"', heads)
+            if name is None:
+                continue
+            signature = "\n".join(" ".join(html_text(h).split())
+                                  for h in re.findall(r"(?s)<dt[^>]*>(.*?)</dt>", heads))
+            text = f"{signature}\n\n{html_text(body).strip()}"
+            rows += section_rows(f"prolog/{path.stem}", e, f"SWI-Prolog {name.group(1)}", text)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1303,7 +1331,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "pgsql": pgsql_rows, "pylibs": pylibs_rows,
             "perldiag": perldiag_rows, "apache": apache_rows,
             "sqlite": sqlite_rows, "golang": golang_rows, "ruby": ruby_rows,
-            "rhelp": rhelp_rows, "gnuplot": gnuplot_rows}
+            "rhelp": rhelp_rows, "gnuplot": gnuplot_rows,
+            "prolog": prolog_rows}
 
 
 def build(name: str) -> Path:
