@@ -88,6 +88,7 @@ GRADED = {
     "round24/heldout": "pylibs", "round25/heldout": "perldiag", "round26/heldout": "apache",
     "round27/heldout": "sqlite", "round28/heldout": "golang", "round29/heldout": "ruby",
     "round30/heldout": "rhelp", "round31/heldout": "gnuplot",
+    "round32/heldout": "prolog",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
@@ -95,7 +96,8 @@ CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme",
            "round17/heldout", "round18/heldout", "round19/heldout", "round20/heldout",
            "round21/rustdoc", "round22/heldout", "round23/heldout", "round24/heldout",
            "round25/heldout", "round26/heldout", "round27/heldout", "round28/heldout",
-           "round29/heldout", "round30/heldout", "round31/heldout")
+           "round29/heldout", "round30/heldout", "round31/heldout",
+           "round32/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).

@@ -168,12 +168,17 @@ def title_member(title: str | None) -> tuple[str, str] | None:
     """(member, qualified) of a title that ends on a member's qualified name: the name's last
     part and the name itself ("Ruby Zlib::GzipWriter#flush" -> flush, Zlib::GzipWriter#flush;
     "Go net: TCPAddr.AddrPort" -> AddrPort, TCPAddr.AddrPort), or a name under a module or
-    package (``MODULE_PATH``: "Go bufio: NewWriter" -> NewWriter, "NewWriter in Go bufio").
-    None for a title that ends on words, or on a name with no owner."""
+    package (``MODULE_PATH``: "Go bufio: NewWriter" -> NewWriter, "NewWriter in Go bufio"), or
+    a predicate indicator under its system ("SWI-Prolog seek/4" -> seek, "seek/4 in
+    SWI-Prolog"). None for a title that ends on words, or on a name with no owner."""
     if not title:
         return None
     owner, _, name = title.rpartition(": ")
     name = name.strip() if owner else title.split()[-1]
+    indicator = re.fullmatch(r"(\w+)//?\d+", name)  # Prolog's and Erlang's seek/4, csv//1
+    if indicator:
+        prefix = owner or title[:-len(name)].strip()
+        return indicator.group(1), f"{name} in {prefix}" if prefix else name
     if " " in name or not re.fullmatch(r"[\w.:#]*\w[?!=]?", name):
         return None
     parts = re.split(r"::|#|\.", name)
