@@ -4,11 +4,12 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
-help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 27, the AWS
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 32, the AWS
 CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the
 Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
 docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics, the Apache
-HTTP Server's module reference and SQLite's C interface reference, development data since),
+HTTP Server's module reference, SQLite's C interface reference, Go's doc comments, Ruby's ri
+reference, R's help pages, gnuplot's help and SWI-Prolog's reference, development data since),
 those of their questions today's generator still asks (below). The earlier generator's samples
 (rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
 against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
