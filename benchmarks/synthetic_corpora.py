@@ -241,13 +241,21 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   the next run, read as text, cut into passages of about 150 words, titled ``SWI-Prolog
   findall/3``: a logic-programming language's predicate reference, a kind no round drew.
 
+- ``erlang`` (held out, issue 32's twenty-seventh pass, graded blind by another grader): the
+  Erlang/OTP module reference (Debian's ``erlang-doc``, installed for it: each module page of
+  ``/usr/share/doc/erlang-doc/lib/*/doc/html``): each exported function's heads (``all(Pred,
+  List) -> boolean()``) and its description (its type lines left out), read as text, cut into
+  passages of about 150 words, titled ``Erlang lists:all/2``: a functional language's library
+  reference, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
                                                   rustdoc, gsutil, kubectl, rustref,
                                                   rustcbook, nodejs, pgsql, pylibs,
                                                   perldiag, apache, sqlite, golang,
-                                                  ruby, rhelp, gnuplot, prolog)
+                                                  ruby, rhelp, gnuplot, prolog,
+                                                  erlang)
 """
 
 from __future__ import annotations
@@ -1321,6 +1329,30 @@ def prolog_rows() -> list[dict]:
     return rows
 
 
+ERLANG_DOC = Path("/usr/share/doc/erlang-doc/lib")
+ERLANG_FUNCTION = re.compile(r'(?s)<article class="func">(.*?)</article>')
+ERLANG_HEAD = re.compile(r'(?s)<h4 id="([^"]+)"[^>]*>.*?<span class="title-name">(.*?)</span>\s*'
+                         r'</h4>')
+ERLANG_BODY = re.compile(r'(?s)<div class="exports-tube">(.*)')
+
+
+def erlang_rows() -> list[dict]:
+    rows = []
+    for path in sorted(ERLANG_DOC.glob("*/doc/html/*.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        for f, article in enumerate(ERLANG_FUNCTION.findall(raw), 1):
+            heads = ERLANG_HEAD.findall(article)
+            body = ERLANG_BODY.search(article)
+            if not heads or body is None:
+                continue
+            name, arity = heads[0][0].rpartition("-")[::2]
+            signature = "\n".join(" ".join(html_text(h).split()) for _, h in heads)
+            text = f"{signature}\n\n{html_text(body.group(1)).strip()}"
+            rows += section_rows(f"erlang/{path.stem}", f, f"Erlang {path.stem}:{name}/{arity}",
+                                 text)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1332,7 +1364,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "perldiag": perldiag_rows, "apache": apache_rows,
             "sqlite": sqlite_rows, "golang": golang_rows, "ruby": ruby_rows,
             "rhelp": rhelp_rows, "gnuplot": gnuplot_rows,
-            "prolog": prolog_rows}
+            "prolog": prolog_rows, "erlang": erlang_rows}
 
 
 def build(name: str) -> Path:
