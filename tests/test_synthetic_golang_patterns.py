@@ -40,6 +40,7 @@ def test_a_function_is_asked_about_with_its_package(chunk_id: str, bare: str, ow
     ("Go net/smtp: package", None),
     ("SWI-Prolog seek/4", ("seek", "seek/4 in SWI-Prolog")),  # a predicate indicator
     ("SWI-Prolog csv//1", ("csv", "csv//1 in SWI-Prolog")),
+    ("Erlang lists:keysort/2", ("keysort", "lists:keysort/2")),  # under its module
 ])
 def test_the_member_a_title_names(title: str, member: tuple[str, str] | None):
     assert subject_checks.title_member(title) == member

@@ -28,7 +28,7 @@ MAN_KINDS = {"1": "command", "6": "command", "8": "command", "2": "function", "3
 # all-capital acronyms.
 NAMED = re.compile(
     r"^(?:[-+]{1,2}\w[\w-]*|[/~$][\w/.${}~*-]+|\w+(?:::|->|#)\w[\w:>#-]*|\w*[_.]\w+.*|\w+\(\d?\w*\)|[A-Z]{2,}\w*|"
-    r"\w*[a-z][A-Z]\w*|\w*\d\w*)$"
+    r"\w*[a-z][A-Z]\w*|\w*\d\w*|(?:\w+:)?\w+//?\d+)$"
 )
 
 

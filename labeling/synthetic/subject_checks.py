@@ -169,16 +169,19 @@ def title_member(title: str | None) -> tuple[str, str] | None:
     part and the name itself ("Ruby Zlib::GzipWriter#flush" -> flush, Zlib::GzipWriter#flush;
     "Go net: TCPAddr.AddrPort" -> AddrPort, TCPAddr.AddrPort), or a name under a module or
     package (``MODULE_PATH``: "Go bufio: NewWriter" -> NewWriter, "NewWriter in Go bufio"), or
-    a predicate indicator under its system ("SWI-Prolog seek/4" -> seek, "seek/4 in
-    SWI-Prolog"). None for a title that ends on words, or on a name with no owner."""
+    a function indicator, under its module ("Erlang lists:keysort/2" -> keysort,
+    lists:keysort/2) or its system ("SWI-Prolog seek/4" -> seek, "seek/4 in SWI-Prolog"). None
+    for a title that ends on words, or on a name with no owner."""
     if not title:
         return None
     owner, _, name = title.rpartition(": ")
     name = name.strip() if owner else title.split()[-1]
-    indicator = re.fullmatch(r"(\w+)//?\d+", name)  # Prolog's and Erlang's seek/4, csv//1
+    # Prolog's and Erlang's function indicators: seek/4, csv//1, lists:keysort/2
+    indicator = re.fullmatch(r"(\w+:)?(\w+)//?\d+", name)
     if indicator:
         prefix = owner or title[:-len(name)].strip()
-        return indicator.group(1), f"{name} in {prefix}" if prefix else name
+        owned = indicator.group(1) or not prefix
+        return indicator.group(2), name if owned else f"{name} in {prefix}"
     if " " in name or not re.fullmatch(r"[\w.:#]*\w[?!=]?", name):
         return None
     parts = re.split(r"::|#|\.", name)
