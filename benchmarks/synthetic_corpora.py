@@ -303,6 +303,11 @@ def html_text(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
+def html_line(fragment: str) -> str:
+    """An HTML fragment's text on one line, its runs of white space single spaces."""
+    return " ".join(html_text(fragment).split())
+
+
 def section_rows(doc: str, section: int, title: str, body: str) -> list[dict]:
     """The passages of one section as rows, ``<doc>-<section>-<passage>`` their ids; passages
     under 25 words are left out."""
@@ -1145,13 +1150,13 @@ def apache_rows() -> list[dict]:
     for path in sorted(APACHE_MODULES.glob("*.html")):
         raw = path.read_text(encoding="utf-8", errors="replace")
         for s, (heading, body) in enumerate(APACHE_DIRECTIVE.findall(raw), 1):
-            heading = " ".join(html_text(heading).replace("\u00b6", "").split())
+            heading = html_line(heading).replace("\u00b6", "").strip()
             blocks = []
             for tag, inner in APACHE_BLOCK.findall(body):
                 if tag.lower() == "pre":
                     blocks.append(html_text(inner).rstrip())
                 else:  # a table row's label and value apart: "Syntax: Alias [URL-path] ..."
-                    blocks.append(" ".join(html_text(inner.replace("</th>", " ")).split()))
+                    blocks.append(html_line(inner.replace("</th>", " ")))
             text = "\n\n".join(b for b in blocks if b.strip())
             rows += section_rows(f"apache/{path.stem}", s, f"Apache {path.stem}: {heading}", text)
     return rows
@@ -1322,7 +1327,7 @@ def prolog_rows() -> list[dict]:
             name = re.search(r'<a id="([^"]+)"', heads)
             if name is None:
                 continue
-            signature = "\n".join(" ".join(html_text(h).split())
+            signature = "\n".join(html_line(h)
                                   for h in re.findall(r"(?s)<dt[^>]*>(.*?)</dt>", heads))
             text = f"{signature}\n\n{html_text(body).strip()}"
             rows += section_rows(f"prolog/{path.stem}", e, f"SWI-Prolog {name.group(1)}", text)
@@ -1346,7 +1351,7 @@ def erlang_rows() -> list[dict]:
             if not heads or body is None:
                 continue
             name, arity = heads[0][0].rpartition("-")[::2]
-            signature = "\n".join(" ".join(html_text(h).split()) for _, h in heads)
+            signature = "\n".join(html_line(h) for _, h in heads)
             text = f"{signature}\n\n{html_text(body.group(1)).strip()}"
             rows += section_rows(f"erlang/{path.stem}", f, f"Erlang {path.stem}:{name}/{arity}",
                                  text)
