@@ -180,7 +180,22 @@ def misread(question: str) -> bool:
                 or UNBOUND_REFERENT.search(question) or GENERIC_HEAD.search(question)
                 or unbalanced(question)
                 or preposition_twice(question) or verb_echoes_name(question)
-                or names_twice(question) or DESCRIBED_NAME.match(question))
+                or names_twice(question) or DESCRIBED_NAME.match(question)
+                or verb_as_subject(question) or CUT_RELATIVE.search(question))
+
+
+def verb_as_subject(question: str) -> bool:
+    """"What are returns a list whose elements?": a description's opening verb ("Returns a list
+    whose elements are ...") read as the subject of its "are"."""
+    match = re.match(r"What (?:is|are) (\w+s) ", question)
+    if match is None:
+        return False
+    word = match.group(1).lower()
+    return word not in STOPWORDS and base_form(word) in ALL_VERBS and base_form(word) != word
+
+
+# "What is a pair whose car?": a relative clause cut before its verb.
+CUT_RELATIVE = re.compile(r"\bwhose \w+\?$")
 
 
 def names_twice(question: str) -> bool:
