@@ -184,7 +184,7 @@ def title_member(title: str | None) -> tuple[str, str] | None:
         return indicator.group(2), name if owned else f"{name} in {prefix}"
     if " " in name or not re.fullmatch(r"[\w.:#]*\w[?!=]?", name):
         return None
-    parts = re.split(r"::|#|\.", name)
+    parts = _parts(name)
     if len(parts) > 1 and all(parts):
         return parts[-1], name
     if owner and re.fullmatch(r"\w+", name) and (name[:1].isupper() or is_code_name(name)) \
@@ -204,7 +204,7 @@ def owned_by_title(question: str, title: str | None) -> str:
     if found is None:
         return question
     member, qualified = found
-    owner = qualified.removesuffix(member).rstrip(".:#") or qualified.split(" in ", 1)[-1]
+    owner = qualified.removesuffix(member).rstrip(".:#")
     if qualified in question or owner.split()[-1] in question:
         return question
     asked = re.compile(rf"^What does (?:the )?(?:\w+\.)?{re.escape(member)}(?:\(\))?"
@@ -222,8 +222,13 @@ def bare_member_answer(question: str, answer: str, title: str | None) -> bool:
     found = title_member(title)
     if found is None or not HOW_TO.match(question) or " " in answer.strip():
         return False
-    bare = re.split(r"::|#|\.", answer.strip().strip("`'\"").removesuffix("()"))[-1]
+    bare = _parts(answer.strip().strip("`'\"").removesuffix("()"))[-1]
     return bare == found[0] and found[1] not in answer
+
+
+def _parts(name: str) -> list[str]:
+    """A qualified name's parts: ``Zlib::GzipWriter#flush`` -> Zlib, GzipWriter, flush."""
+    return re.split(r"::|#|\.", name)
 
 
 def _object_last(question: str) -> bool:
