@@ -343,13 +343,13 @@ def pydoc_rows() -> list[dict]:
     return rows
 
 
-def docstring_rows(module: str, name: str, text: str) -> list[dict]:
-    """The passages of one docstring as rows, titled ``module: name`` (none when it is under 25
-    words)."""
+def docstring_rows(module: str, name: str, text: str, title: str | None = None) -> list[dict]:
+    """The passages of one docstring as rows, titled ``title`` (default ``module: name``; none
+    when it is under 25 words)."""
     if len(text.split()) < 25:
         return []
     return [{"id": f"{module}.{name}-{i:02d}", "doc_id": f"{module}.{name}",
-             "title": f"{module}: {name}", "text": body}
+             "title": title or f"{module}: {name}", "text": body}
             for i, body in enumerate(paragraphs_to_passages(text), 1)]
 
 
@@ -1217,9 +1217,7 @@ def golang_rows() -> list[dict]:
                 continue  # documented already (another platform's file), or not exported
             seen.add((package, name))
             text = go_comment(match.group(1))
-            rows += docstring_rows(f"go/{package}", name, text)
-    for row in rows:  # titled as Go names its packages
-        row["title"] = "Go " + row["title"].removeprefix("go/")
+            rows += docstring_rows(f"go/{package}", name, text, f"Go {package}: {name}")
     return rows
 
 
@@ -1257,9 +1255,7 @@ def ruby_rows() -> list[dict]:
             continue  # an alias: the comment of the method it names
         seen.add(comment)
         text = f"{entry['calls'].strip()}\n\n{comment}" if entry["calls"].strip() else comment
-        rows += docstring_rows("ruby", entry["name"], text)
-    for row in rows:
-        row["title"] = row["title"].replace("ruby: ", "Ruby ", 1)
+        rows += docstring_rows("ruby", entry["name"], text, f"Ruby {entry['name']}")
     return rows
 
 
