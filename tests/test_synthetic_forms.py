@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labeling.synthetic import keywords, offline, screens
+from labeling.synthetic import forms, keywords, offline, screens
 
 # gzip(1) 1.12, OPTIONS, as benchmarks/manpage_corpus.py renders it (MANWIDTH=80).
 GZIP_KEEP = (
@@ -113,3 +113,31 @@ def test_no_comparison_with_a_name_that_only_qualifies_and_no_pointing_answer():
     found = by_form(EMACS, "find: Cleaning Up")
     assert not any("Emacs" in q for qs in found.values() for q in qs), found
     assert screens.misread("What does adding the --verbose show?")
+
+
+# Questions the generator wrote for graded samples (benchmarks/synthetic_grading, rounds named).
+SHAPED = [
+    ("What does Reader.ReadString return?", "returns"),  # round 28, Go bufio
+    ("What does sys.info() return?", "returns"),  # round 30, R base
+    ("What is RawContent used for?", "purpose"),  # round 28, Go encoding/asn1
+    ("What does Array#drop do?", "behaviour"),  # round 29, Ruby
+    ("What does seek/4 in SWI-Prolog do?", "behaviour"),  # round 32
+    ("What is AUTH in Go net/smtp?", "fact"),  # round 28
+    ("What does RNG stand for?", "fact"),  # round 30
+    ("What happens if the queue is empty?", "fact"),
+    ("What is the difference between Rem64 and Div64?", "comparison"),  # round 28
+    ("Reader.ReadString return value", "keyword"),
+]
+
+
+def test_the_shape_says_what_a_question_asks_for():
+    assert [forms.shape(q) for q, _ in SHAPED] == [shape for _, shape in SHAPED]
+
+
+def test_a_question_has_the_feature_of_its_shape_and_no_other():
+    for question, shape in SHAPED:
+        values = forms.shape_features(question)
+        on = [name for name, value in values.items() if value == 1.0]
+        assert on == ([] if shape == "fact" else [forms.SHAPE_FEATURES[shape]]), question
+        assert set(values) == set(forms.SHAPE_FEATURES.values())
+

@@ -95,6 +95,7 @@ def test_features_read_the_workspace(db):
     assert (good["repeated"], bad["repeated"]) == (0.0, 1.0)
     assert (good["whole_answer"], bad["whole_answer"]) == (1.0, 0.0)
     assert (good["structured"], bad["structured"]) == (1.0, 0.0)
+    assert (good["asks_how_to"], bad["asks_how_to"]) == (1.0, 0.0)  # a how-to; a fact
     assert set(good) == set(FEATURES)
 
 
@@ -179,6 +180,20 @@ def test_settings_are_checked_stored_and_admin_only(make_workspace):
         settings.set_settings(db, {"quality_floor": 0.5})
     with roles.acting_as("ada"):
         assert settings.set_settings(db, {"quality_floor": 0.5})["quality_floor"] == 0.5
+
+
+def test_candidates_stored_before_the_shape_features_are_scored_with_them(db):
+    [cid] = review.add_candidates(db, [Candidate(
+        "setpriv-1", "How do I dump the current privilege state with setpriv?", "offline")])
+    stored = review.candidates_frame(db).set_index("id").loc[cid, "features"]
+    older = {k: v for k, v in stored.items() if k not in forms.SHAPE_FEATURES.values()}
+    db["synthetic_candidates"].update(cid, {"features": json.dumps(older)})  # an older release
+    weights = {**quality_model.DEFAULT_WEIGHTS, "asks_how_to": -3.0}
+    quality_model.rescore(db, weights)
+    rescored = review.candidates_frame(db).set_index("id").loc[cid, "quality"]
+    assert stored["asks_how_to"] == 1.0
+    assert rescored == pytest.approx(quality_model.score(stored, weights), abs=1e-6)
+    assert rescored < quality_model.score(older, weights)
 
 
 def test_a_viewer_cannot_refit(make_workspace):
@@ -314,7 +329,7 @@ def test_the_queue_sentence_reads_the_workspace_decisions(db):
     assert (len(scores), sum(accepted)) == (5, 4)
     assert scores == pytest.approx([  # the default scores, as stored
         quality_model.score(json.loads(f), quality_model.DEFAULT_WEIGHTS)
-        for f, _, _ in synthetic_candidates.decided_features(db)])
+        for f, *_ in synthetic_candidates.decided_features(db)])
     expected = calibration.expected_accept(
         shown[shown["status"] == "pending"]["quality"].tolist(), {"source": "default"},
         (scores, accepted))

@@ -21,7 +21,9 @@
 - ``whole_answer``: 1 when the answer span ends where a phrase ends in the passage (before a
   full stop, comma, semicolon, colon, a line break or the passage's end), 0 when it stops
   mid-clause ("the address associated" of "the address associated with symbol");
-- ``critic``: the LLM critic's score minus 0.5 (0 when there is none).
+- ``critic``: the LLM critic's score minus 0.5 (0 when there is none);
+- the shape features (``forms.SHAPE_FEATURES``): 1 for what the question asks for, a return
+  value, a purpose, a behaviour, a how-to, a comparison or a keyword query (all 0 for a fact).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from labeling.synthetic import quality
 from labeling.synthetic.candidate import Candidate
+from labeling.synthetic.forms import SHAPE_FEATURES, shape_features
 from labeling.synthetic.rubric import rubric
 from labeling.synthetic.subject import DEICTIC_PHRASE, is_named, topic_of
 from labeling.synthetic.text import normalise, words
@@ -45,7 +48,8 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 FEATURES = ("specificity", "top3", "reciprocal_rank", "standalone", "grammar", "repeated",
-            "copy", "structured", "concise", "whole_answer", "critic")
+            "copy", "structured", "concise", "whole_answer", "critic",
+            *SHAPE_FEATURES.values())
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how is are was were do does did can could should "
     "would will i my me".split()
@@ -186,6 +190,7 @@ def compute(candidates: Sequence[Candidate], space: Workspace, k: int = 10
             "concise": concise(cand.question, cand.form),
             "whole_answer": whole_answer(cand, space.texts.get(cand.chunk_id, "")),
             "critic": round(cand.critic - 0.5, 4) if cand.critic is not None else 0.0,
+            **shape_features(cand.question, cand.form),
         }
         out.append((values, trip))
     return out

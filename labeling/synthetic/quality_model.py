@@ -13,7 +13,8 @@ than by moving a parsed clause's words (+1.5); specificity (+2.0 on a 0-1 scale)
 passage in BM25's top 3 (+1.0, with +0.5 on the reciprocal rank); brevity (+0.5); a paragraph
 repeated across passages (-1.5) and a copied run of the sentence (-0.5) count against; the LLM
 critic's score (+3.0 on its centred value) joins when there is one. The intercept (-5.0) puts a
-question with no evidence either way low.
+question with no evidence either way low. What a question asks for (its shape) weighs 0:
+reasoning could not tell which shapes hold up; graded questions did.
 
 ``fit`` learns the weights from the team's decisions: accepted as written = 1; rejected, or
 accepted only after an edit = 0. It is an L2-regularised logistic regression (penalty
@@ -35,6 +36,7 @@ import numpy as np
 from labeling.errors import ScorecardError
 from labeling.synthetic import calibration
 from labeling.synthetic.features import FEATURES
+from labeling.synthetic.forms import SHAPE_FEATURES, shape_features
 from labeling.workspace import synthetic_candidates as stored
 from labeling.workspace.store import utc_now, write_transaction
 
@@ -46,6 +48,7 @@ REASONED_WEIGHTS: dict[str, float] = {
     INTERCEPT: -5.0, "specificity": 2.0, "top3": 1.0, "reciprocal_rank": 0.5,
     "standalone": 2.0, "grammar": 1.5, "repeated": -1.5, "copy": -0.5, "structured": 1.5,
     "concise": 0.5, "whole_answer": 1.0, "critic": 3.0,
+    **dict.fromkeys(SHAPE_FEATURES.values(), 0.0),
 }
 # The default: fitted on graded development samples (``labeling.synthetic.calibration``); the
 # reasoned weights until there are any.
@@ -91,9 +94,17 @@ def fit(x: np.ndarray, y: np.ndarray, c: float = 1.0, *, iterations: int = 100,
 def decisions(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
     """(features, accepted as written) of every decided candidate with stored features."""
     rows = stored.decided_features(db)
-    x = np.array([[float(json.loads(f).get(name, 0.0)) for name in FEATURES] for f, _, _ in rows])
-    y = np.array([1.0 if s == "accepted" and same else 0.0 for _, s, same in rows])
+    x = np.array([[float(stored_features(f, q, form).get(name, 0.0)) for name in FEATURES]
+                  for f, _, _, q, form in rows])
+    y = np.array([1.0 if s == "accepted" and same else 0.0 for _, s, same, _, _ in rows])
     return x.reshape(len(rows), len(FEATURES)), y
+
+
+def stored_features(features_json: str, question: str, form: str) -> dict[str, float]:
+    """A candidate's stored features, with the shape features read from its generated
+    ``question`` and ``form`` where they were stored without them (generated before the score
+    weighed the shape)."""
+    return {**shape_features(question, form or ""), **json.loads(features_json)}
 
 
 def enough_decisions(y: Sequence[float]) -> bool:
@@ -138,5 +149,6 @@ def rescore(db: sqlite_utils.Database, weights: Mapping[str, float]) -> int:
     rows = stored.scored_features(db)
     with write_transaction(db, action="refit_quality") as conn:
         stored.set_quality_scores(
-            conn, [(round(score(json.loads(f), weights), 6), cid) for cid, f in rows])
+            conn, [(round(score(stored_features(f, q, form), weights), 6), cid)
+                   for cid, f, q, form in rows])
     return len(rows)

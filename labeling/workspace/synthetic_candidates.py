@@ -124,12 +124,12 @@ def mark_rejected(conn: sqlite3.Connection, candidate_id: int, reason: str, revi
 # The quality model
 
 
-def decided_features(db: sqlite_utils.Database) -> list[tuple[str, str, int]]:
-    """(features JSON, status, 1 when the question is as generated else 0) of every decided
-    candidate with stored features, in id order."""
+def decided_features(db: sqlite_utils.Database) -> list[tuple[str, str, int, str, str]]:
+    """(features JSON, status, 1 when the question is as generated else 0, the generated
+    question, its form) of every decided candidate with stored features, in id order."""
     return db.conn.execute(
-        "SELECT features, status, question = generated_question FROM synthetic_candidates"
-        " WHERE status != 'pending' AND features != '{}' ORDER BY id"
+        "SELECT features, status, question = generated_question, generated_question, form"
+        " FROM synthetic_candidates WHERE status != 'pending' AND features != '{}' ORDER BY id"
     ).fetchall()
 
 
@@ -164,10 +164,12 @@ def add_quality_model(conn: sqlite3.Connection, weights: Mapping[str, float], de
     )
 
 
-def scored_features(db: sqlite_utils.Database) -> list[tuple[int, str]]:
-    """(candidate id, features JSON) of every candidate with features."""
+def scored_features(db: sqlite_utils.Database) -> list[tuple[int, str, str, str]]:
+    """(candidate id, features JSON, generated question, form) of every candidate with
+    features."""
     return db.conn.execute(
-        "SELECT id, features FROM synthetic_candidates WHERE features != '{}'"
+        "SELECT id, features, generated_question, form FROM synthetic_candidates"
+        " WHERE features != '{}'"
     ).fetchall()
 
 
