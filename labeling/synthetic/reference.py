@@ -27,7 +27,7 @@ from labeling.synthetic.lines import COMMON_HEADINGS
 from labeling.synthetic.passage import Passage, Prose
 from labeling.synthetic.spans import passage_span
 from labeling.synthetic.subject import COMMAND_LINE, Subject, focus_of, is_named, term_subject
-from labeling.synthetic.words import ALL_VERBS, CONDITIONS, DETERMINERS, PREPOSITIONS
+from labeling.synthetic.words import ALL_VERBS, CONDITIONS, DETERMINERS, MODALS, PREPOSITIONS
 
 # Words that end the predicate of a how-to question ("Force compression even if ...").
 PREDICATE_ENDS = frozenset(
@@ -278,6 +278,10 @@ REQUIREMENT = re.compile(r"(?i)(?:you|the user|the caller|one|users?)\s+(?:must|
                          r"have to)\s+(?:also\s+|either\s+)?(?:be|have|own|hold)\b")
 
 
+# Verbs that begin the instruction of "To <goal>, use ..." when the comma is left out.
+INSTRUCTION_VERBS = frozenset({"use", "call", "run", "see", "pass", "set"})
+
+
 def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subject | None
                  ) -> list[Draft]:
     """"To extract zip files with several members, use unzip instead of gunzip." -> "How do I
@@ -287,6 +291,11 @@ def from_purpose(unit: Prose, a: int, b: int, focus: Subject | None, topic: Subj
     if len(toks) < 4 or toks[0].low != "to" or base_form(toks[1].text) is None:
         return []
     comma = next((i for i, t in enumerate(toks[:16]) if t.brk), None)
+    # "To obtain a GtkPageSetup use gtk_page_setup_new() to get the defaults, or ...": the
+    # instruction begins at its verb when no comma marks it and a name follows the verb
+    comma = next((i - 1 for i in range(3, comma or 0) if toks[i].low in INSTRUCTION_VERBS
+                  and toks[i - 1].low not in ("to", *MODALS) and is_named(toks[i + 1].text)),
+                 comma)
     if comma is None or comma + 1 >= len(toks) or comma < 2:
         return []
     if REQUIREMENT.match(unit.clean[toks[comma + 1].start:b]):

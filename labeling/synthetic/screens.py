@@ -36,9 +36,11 @@ from labeling.synthetic.quality import STOPWORDS
 from labeling.synthetic.subject import is_named
 from labeling.synthetic.words import ALL_VERBS, PREPOSITIONS
 
-# Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes.
+# Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes,
+# a scope operator with its owner left out ("the::backspace signal" of gtk-doc's "The
+# ::backspace signal is ...": whose signal, the question cannot say).
 ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}\w[\w-]*,?\s+"
-                       r"[-+]{1,2}\w")
+                       r"[-+]{1,2}\w|(?:^|[\s(]|\b(?:the|a|an))::\w", re.I)
 # A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
 # does using all for COMPONENT launch?" (a definition-list label or a clause misread).
 NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not|only|also|"
@@ -314,7 +316,7 @@ def verb_echoes_name(question: str) -> bool:
     copied with its verb blanked, the verb already in the name it is asked about."""
     words = question.rstrip("?").split()
     last = words[-1].lower() if len(words) > 3 else ""
-    return len(last) >= 3 and last.isalpha() and any(
+    return len(last) >= 3 and last.isalpha() and last not in PREPOSITIONS and any(
         last in w.lower() and w.lower() != last for w in words[1:-1])
 
 

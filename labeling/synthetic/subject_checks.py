@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 
 from labeling.synthetic.binding import HEADING_STOPWORDS
-from labeling.synthetic.subject import Subject
+from labeling.synthetic.subject import Subject, title_parts
 from labeling.synthetic.words import ALL_VERBS, GENERIC_NOUNS
 
 # A name as code writes it: a separator inside (``_ . :: ->``), a call, a sigil, an inner
@@ -142,6 +142,17 @@ def own_arguments(question: str, title: str | None) -> str:
     unowned = re.compile(r"\bthe ((?:optional )?(?:" + "|".join(map(re.escape, arguments))
                          + r")(?: argument| parameter)?)\b(?! of)(?=[?\s])")
     return unowned.sub(rf"the \1 of {name}()", question, count=1)
+
+
+def own_parameter(question: str, title: str | None) -> str:
+    """``question`` with the function a title's last part names as code after a parameter it
+    names without it: "What is the activate_time parameter used for?" under "GTK 3 GtkMenu:
+    gtk_menu_popup_for_device" -> "... the activate_time parameter of
+    gtk_menu_popup_for_device used for?" (a parameter is its function's)."""
+    function = title_parts(title)[2].strip() if title else ""
+    if not is_code_name(function) or " " in function or function in question:
+        return question
+    return UNOWNED_ARGUMENT.sub(rf"the \1 \2 of {function}", question, count=1)
 
 
 def qualify(question: str, topic: Subject | None) -> str:
