@@ -327,9 +327,9 @@ def test_the_queue_sentence_reads_the_workspace_decisions(db):
     sentence = review.expected_sentence(shown, db)
     scores, accepted = synthetic_candidates.decided_scores(db)
     assert (len(scores), sum(accepted)) == (5, 4)
-    assert scores == pytest.approx([  # the default scores, as stored
+    assert scores == pytest.approx([  # the default scores, as stored (to 6 decimals)
         quality_model.score(json.loads(f), quality_model.DEFAULT_WEIGHTS)
-        for f, *_ in synthetic_candidates.decided_features(db)])
+        for f, *_ in synthetic_candidates.decided_features(db)], abs=5e-7)
     expected = calibration.expected_accept(
         shown[shown["status"] == "pending"]["quality"].tolist(), {"source": "default"},
         (scores, accepted))
