@@ -213,7 +213,6 @@ def aux_and_verb(clause: Clause, text: str) -> tuple[str, list[str], list[str]]:
 def finish_question(words: list[str]) -> str:
     question = " ".join(w for w in words if w).strip()
     question = re.sub(r"\s+([,;:])", r"\1", question).rstrip(",;: ")
-    question = re.sub(r"\bi\b", "I", question)
     return question[:1].upper() + question[1:] + "?"
 
 

@@ -98,9 +98,18 @@ MOVED_FACT = re.compile(r"^(?:Who|Where|How (?:many|much))\b|"
 # 0 of 3); from round 18 (Rust's API docs), a method's result as one ("What is the returned
 # TcpStream?", 0 of 6) and a when-question ending on a preposition ("When was the fallback
 # changed to?", 0 of 1).
-UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|returned)\b|"
+UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|returned|resulting)\b|"
+                              r"^resulting\b|"
                               r"^What (?:is|are) (?:each|every)\b|"
                               r"^When\b.*\s(?:to|from|of|with|by|in|on|at|for)\?$", re.I)
+# From round 37 (Haskell's Haddock reference): a complexity label read into the subject ("What
+# does o(n) takeEnd n t return?" of "O(n) takeEnd n t returns ...", "What is \(\mathcal{O}(n)\)
+# scanr?"), and a common noun standing before a name as its label ("What does computation
+# hTell hdl return?" of "Computation hTell hdl returns ...").
+COMPLEXITY = re.compile(r"(?<![\w.])O\([^)]*\)|\\mathcal\b", re.I)
+LABEL_BEFORE_NAME = re.compile(r"^What (?:does|do|is|are) (?!(?:the|a|an|each|every|this|that|"
+                               r"function|method|macro|command|class|type|module|option)\b)"
+                               r"[a-z]+ (?:[a-z]+[A-Z]\w*|[a-z]+_\w+)\b")
 # From round 19 (the Rust Reference): a generic head defined ("What is a common example?", "a
 # special case", "a square element": 0 of 6 over all rounds), an adverb copied between the
 # copula and its subject ("What is here the capture path?", 0 of 2), and a bracket left open by
@@ -180,7 +189,8 @@ def misread(question: str) -> bool:
                 or BARE_COPULA.search(question) or COMMON_WORD_DEFINITION.match(question)
                 or RELATIVE.search(question) or MOVED_FACT.search(question)
                 or UNBOUND_REFERENT.search(question) or GENERIC_HEAD.search(question)
-                or unbalanced(question)
+                or unbalanced(question) or COMPLEXITY.search(question)
+                or LABEL_BEFORE_NAME.search(question)
                 or preposition_twice(question) or verb_echoes_name(question)
                 or names_twice(question) or DESCRIBED_NAME.match(question)
                 or verb_as_subject(question) or CUT_RELATIVE.search(question))
