@@ -4,7 +4,8 @@ an independent grader; development data since), passages read from the committed
 complexity label read into the subject ("What does o(n) takeEnd n t return?" of "O(n) takeEnd n
 t returns ..."), a common noun standing before a name as its label ("What does computation
 hTell hdl return?"), and an operation's result asked about without the operation ("What is the
-resulting ByteString?").
+resulting ByteString?"); with them, "the" and one common word defined ("What is the palette?"),
+rejected in every kind that had one.
 """
 
 from __future__ import annotations
@@ -46,3 +47,17 @@ def test_a_name_with_its_arguments_or_its_kind_is_still_asked(chunk_id: str, acc
                                       "What does Foo.bar(x) return?", "What is O_NONBLOCK?"])
 def test_a_kind_noun_before_a_name_or_a_name_like_o_is_no_label(question: str):
     assert not screens.misread(question)
+
+
+# "The" and one common word, defined: rejected in five kinds (0 of 6 graded), a named type kept.
+@pytest.mark.parametrize(("folder", "chunk_id", "question", "asked"), [
+    ("round31/heldout", "gnuplot/1323-01-01", "What is the margin?", False),
+    ("round31/heldout", "gnuplot/1488-01-01", "What is the palette?", False),
+    ("round22/heldout", "nodejs/net-03-01", "What is the path?", False),
+    ("round22/heldout", "nodejs/async_hooks-12-01", "What is the type?", False),
+    ("round35/heldout", "gtkdoc/glib/glib-regex-syntax-14-01", "What is the condition?", False),
+    ("round35/heldout", "gtkdoc/gtk3/GtkColorButton-00-01", "What is the GtkColorButton?", True),
+])
+def test_the_and_a_common_word_is_not_defined(folder: str, chunk_id: str, question: str,
+                                              asked: bool):
+    assert (question in grading_sheets.questions(folder, chunk_id)) is asked

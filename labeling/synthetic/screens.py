@@ -97,9 +97,10 @@ MOVED_FACT = re.compile(r"^(?:Who|Where|How (?:many|much))\b|"
 # rounds) and a table's entries read as a subject ("What is each key in the replace table?",
 # 0 of 3); from round 18 (Rust's API docs), a method's result as one ("What is the returned
 # TcpStream?", 0 of 6) and a when-question ending on a preposition ("When was the fallback
-# changed to?", 0 of 1).
+# changed to?", 0 of 1); by round 37, "the" and one common word defined ("What is the path?",
+# "What is the palette?": 0 of 6 over five kinds).
 UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|returned|resulting)\b|"
-                              r"^resulting\b|"
+                              r"^resulting\b|(?-i:^What (?:is|are) the [a-z]+\?$)|"
                               r"^What (?:is|are) (?:each|every)\b|"
                               r"^When\b.*\s(?:to|from|of|with|by|in|on|at|for)\?$", re.I)
 # From round 37 (Haskell's Haddock reference): a complexity label read into the subject ("What
