@@ -280,6 +280,23 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   words and at least 25, titled ``Haskell Data.Map.Lazy: fromAscListWithKey``: a lazy
   functional language's generated reference, a kind no round drew.
 
+- ``tcl`` (held out, issue 32's thirty-second pass, graded blind by another grader): Tcl's
+  command reference, the manual pages of Debian's ``tcl8.6-doc`` (installed for it) whose names
+  are commands (``/usr/share/man/man3/[a-z]*.3tcl.gz``, not the ``Tcl_*`` C interface; a page
+  under another name, a symbolic link, taken once): a scripting language's command reference
+  (``lsort ?options? list``, option lists, examples); rendered and cut into passages as
+  ``manpage_corpus.py`` does, titled ``Tcl <command>: <Section>``. Closest earlier kinds: the
+  manual pages (the same format) and PostgreSQL's command reference.
+
+- ``sdl`` (held out, issue 32's thirty-third pass, graded blind by another grader): SDL2's
+  Doxygen API reference (Debian's ``libsdl2-doc``, installed for it: the header pages
+  ``/usr/share/doc/libsdl2-doc/html/*/*/*_8h.html``): each documented member (a function, macro,
+  type or enumeration) as its declaration on one line, then its documentation, parameter
+  tables as "name: description" lines, "Returns:" and "See also:" sections, the "Definition at
+  line" notes left out; passages of about 150 words and at least 25, titled ``SDL2 SDL_audio.h:
+  SDL_OpenAudio()``: a game library's reference from another documentation system, a kind no
+  round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -288,7 +305,7 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   perldiag, apache, sqlite, golang,
                                                   ruby, rhelp, gnuplot, prolog,
                                                   erlang, racket, gtkdoc, ocaml,
-                                                  haskell)
+                                                  haskell, tcl, sdl)
 """
 
 from __future__ import annotations
@@ -1542,6 +1559,59 @@ def haskell_rows() -> list[dict]:
     return rows
 
 
+def tcl_rows() -> list[dict]:
+    import manpage_corpus
+
+    rows = []
+    for path in sorted(Path("/usr/share/man/man3").glob("[a-z]*.3tcl.gz")):
+        if path.is_symlink():
+            continue  # another name of a page taken under its own
+        page = path.name.removesuffix(".3tcl.gz")  # lsort
+        text = manpage_corpus.render(path)
+        for i, (title, body) in enumerate(manpage_corpus.passages(f"Tcl {page}", text, WORDS), 1):
+            if len(body.split()) >= 25:
+                rows.append({"id": f"tcl/{page}-{i:02d}", "doc_id": f"tcl/{page}",
+                             "title": title, "text": body})
+    return rows
+
+
+SDL_DOC = Path("/usr/share/doc/libsdl2-doc/html")
+DOXYGEN_PARAMETER = re.compile(r'(?s)<td class="paramname">(.*?)</td>\s*<td>(.*?)</td>')
+
+
+def doxygen_text(memdoc: str) -> str:
+    """A Doxygen member's documentation as text: one paragraph a ``<p>`` or section ("Returns:
+    ...", "See also: ..."), a parameter table as "name: description" lines, the "Definition
+    at line" note left out."""
+    memdoc = re.sub(r'(?s)<p class="definition">.*?</p>', "", memdoc)
+    memdoc = DOXYGEN_PARAMETER.sub(
+        lambda m: f"{GTK_LINE}{html_line(m.group(1))}: {html_line(m.group(2))}", memdoc)
+    memdoc = re.sub(r"(?s)<pre.*?</pre>", _pre_lines, memdoc).replace("\n", " ")
+    memdoc = re.sub(r"(?s)<dt>(.*?)</dt>", r"\n\n\1: ", memdoc)
+    memdoc = re.sub(r"(?i)</(?:p|pre|dd|dl|table|div)>", "\n\n", memdoc)
+    paragraphs = (re.sub(r" *\x00 *", "\n", " ".join(p.split()))
+                  for p in html_text(memdoc).split("\n\n"))
+    return "\n\n".join(p.strip() for p in paragraphs if p.strip())
+
+
+def sdl_rows() -> list[dict]:
+    rows = []
+    for path in sorted(SDL_DOC.glob("*/*/*_8h.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        header = re.search(r'<div class="title">([^<]+?) File Reference</div>', raw)
+        if header is None:
+            continue
+        items = re.findall(r'(?s)<h2 class="memtitle">(.*?)</h2>\s*<div class="memitem">\s*'
+                           r'<div class="memproto">(.*?)</div><div class="memdoc">(.*?)'
+                           r'(?=<a id=|<h2 class="groupheader">|<hr class="footer")', raw)
+        for n, (title, proto, memdoc) in enumerate(items, 1):
+            name = html_line(title).lstrip("\u25c6 \xa0").strip()
+            text = f"{html_line(proto)}\n\n{doxygen_text(memdoc)}"
+            rows += section_rows(f"sdl/{header.group(1)}", n, f"SDL2 {header.group(1)}: {name}",
+                                 text)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1555,7 +1625,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "rhelp": rhelp_rows, "gnuplot": gnuplot_rows,
             "prolog": prolog_rows, "erlang": erlang_rows,
             "racket": racket_rows, "gtkdoc": gtkdoc_rows, "ocaml": ocaml_rows,
-            "haskell": haskell_rows}
+            "haskell": haskell_rows, "tcl": tcl_rows, "sdl": sdl_rows}
 
 
 def build(name: str) -> Path:
