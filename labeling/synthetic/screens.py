@@ -38,9 +38,10 @@ from labeling.synthetic.words import ALL_VERBS, PREPOSITIONS
 
 # Source artefacts a person would not type: reST/Markdown markup, "--" dashes, stray quotes,
 # a scope operator with its owner left out ("the::backspace signal" of gtk-doc's "The
-# ::backspace signal is ...": whose signal, the question cannot say).
+# ::backspace signal is ...": whose signal, the question cannot say; "return value
+# of::http::geturl", Tcl's "::http::geturl" glued to the word before it).
 ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}\w[\w-]*,?\s+"
-                       r"[-+]{1,2}\w|(?:^|[\s(]|\b(?:the|a|an))::\w", re.I)
+                       r"[-+]{1,2}\w|(?:^|[\s(]|\b(?:the|a|an|of|to|in|for|on|with|by))::\w", re.I)
 # A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
 # does using all for COMPONENT launch?" (a definition-list label or a clause misread).
 NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not|only|also|"
@@ -170,9 +171,15 @@ PLACEHOLDER = re.compile(r"\S=[A-Z]")
 NO_WORD = re.compile(r"(?:^|\s)[^\w\s]+(?=\s|\?|$)")
 
 
+# An answer that is only a pointer at the entry's own subject: "Use this function to free an
+# SDL_RWops ..." answered "this function", "this command", "this construct" (rounds 38, 39).
+DEICTIC_ANSWER = re.compile(r"^(?:this|that|these|those)\s+[a-z]+$", re.I)
+
+
 def points_away(answer: str) -> bool:
-    """Whether the answer points at text after it instead of holding the answer."""
-    return bool(POINTING_ANSWER.search(answer))
+    """Whether the answer points at text after it, or at the entry's subject, instead of
+    holding the answer."""
+    return bool(POINTING_ANSWER.search(answer) or DEICTIC_ANSWER.match(answer.strip()))
 
 
 def misread(question: str) -> bool:
