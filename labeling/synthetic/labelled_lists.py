@@ -1,11 +1,14 @@
 """Questions from the labelled lists of API reference: a label line ("Returns:", "Parameters:",
 "Throws:"; "Args:", "Raises:" as Google-style docstrings write them) and the indented items
 under it, each an item name and its description ("e1 - the first element", "timeout: seconds to
-wait") or, under "Returns:", the description alone.
+wait") or, under "Returns:", the description alone, which gtk-doc and Doxygen write on the
+label's line ("Returns: a GIcon. ...").
 
 The owner is the member the passage documents, from its title: "List: of(E e1, E e2)" gives
 ``List.of()`` (a class, then the member's call; "the TreeSet() constructor" for its own
-name), "strtol(3)" the function ``strtol()`` (``subject.topic_of``'s reading of a manual page
+name), "GIO GFile: g_file_get_uri" or "SDL2 SDL_mouse.h: SDL_GetMouseState()" the C function
+``g_file_get_uri()`` (a name with an underscore or a call, after a heading of several words),
+"strtol(3)" the function ``strtol()`` (``subject.topic_of``'s reading of a manual page
 title: "gzip(1)" is a command, which has no parameters to list); without one, nothing is asked
 (whose parameter?). The questions, each answered by the item's
 description: "What does List.of() return?", "When does List.of() throw NullPointerException?",
@@ -23,7 +26,12 @@ LABEL = re.compile(r"(?m)^(?P<label>Returns?|Parameters|Params|Args|Arguments|Th
                    r"Exceptions):[ \t]*\n(?P<items>[ \t]+\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)")
 ITEM = re.compile(r"(?m)^[ \t]+(?P<name>[A-Za-z_$][\w.$]*)(?:[ \t]+-[ \t]+|:[ \t]+)"
                   r"(?P<text>\S[^\n]*)$")
+# "Returns: a GIcon. The returned object ...": the label with its text on the same line, as
+# gtk-doc and Doxygen pages read as text write it (the text runs to the paragraph's end).
+INLINE_RETURNS = re.compile(r"(?m)^Returns?:[ \t]+(?P<body>\S[^\n]*(?:\n(?![ \t]*\n)[^\n]+)*)")
 MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*\(")
+# A C function as a title's last part names it: "SDL_GetMouseState()", "g_file_get_uri".
+C_FUNCTION = re.compile(r"^(?P<name>[A-Za-z]\w*_\w*|[A-Za-z]\w*(?=\(\)))(?:\(\))?$")
 CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 PARAMETER_WORDS = 5
 PARAMETER_NAME = 3  # characters: "a", "c", "e1" name no parameter a person asks about
@@ -38,6 +46,9 @@ def owner_of(title: str | None) -> str | None:
         if member.group("name") == head.strip():
             return f"the {head.strip()}() constructor"
         return f"{head.strip()}.{member.group('name')}()"
+    function = C_FUNCTION.match(tail.strip())
+    if function and " " in head.strip():  # "GIO GFile: g_file_get_uri", "SDL2 SDL_mouse.h: ..."
+        return f"{function.group('name')}()"
     topic = topic_of(title)  # a manual page of a function ("strtol(3)"), not of a command
     return topic.phrase if topic is not None and topic.kind == "function" else None
 
@@ -49,6 +60,10 @@ def from_labelled_lists(text: str, title: str | None) -> list[Draft]:
         return []
     subject = Subject(owner, owner.removeprefix("the ").split("(")[0], "function")
     out: list[Draft] = []
+    for inline in INLINE_RETURNS.finditer(text):
+        a, b = inline.span("body")
+        out.append(Draft(f"What does {owner} return?", (a, b), "what", inline.group("body"),
+                         subject))
     for block in LABEL.finditer(text):
         label, start = block.group("label"), block.start("items")
         items = block.group("items")
