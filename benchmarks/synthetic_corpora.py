@@ -1675,7 +1675,9 @@ def cppreference_rows() -> list[dict]:
 
 
 ADA_RM = Path("/usr/share/doc/ada-reference-manual-2012/arm2012.txt")
-ADA_CLAUSE = re.compile(r"(?m)^((?:\d{1,2}|[A-H])(?:\.\d+)+) (\S[^\n]*)$")
+# A clause heading at the margin: "A.4.3 Fixed-Length String Handling" (not a paragraph's line
+# that starts with a clause number: "A.8.3 for sequential input-output, are also ...").
+ADA_CLAUSE = re.compile(r"(?m)^((?:\d{1,2}|[A-H])(?:\.\d+)+) ([A-Z][^\n]*)$")
 
 
 def ada_rows() -> list[dict]:
@@ -1685,10 +1687,10 @@ def ada_rows() -> list[dict]:
             continue  # the front matter, the index, the contents and the informative annexes
         text = path.read_text(encoding="latin-1")
         marks = list(ADA_CLAUSE.finditer(text))
-        for here, after in zip(marks, [*marks[1:], None], strict=False):
+        for n, (here, after) in enumerate(zip(marks, [*marks[1:], None], strict=False)):
             number, name = here.group(1), here.group(2).strip()
             body = text[here.end():after.start() if after else None]
-            rows += section_rows(f"ada/{number}", 0, f"Ada RM {number}: {name}", body)
+            rows += section_rows(f"ada/{number}", n, f"Ada RM {number}: {name}", body)
     return rows
 
 
