@@ -1680,13 +1680,19 @@ ADA_RM = Path("/usr/share/doc/ada-reference-manual-2012/arm2012.txt")
 ADA_CLAUSE = re.compile(r"(?m)^((?:\d{1,2}|[A-H])(?:\.\d+)+) ([A-Z][^\n]*)$")
 
 
+def ada_clause(number: str, path: Path) -> bool:
+    """Whether a clause ``number`` belongs to the file ``path`` (``rm-04.TXT``: 4.x; ``rm-A.TXT``:
+    A.x): a paragraph of Annex H that opens "4.1 Execution ..." is no clause 4.1."""
+    return number.split(".")[0].lstrip("0") == path.stem.removeprefix("rm-").lstrip("0")
+
+
 def ada_rows() -> list[dict]:
     rows = []
     for path in sorted(ADA_RM.glob("rm-*.TXT")):
         if not re.fullmatch(r"rm-(?:0[1-9]|1[0-3]|[A-H])\.TXT", path.name):
             continue  # the front matter, the index, the contents and the informative annexes
         text = path.read_text(encoding="latin-1")
-        marks = list(ADA_CLAUSE.finditer(text))
+        marks = [m for m in ADA_CLAUSE.finditer(text) if ada_clause(m.group(1), path)]
         for n, (here, after) in enumerate(zip(marks, [*marks[1:], None], strict=False)):
             number, name = here.group(1), here.group(2).strip()
             body = text[here.end():after.start() if after else None]
