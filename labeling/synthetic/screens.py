@@ -108,6 +108,10 @@ UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|retur
 # does o(n) takeEnd n t return?" of "O(n) takeEnd n t returns ...", "What is \(\mathcal{O}(n)\)
 # scanr?"), and a common noun standing before a name as its label ("What does computation
 # hTell hdl return?" of "Computation hTell hdl returns ...").
+# From round 41 (the Ada Reference Manual): a paragraph's number read into the subject ("What is
+# 2/3 a categorization pragma?", "What does 92 To_String return?", "15/2 CPU_Time_Unit").
+NUMBER_LABEL = re.compile(r"^\d+(?:\.\d+)*/\d+ |^What (?:is|are|does|do|shall|must|can|will) "
+                          r"\d+(?:\.\d+)*(?:/\d+)? (?!(?:mean|stand)\b)[A-Za-z]")
 COMPLEXITY = re.compile(r"(?<![\w.])O\([^)]*\)|\\mathcal\b", re.I)
 LABEL_BEFORE_NAME = re.compile(r"^What (?:does|do|is|are) (?!(?:the|a|an|each|every|this|that|"
                                r"function|method|macro|command|class|type|module|option)\b)"
@@ -198,7 +202,7 @@ def misread(question: str) -> bool:
                 or RELATIVE.search(question) or MOVED_FACT.search(question)
                 or UNBOUND_REFERENT.search(question) or GENERIC_HEAD.search(question)
                 or unbalanced(question) or COMPLEXITY.search(question)
-                or LABEL_BEFORE_NAME.search(question)
+                or LABEL_BEFORE_NAME.search(question) or NUMBER_LABEL.match(question)
                 or preposition_twice(question) or verb_echoes_name(question)
                 or names_twice(question) or DESCRIBED_NAME.match(question)
                 or verb_as_subject(question) or CUT_RELATIVE.search(question))
