@@ -4,15 +4,15 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
-help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 39, the AWS
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 41, the AWS
 CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the
 Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
 docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics, the Apache
 HTTP Server's module reference, SQLite's C interface reference, Go's doc comments, Ruby's ri
 reference, R's help pages, gnuplot's help, SWI-Prolog's reference, the Erlang/OTP module
 reference, the Racket Reference, the gtk-doc references, the OCaml standard library's
-reference, GHC's Haddock reference, Tcl's command reference and SDL2's Doxygen reference,
-development data since),
+reference, GHC's Haddock reference, Tcl's command reference, SDL2's Doxygen reference,
+cppreference's C++ reference and the Ada 2012 Reference Manual, development data since),
 those of their questions today's generator still asks (below). The earlier generator's samples
 (rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
 against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
@@ -95,6 +95,7 @@ GRADED = {
     "round32/heldout": "prolog", "round33/heldout": "erlang",
     "round34/heldout": "racket", "round35/heldout": "gtkdoc", "round36/heldout": "ocaml",
     "round37/heldout": "haskell", "round38/heldout": "tcl", "round39/heldout": "sdl",
+    "round40/heldout": "cppreference", "round41/heldout": "ada",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
@@ -104,7 +105,8 @@ CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme",
            "round25/heldout", "round26/heldout", "round27/heldout", "round28/heldout",
            "round29/heldout", "round30/heldout", "round31/heldout",
            "round32/heldout", "round33/heldout", "round34/heldout", "round35/heldout",
-           "round36/heldout", "round37/heldout", "round38/heldout", "round39/heldout")
+           "round36/heldout", "round37/heldout", "round38/heldout", "round39/heldout",
+           "round40/heldout", "round41/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).
