@@ -1463,6 +1463,15 @@ def _pre_lines(match: re.Match) -> str:
     return match.group().replace("\n", GTK_LINE)
 
 
+def marked_paragraphs(fragment: str) -> str:
+    """The text of ``fragment`` (HTML whose blocks end in blank lines), one paragraph a
+    blank-line-separated run, its white space made single spaces but for the ``GTK_LINE``
+    marks, which become line breaks."""
+    paragraphs = (re.sub(r" *\x00 *", "\n", " ".join(p.split()))
+                  for p in html_text(fragment).split("\n\n"))
+    return "\n\n".join(p.strip() for p in paragraphs if p.strip())
+
+
 def gtkdoc_text(fragment: str) -> str:
     """A gtk-doc block as text: one paragraph a ``<p>``, ``<pre>`` (its lines kept) or heading,
     white space otherwise single spaces; a parameter, member or field table as its heading
@@ -1474,9 +1483,7 @@ def gtkdoc_text(fragment: str) -> str:
         lambda m: f"{GTK_LINE}{html_line(m.group(2))}: {html_line(m.group(3))}", fragment)
     fragment = re.sub(r"(?s)<h4>(.*?)</h4>", r"\1:", fragment)
     fragment = re.sub(r"(?i)</(?:p|pre|h[1-4]|table)>", "\n\n", fragment.replace("\n", " "))
-    paragraphs = (re.sub(r" *\x00 *", "\n", " ".join(p.split()))
-                  for p in html_text(fragment).split("\n\n"))
-    return "\n\n".join(p.strip() for p in paragraphs if p.strip())
+    return marked_paragraphs(fragment)
 
 
 def gtkdoc_rows() -> list[dict]:
@@ -1554,10 +1561,7 @@ def haddock_entry(top: str) -> tuple[str, str] | None:
     doc = re.sub(r"(?s)<pre[^>]*>(.*?)</pre>", lambda m: m.group(1).replace("\n", GTK_LINE)
                  + "\n\n", doc)
     doc = re.sub(r"(?i)</(?:p|li|h\d)>", "\n\n", doc.replace("\n", " "))
-    paragraphs = (re.sub(r" *\x00 *", "\n", " ".join(p.split()))
-                  for p in html_text(doc).split("\n\n"))
-    return html.unescape(name.group(1)), "\n\n".join(
-        [html_line(source), *(p.strip() for p in paragraphs if p.strip())])
+    return html.unescape(name.group(1)), f"{html_line(source)}\n\n{marked_paragraphs(doc)}"
 
 
 def haskell_rows() -> list[dict]:
@@ -1607,9 +1611,7 @@ def doxygen_text(memdoc: str) -> str:
     memdoc = re.sub(r"(?s)<pre.*?</pre>", _pre_lines, memdoc).replace("\n", " ")
     memdoc = re.sub(r"(?s)<dt>(.*?)</dt>", r"\n\n\1: ", memdoc)
     memdoc = re.sub(r"(?i)</(?:p|pre|dd|dl|table|div)>", "\n\n", memdoc)
-    paragraphs = (re.sub(r" *\x00 *", "\n", " ".join(p.split()))
-                  for p in html_text(memdoc).split("\n\n"))
-    return "\n\n".join(p.strip() for p in paragraphs if p.strip())
+    return marked_paragraphs(memdoc)
 
 
 def sdl_rows() -> list[dict]:
@@ -1644,9 +1646,7 @@ def cppreference_text(fragment: str) -> str:
         lambda m: f"{GTK_LINE}{html_line(m.group(1))} - {html_line(m.group(2))}", fragment)
     fragment = re.sub(r"(?s)<pre.*?</pre>", _pre_lines, fragment).replace("\n", " ")
     fragment = re.sub(r"(?i)</(?:p|div|li|tr|table|h\d|dd)>|<br\s*/?>", "\n\n", fragment)
-    paragraphs = (re.sub(r" *\x00 *", "\n", " ".join(p.split()))
-                  for p in html_text(fragment).split("\n\n"))
-    return "\n\n".join(p.strip() for p in paragraphs if p.strip())
+    return marked_paragraphs(fragment)
 
 
 def cppreference_rows() -> list[dict]:
