@@ -48,9 +48,10 @@ NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not
                         r"using|adding|selecting|calling|running|setting|passing|specifying|"
                         r"enabling|disabling|giving|providing|making|\w+ly)\b")
 # An answer that points at what follows instead of holding it: "you can use a command like the
-# following", "the following functions are used".
+# following", "the following functions are used"; or only at the entry's own subject: "Use this
+# function to free an SDL_RWops ..." answered "this function", "this command" (rounds 38, 39).
 POINTING_ANSWER = re.compile(r"\b(?:the following|as follows|like this|shown below|see below)\b|"
-                             r":\s*$", re.I)
+                             r":\s*$|^\s*(?:this|that|these|those)\s+[a-z]+\s*$", re.I)
 # "What is The Named?", "What is 2:2,3c 3:4,5c The named?": a sentence's capital inside.
 # "What does x() do If Test2 ...?", "What is As SO_SNDBUF?": a sentence-initial capital
 # copied from mid-sentence.
@@ -98,24 +99,23 @@ MOVED_FACT = re.compile(r"^(?:Who|Where|How (?:many|much))\b|"
 # rounds) and a table's entries read as a subject ("What is each key in the replace table?",
 # 0 of 3); from round 18 (Rust's API docs), a method's result as one ("What is the returned
 # TcpStream?", 0 of 6) and a when-question ending on a preposition ("When was the fallback
-# changed to?", 0 of 1); by round 37, "the" and one common word defined ("What is the path?",
-# "What is the palette?": 0 of 6 over five kinds).
+# changed to?", 0 of 1).
 UNBOUND_REFERENT = re.compile(r"\bthe (?:specified|given|supplied|provided|returned|resulting)\b|"
-                              r"^resulting\b|(?-i:^What (?:is|are) the [a-z]+\?$)|"
+                              r"^resulting\b|"
                               r"^What (?:is|are) (?:each|every)\b|"
                               r"^When\b.*\s(?:to|from|of|with|by|in|on|at|for)\?$", re.I)
 # From round 37 (Haskell's Haddock reference): a complexity label read into the subject ("What
 # does o(n) takeEnd n t return?" of "O(n) takeEnd n t returns ...", "What is \(\mathcal{O}(n)\)
 # scanr?"), and a common noun standing before a name as its label ("What does computation
 # hTell hdl return?" of "Computation hTell hdl returns ...").
-# From round 41 (the Ada Reference Manual): a paragraph's number read into the subject ("What is
-# 2/3 a categorization pragma?", "What does 92 To_String return?", "15/2 CPU_Time_Unit").
-NUMBER_LABEL = re.compile(r"^\d+(?:\.\d+)*/\d+ |^What (?:is|are|does|do|shall|must|can|will) "
-                          r"\d+(?:\.\d+)*(?:/\d+)? (?!(?:mean|stand)\b)[A-Za-z]")
 COMPLEXITY = re.compile(r"(?<![\w.])O\([^)]*\)|\\mathcal\b", re.I)
 LABEL_BEFORE_NAME = re.compile(r"^What (?:does|do|is|are) (?!(?:the|a|an|each|every|this|that|"
                                r"function|method|macro|command|class|type|module|option)\b)"
                                r"[a-z]+ (?:[a-z]+[A-Z]\w*|[a-z]+_\w+)\b")
+# From round 41 (the Ada Reference Manual): a paragraph's number read into the subject ("What is
+# 2/3 a categorization pragma?", "What does 92 To_String return?", "15/2 CPU_Time_Unit").
+NUMBER_LABEL = re.compile(r"^\d+(?:\.\d+)*/\d+ |^What (?:is|are|does|do|shall|must|can|will) "
+                          r"\d+(?:\.\d+)*(?:/\d+)? (?!(?:mean|stand)\b)[A-Za-z]")
 # From round 19 (the Rust Reference): a generic head defined ("What is a common example?", "a
 # special case", "a square element": 0 of 6 over all rounds), an adverb copied between the
 # copula and its subject ("What is here the capture path?", 0 of 2), and a bracket left open by
@@ -138,7 +138,8 @@ TEMPLATE = re.compile(r"^What (?:is|are|does|do) (?:the )?\S+=[{<\[]")
 # "... if {name} is?": the complement of a condition's copula cut off (not "what the current
 # language is?", a question inside the question).
 BARE_COPULA = re.compile(r"\b(?:if|when|unless|whether)\s+\S+\s+(?:is|are|was|were|be)\?$")
-# "What is a filter?": one common word defined, with no name to tell which.
+# "What is a filter?", "What is the palette?": one common word defined, with no name to tell
+# which (with "the": 0 of 6 graded over five kinds by round 37).
 # "What is the string obj_file?", "What is the second parameter szExtra?", "What is the
 # corresponding SQLITE_STMTSTATUS_FILTER_MISS value?": a name introduced by the words of the
 # sentence that described it, asked as if they were part of it (a preposition before the name,
@@ -146,7 +147,7 @@ BARE_COPULA = re.compile(r"\b(?:if|when|unless|whether)\s+\S+\s+(?:is|are|was|we
 DESCRIBED_NAME = re.compile(r"^What (?:is|are) (?:the|an?) (?!(?:[\w-]+ )?(?:of|for|in|on|to|with|"
                             r"between|from|by)\b)(?:[a-z][a-z-]* ){1,2}(?:\S*[_(]\S*|"
                             r"[A-Z][A-Z0-9_]{2,}|[a-z]+[A-Z]\w*)(?: [A-Za-z]+){0,2}\?$")
-COMMON_WORD_DEFINITION = re.compile(r"^What is (?:a|an) [a-z]+\?$")
+COMMON_WORD_DEFINITION = re.compile(r"^What (?:is (?:a|an|the)|are the) [a-z]+\?$")
 # "the opposite command", "the former": a reference to the text around the sentence.
 RELATIVE = re.compile(r"\b(?:opposite|latter|former|aforementioned|previous|preceding)\b|"
                       r"\b(?:this|these|those)\s+[a-z]", re.I)
@@ -175,15 +176,10 @@ PLACEHOLDER = re.compile(r"\S=[A-Z]")
 NO_WORD = re.compile(r"(?:^|\s)[^\w\s]+(?=\s|\?|$)")
 
 
-# An answer that is only a pointer at the entry's own subject: "Use this function to free an
-# SDL_RWops ..." answered "this function", "this command", "this construct" (rounds 38, 39).
-DEICTIC_ANSWER = re.compile(r"^(?:this|that|these|those)\s+[a-z]+$", re.I)
-
-
 def points_away(answer: str) -> bool:
     """Whether the answer points at text after it, or at the entry's subject, instead of
     holding the answer."""
-    return bool(POINTING_ANSWER.search(answer) or DEICTIC_ANSWER.match(answer.strip()))
+    return bool(POINTING_ANSWER.search(answer))
 
 
 def misread(question: str) -> bool:
