@@ -71,7 +71,7 @@ sys.path.insert(0, str(ROOT))
 
 from synthetic_quality import GRADING, load  # noqa: E402
 
-from labeling.synthetic import calibration, forms, quality_model  # noqa: E402
+from labeling.synthetic import calibration, quality_model  # noqa: E402
 from labeling.synthetic.features import FEATURES  # noqa: E402
 from tests import grading_sheets  # noqa: E402
 
@@ -126,16 +126,10 @@ def graded(folders: tuple[str, ...] | None = None) -> list[dict]:
     rows = []
     for folder, kind in GRADED.items():
         if (folders is None or folder in folders) and (GRADING / folder / "grades.tsv").exists():
-            rows += [_with_shape({**row, "kind": kind, "folder": folder})
-                     for row in load(GRADING / folder)]
+            # samples drawn before the score weighed the shape stored no shape features
+            rows += [{**row, "kind": kind, "folder": folder, "features": quality_model.with_shape(
+                row["features"], row["question"], row["form"])} for row in load(GRADING / folder)]
     return rows
-
-
-def _with_shape(row: dict) -> dict:
-    """``row`` with its shape features, read from its question: samples drawn before the score
-    had them stored none."""
-    row["features"] = {**row["features"], **forms.shape_features(row["question"], row["form"])}
-    return row
 
 
 def still_asked(rows: list[dict]) -> list[dict]:

@@ -94,17 +94,16 @@ def fit(x: np.ndarray, y: np.ndarray, c: float = 1.0, *, iterations: int = 100,
 def decisions(db: sqlite_utils.Database) -> tuple[np.ndarray, np.ndarray]:
     """(features, accepted as written) of every decided candidate with stored features."""
     rows = stored.decided_features(db)
-    x = np.array([[float(stored_features(f, q, form).get(name, 0.0)) for name in FEATURES]
+    x = np.array([[float(with_shape(json.loads(f), q, form).get(name, 0.0)) for name in FEATURES]
                   for f, _, _, q, form in rows])
     y = np.array([1.0 if s == "accepted" and same else 0.0 for _, s, same, _, _ in rows])
     return x.reshape(len(rows), len(FEATURES)), y
 
 
-def stored_features(features_json: str, question: str, form: str) -> dict[str, float]:
-    """A candidate's stored features, with the shape features read from its generated
-    ``question`` and ``form`` where they were stored without them (generated before the score
-    weighed the shape)."""
-    return {**shape_features(question, form or ""), **json.loads(features_json)}
+def with_shape(features: Mapping[str, float], question: str, form: str) -> dict[str, float]:
+    """A candidate's ``features``, with the shape features read from its generated ``question``
+    and ``form`` where they are missing (stored before the score weighed the shape)."""
+    return {**shape_features(question, form or ""), **features}
 
 
 def enough_decisions(y: Sequence[float]) -> bool:
@@ -149,6 +148,6 @@ def rescore(db: sqlite_utils.Database, weights: Mapping[str, float]) -> int:
     rows = stored.scored_features(db)
     with write_transaction(db, action="refit_quality") as conn:
         stored.set_quality_scores(
-            conn, [(round(score(stored_features(f, q, form), weights), 6), cid)
+            conn, [(round(score(with_shape(json.loads(f), q, form), weights), 6), cid)
                    for cid, f, q, form in rows])
     return len(rows)
