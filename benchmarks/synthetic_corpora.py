@@ -1139,18 +1139,21 @@ def nodejs_rows() -> list[dict]:
     return rows
 
 
-def pgsql_rows() -> list[dict]:
+def manual_page_rows(path: Path, doc: str, label: str) -> list[dict]:
+    """The passages of one manual page, rendered and cut as ``manpage_corpus.py`` does, titled
+    ``<label>: <Section>``; ids ``<doc>-<passage>``; passages under 25 words are left out."""
     import manpage_corpus
 
+    passages = manpage_corpus.passages(label, manpage_corpus.render(path), WORDS)
+    return [{"id": f"{doc}-{i:02d}", "doc_id": doc, "title": title, "text": body}
+            for i, (title, body) in enumerate(passages, 1) if len(body.split()) >= 25]
+
+
+def pgsql_rows() -> list[dict]:
     rows = []
     for path in sorted(Path("/usr/share/postgresql").glob("*/man/man7/*.7.gz")):
         page = path.name.removesuffix(".7.gz")  # ALTER_TABLE
-        text = manpage_corpus.render(path)
-        for i, (title, body) in enumerate(manpage_corpus.passages(
-                f"PostgreSQL {page.replace('_', ' ')}", text, WORDS), 1):
-            if len(body.split()) >= 25:
-                rows.append({"id": f"pgsql/{page}-{i:02d}", "doc_id": f"pgsql/{page}",
-                             "title": title, "text": body})
+        rows += manual_page_rows(path, f"pgsql/{page}", f"PostgreSQL {page.replace('_', ' ')}")
     return rows
 
 
@@ -1582,18 +1585,12 @@ def haskell_rows() -> list[dict]:
 
 
 def tcl_rows() -> list[dict]:
-    import manpage_corpus
-
     rows = []
     for path in sorted(Path("/usr/share/man/man3").glob("[a-z]*.3tcl.gz")):
         if path.is_symlink():
             continue  # another name of a page taken under its own
         page = path.name.removesuffix(".3tcl.gz")  # lsort
-        text = manpage_corpus.render(path)
-        for i, (title, body) in enumerate(manpage_corpus.passages(f"Tcl {page}", text, WORDS), 1):
-            if len(body.split()) >= 25:
-                rows.append({"id": f"tcl/{page}-{i:02d}", "doc_id": f"tcl/{page}",
-                             "title": title, "text": body})
+        rows += manual_page_rows(path, f"tcl/{page}", f"Tcl {page}")
     return rows
 
 
