@@ -38,21 +38,29 @@ Checks, written to ``benchmarks/results/synthetic_reliability.md``:
 - time-forward: each held-out sample from round ``FORWARD_FROM`` on predicted by fits on the
   rounds before it, as every graded question was generated, on those still asked, and with the
   signs held (the choices above, checked where they would have been used);
+- first contact: each held-out sample from round ``FORWARD_FROM`` on, every question as it was
+  generated and graded (what a team's own documentation meets), predicted by the fit before it
+  as it is and with the level (below) that the held-out samples before it put on that fit;
 - the held-out samples, predicted by the final model (graded after it was fitted);
-- the reliability curve: predicted vs observed accept rate by decile of the left-out
-  predictions (every question predicted by a model that never saw its kind), and by decile of
-  the final model's own predictions;
-- the floor: the lowest score of the first decile, from the bottom, of the left-out curve
+- the reliability curves: predicted vs observed accept rate by decile of the first-contact
+  predictions, of the left-out predictions (every question predicted by a model that never saw
+  its kind) and of the final model's own predictions;
+- the floor: the lowest score of the first decile, from the bottom, of the first-contact curve
   whose observed accept rate reaches ``FLOOR_RATE`` (20%): the deciles below it are hidden;
 - the correction from a team's first decisions (``calibration.kind_shift``): its prior's spread
-  (``KIND_SHIFT_SD``: the mean square of the left-out kinds' fitted logit offsets less their
-  sampling variance), then a seeded simulation: for each left-out kind of at least
+  (``KIND_SHIFT_SD``: the mean square of the first-contact samples' fitted logit offsets less
+  their sampling variance), then a seeded simulation: for each left-out kind of at least
   ``k + 20`` questions, ``REPEATS`` times, a reviewer decides ``k`` of its questions in a random
   order and the rest's halves are predicted by the left-out score as it is, corrected by those
   ``k`` decisions, and (at 30 or more) refitted on them as ``quality_model.refit`` would.
 
+The level: the questions still asked are those that earlier rounds' mends made better, so the
+final fit's intercept takes the offset (``calibration.FIRST_CONTACT_SHIFT``) that the held-out
+samples' questions as generated put on it (the one that makes its mean prediction their accept
+rate): the default score is used on text no rule was written from.
+
 ``--check`` exits 1 when ``labeling/synthetic/calibration.py`` does not hold the weights,
-counts and floor this fit gives (then paste the printed constants there).
+counts, level and floor this fit gives (then paste the printed constants there).
 
     python benchmarks/synthetic_calibration.py [--check]
 """
@@ -201,10 +209,10 @@ def choose_floor(curve: list[tuple[int, int, float, float, float]]) -> float:
     return 0.0
 
 
-def _left_out(rows: list[dict]) -> tuple[list[str], int, dict[str, tuple]]:
-    """Table rows of each kind predicted by a fit on the others, how many kinds had a half
-    ``calibration.KIND_ERROR`` points or more off, and each kind's (predictions, outcomes)."""
-    lines, off, by_kind = [], 0, {}
+def _left_out(rows: list[dict]) -> tuple[list[str], dict[str, tuple]]:
+    """Table rows of each kind predicted by a fit on the others, and each kind's (predictions,
+    outcomes)."""
+    lines, by_kind = [], {}
     for kind in KINDS:
         train = [r for r in rows if r["kind"] != kind]
         test = [r for r in rows if r["kind"] == kind]
@@ -212,22 +220,9 @@ def _left_out(rows: list[dict]) -> tuple[list[str], int, dict[str, tuple]]:
         by_kind[kind] = (p, y)
         (_, _, pt, ot), (_, _, pb, ob) = halves(p, y)
         held = sum(abs(pred - obs) <= WITHIN for pred, obs in ((pt, ot), (pb, ob)))
-        off += max(abs(pt - ot), abs(pb - ob)) >= calibration.KIND_ERROR / 100
         lines.append(f"| {kind} | {len(test)} | {y.mean():.0%} | {pt:.0%} / {ot:.0%} | "
                      f"{pb:.0%} / {ob:.0%} | {held} of 2 |")
-    return lines, off, by_kind
-
-
-def shift_spread(left: dict[str, tuple[np.ndarray, np.ndarray]]) -> float:
-    """``KIND_SHIFT_SD``: sqrt(mean(d_k^2) - mean(v_k)) over the left-out kinds, ``d_k`` a kind's
-    fitted logit offset (no prior) and ``v_k`` its sampling variance, 1 / sum p(1 - p)."""
-    offsets, variances = [], []
-    for p, y in left.values():
-        d = calibration.kind_shift(p, y, prior_sd=float("inf"))
-        q = _shift(p, d)
-        offsets.append(d)
-        variances.append(1 / float(np.sum(q * (1 - q))))
-    return round(float(np.sqrt(max(np.mean(np.square(offsets)) - np.mean(variances), 0.0))), 2)
+    return lines, by_kind
 
 
 def _within(p: np.ndarray, y: np.ndarray) -> list[bool]:
@@ -303,6 +298,75 @@ def _time_forward(drawn: list[dict], rows: list[dict]) -> list[str]:
     return lines
 
 
+def first_contact(rows: list[dict]) -> list[dict]:
+    """The rows of the held-out samples: graded blind as the generator first wrote them, on a
+    kind of text no rule had been written from (what a team's own documentation meets)."""
+    return [r for r in rows if r["folder"].endswith("heldout")]
+
+
+def level_shift(weights: dict[str, float], rows: list[dict]) -> float:
+    """The logit offset that ``rows`` (graded at first contact) put on ``weights``: the one
+    that makes the mean prediction their accept rate (``calibration.kind_shift``, no prior)."""
+    p, (_, y) = predict(weights, rows), matrix(rows)
+    return round(calibration.kind_shift(p, y, prior_sd=float("inf")), 4)
+
+
+def with_level(weights: dict[str, float], shift: float) -> dict[str, float]:
+    intercept = quality_model.INTERCEPT
+    return {**weights, intercept: round(weights[intercept] + shift, 4)}
+
+
+def _first_contact(drawn: list[dict], rows: list[dict]
+                   ) -> tuple[list[str], int, int, float, tuple[np.ndarray, np.ndarray]]:
+    """Each held-out sample from round ``FORWARD_FROM`` on, every question as generated and
+    graded, predicted by the fit on the rounds before it (still asked), as it is and with the
+    level the earlier held-out samples put on it (``level_shift``). Returns the table, how many
+    samples had a half ``calibration.KIND_ERROR`` points or more off with the level, how many
+    samples, their offsets' spread beyond sampling (sqrt(mean(d^2) - mean(v)), ``d`` a sample's
+    offset from its prediction with the level, ``v`` its variance 1 / sum p(1 - p)), and every
+    (prediction with the level, outcome)."""
+    lines = ["", "## First contact: each held-out sample as generated, predicted by the fit "
+             "before it", "", f"Every graded question of the held-out samples from round "
+             f"{FORWARD_FROM} on, as the generator of the day wrote it (what a team's own "
+             "documentation meets), predicted by the fit on the questions of the rounds before "
+             "it that today's generator still asks: as it is, and with the level the earlier "
+             "held-out samples put on that fit (the offset that makes its mean prediction "
+             "their accept rate). Top half · bottom half: predicted / observed.", "",
+             "| sample | questions | offset | as fitted | with the first-contact level |",
+             "|---|---|---|---|---|"]
+    errors: dict[str, list[float]] = {"as fitted": [], "with the level": []}
+    off, samples, offsets, variances, pooled = 0, 0, [], [], ([], [])
+    held = [f for f in CURRENT if f.endswith("heldout") and _round(f) >= FORWARD_FROM]
+    for folder in held:
+        test = [r for r in drawn if r["folder"] == folder]
+        if len(test) < MIN_SPREAD:
+            continue
+        y = matrix(test)[1]
+        weights = fit([r for r in rows if _round(r["folder"]) < _round(folder)])
+        shift = level_shift(weights, first_contact(
+            [r for r in drawn if _round(r["folder"]) < _round(folder)]))
+        p, q = predict(weights, test), predict(with_level(weights, shift), test)
+        cells = []
+        for name, pred in (("as fitted", p), ("with the level", q)):
+            parts = halves(pred, y)
+            errors[name] += [abs(a - b) for _, _, a, b in parts]
+            cells.append(" · ".join(f"{a:.0%} / {b:.0%}" for _, _, a, b in parts))
+        samples += 1
+        off += max(abs(a - b) for _, _, a, b in halves(q, y)) >= calibration.KIND_ERROR / 100
+        d = calibration.kind_shift(q, y, prior_sd=float("inf"))
+        offsets.append(d)
+        variances.append(1 / float(np.sum(_shift(q, d) * (1 - _shift(q, d)))))
+        pooled[0].append(q)
+        pooled[1].append(y)
+        lines.append(f"| {folder} ({GRADED[folder]}) | {len(test)} | {shift:+.2f} | "
+                     + " | ".join(cells) + " |")
+    lines.append("| halves within 10 points (mean error, points) | | | " + " | ".join(
+        f"{sum(e <= WITHIN for e in errs)} of {len(errs)} ({np.mean(errs) * 100:.1f})"
+        for errs in errors.values()) + " |")
+    spread = round(float(np.sqrt(max(np.mean(np.square(offsets)) - np.mean(variances), 0.0))), 2)
+    return lines, off, samples, spread, (np.concatenate(pooled[0]), np.concatenate(pooled[1]))
+
+
 def _held_out(weights: dict[str, float]) -> list[str]:
     """The held-out samples predicted by the final model, when they are graded."""
     if not HELD_OUT:
@@ -331,7 +395,9 @@ def _curve(title: str, curve: list[tuple[int, int, float, float, float]]) -> lis
               for i, n, low, pred, obs in curve)]
 
 
-def report() -> tuple[list[str], dict[str, float], float, int, int, float]:
+def report() -> tuple[list[str], dict[str, float], dict[str, float]]:
+    """The report's lines, the final weights (with the first-contact level) and the constants
+    of ``labeling/synthetic/calibration.py``."""
     every = graded()
     drawn = graded(CURRENT)
     rows = still_asked(drawn)
@@ -344,34 +410,51 @@ def report() -> tuple[list[str], dict[str, float], float, int, int, float]:
              "| left out | questions | observed | top half: predicted / observed | "
              "bottom half: predicted / observed | halves within 10 points |",
              "|---|---|---|---|---|---|"]
-    table, off, by_kind = _left_out(rows)
+    table, by_kind = _left_out(rows)
     lines += table
     lines += _time_forward(drawn, rows)
-    sd = shift_spread(by_kind)
+    contact, off, samples, sd, (contact_p, contact_y) = _first_contact(drawn, rows)
+    lines += contact
     lines += ["", "## Corrected by a team's first decisions (a seeded simulation)", "",
               f"The left-out score corrected by `calibration.kind_shift` (prior spread "
-              f"{sd:.2f} on the logit scale, from the left-out kinds' offsets): the share of "
+              f"{sd:.2f} on the logit scale: the first-contact samples' offsets from their "
+              "predictions with the level, less their sampling variance): the share of "
               "the remaining questions' halves predicted within 10 points, over the left-out "
               f"kinds with at least k + 20 questions, {REPEATS} random orders each (seed "
               f"{SEED}); refitted: all the weights learned from the k decisions, as a refit "
               "would (it needs 30, 5 accepted and 5 not).", "",
               "| decisions (k) | as it is | corrected | refitted |", "|---|---|---|---|",
               *_simulated(rows, by_kind, sd)]
-    weights = fit(rows)
+    fitted = fit(rows)
+    shift = level_shift(fitted, first_contact(drawn))
+    weights = with_level(fitted, shift)
     lines += _held_out(weights)
     own_p, (_, own_y) = predict(weights, rows), matrix(rows)
+    contact_curve = bins(contact_p, contact_y)
+    floor = choose_floor(contact_curve)
+    lines += _curve("first contact (each held-out sample as generated, predicted by the fit "
+                    "before it, with the level)", contact_curve)
     left = bins(*(np.concatenate(part) for part in zip(*by_kind.values(), strict=True)))
-    floor = choose_floor(left)
-    lines += _curve("left-out predictions (a model that never saw the question's kind)", left)
-    lines += _curve("the final model (fitted on all these samples)", bins(own_p, own_y))
-    hidden = float(np.mean(own_p < floor))
+    lines += _curve("left-out predictions (a model that never saw the question's kind; "
+                    "questions still asked, no level)", left)
+    lines += _curve("the final model with the first-contact level, on the questions still "
+                    "asked (which earlier rounds' mends made better than first contact)",
+                    bins(own_p, own_y))
+    hidden = float(np.mean(predict(weights, first_contact(drawn)) < floor))
     lines += ["", f"Default floor: **{floor:.2f}**, the lowest score of the first decile of "
-              "the left-out curve, from the bottom, whose observed accept rate reaches "
-              f"{FLOOR_RATE:.0%}; it hides {hidden:.0%} of the graded questions.", "",
+              "the first-contact curve, from the bottom, whose observed accept rate reaches "
+              f"{FLOOR_RATE:.0%}; it hides {hidden:.0%} of the held-out samples' questions "
+              "as generated.", "",
               f"Final model: {len(rows)} graded questions from {len(CURRENT)} samples of "
-              f"{len(KINDS)} kinds of text, C = {C}. Weights: " + ", ".join(
+              f"{len(KINDS)} kinds of text, C = {C}, then the level of the "
+              f"{len(first_contact(drawn))} held-out questions as generated ({shift:+.2f} on the "
+              "logit scale). Weights: " + ", ".join(
                   f"{k} {v:+.2f}" for k, v in weights.items()) + ".", ""]
-    return lines, weights, floor, len(rows), off, sd
+    constants = {"GRADED_QUESTIONS": len(rows), "GRADED_SAMPLES": len(CURRENT),
+                 "GRADED_KINDS": len(KINDS), "DEFAULT_FLOOR": floor,
+                 "FIRST_CONTACT_SHIFT": shift, "FIRST_CONTACT_SAMPLES": samples,
+                 "SAMPLES_OFF": off, "KIND_SHIFT_SD": sd}
+    return lines, weights, constants
 
 
 def main() -> None:
@@ -379,19 +462,16 @@ def main() -> None:
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when labeling/synthetic/calibration.py is out of date")
     args = parser.parse_args()
-    lines, weights, floor, n, off, sd = report()
+    lines, weights, constants = report()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
-    print(f"CALIBRATED_WEIGHTS = {weights!r}\nGRADED_QUESTIONS = {n}\n"
-          f"GRADED_SAMPLES = {len(CURRENT)}\nGRADED_KINDS = {len(KINDS)}\nDEFAULT_FLOOR = {floor}\n"
-          f"KINDS_OFF = {off}\nKIND_SHIFT_SD = {sd}")
-    stale = (calibration.CALIBRATED_WEIGHTS != weights or calibration.GRADED_QUESTIONS != n
-             or calibration.KINDS_OFF != off or calibration.KIND_SHIFT_SD != sd
-             or calibration.DEFAULT_FLOOR != floor)
+    print(f"CALIBRATED_WEIGHTS = {weights!r}")
+    print("\n".join(f"{name} = {value}" for name, value in constants.items()))
+    stale = calibration.CALIBRATED_WEIGHTS != weights or any(
+        getattr(calibration, name, None) != value for name, value in constants.items())
     if args.check and stale:
         sys.exit("labeling/synthetic/calibration.py is out of date: paste the constants above")
-
 
 if __name__ == "__main__":
     main()

@@ -102,8 +102,9 @@ def test_the_queue_says_what_it_is_expected_to_yield_and_what_the_floor_hides(op
             "expected to be accepted as written") in captions
     assert (f"calibrated on {calibration.GRADED_QUESTIONS} graded questions from "
             f"{calibration.GRADED_SAMPLES} samples of {calibration.GRADED_KINDS} kinds") in captions
-    assert (f"{calibration.KINDS_OFF} of those {calibration.GRADED_KINDS} kinds had a half of "
-            f"the sample {calibration.KIND_ERROR} points or more off") in captions
+    assert (f"at the level of text it had never seen; {calibration.SAMPLES_OFF} of "
+            f"{calibration.FIRST_CONTACT_SAMPLES} samples of such text had a half "
+            f"{calibration.KIND_ERROR} points or more off") in captions
     weights = {"intercept": 0.0}  # every score 0.5: a learned model, as refit stores one
     db.conn.execute("INSERT INTO synthetic_quality_models (weights, decisions, accepted, "
                     "fitted_by, fitted_at) VALUES (?, 40, 20, 'carol', '2026-01-01T00:00:00Z')",
