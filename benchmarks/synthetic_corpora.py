@@ -314,6 +314,21 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   titled ``Ada RM A.4.3: Fixed-Length String Handling``: a language standard, a kind no round
   drew.
 
+- ``qt`` (held out, issue 32's thirty-sixth pass, graded blind by another grader): Qt 5's
+  reference as Debian's ``qtbase5-doc-html`` ships it (installed for it:
+  ``/usr/share/qt5/doc/<module>/*.html``, QDoc's HTML): each page's description (its ``<h2>``
+  sections) and each member's documentation (a ``<h3 class="fn">`` signature and its text),
+  member lists and obsolete-member pages left out, tables a line a row, passages of about 150
+  words and at least 25, titled ``Qt QString Class: void QString::chop(int n)``: a C++
+  framework's class reference, a kind no round drew.
+
+- ``llvm`` (held out, issue 32's thirty-seventh pass, graded blind by another grader): LLVM
+  19's documentation as Debian's ``llvm-19-doc`` ships it (installed for it:
+  ``/usr/share/doc/llvm-19-doc/html/**/*.html``, Sphinx's HTML): the main text of each page cut
+  at its headings, a definition's term a line above its description, passages of about 150
+  words and at least 25, titled ``LLVM llc - LLVM static compiler: OPTIONS``: a compiler
+  project's guides, language reference and tool manuals, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -323,7 +338,7 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   ruby, rhelp, gnuplot, prolog,
                                                   erlang, racket, gtkdoc, ocaml,
                                                   haskell, tcl, sdl, cppreference,
-                                                  ada)
+                                                  ada, qt, llvm)
 """
 
 from __future__ import annotations
@@ -1697,6 +1712,75 @@ def ada_rows() -> list[dict]:
     return rows
 
 
+
+def html_blocks(fragment: str) -> str:
+    """Generated HTML as text: one paragraph a ``<p>``, list item, table row, heading or
+    definition (its term a line above its description), code with its lines kept, comments and
+    permalink marks left out."""
+    fragment = re.sub(r"(?s)<!--.*?-->|<a class=\"headerlink\".*?</a>", "", fragment)
+    fragment = re.sub(r"(?s)<pre.*?</pre>", _pre_lines, fragment).replace("\n", " ")
+    fragment = re.sub(r"(?i)</dt>", GTK_LINE, fragment)
+    fragment = re.sub(r"(?i)</t[dh]>", " ", fragment)
+    fragment = re.sub(r"(?i)</(?:p|pre|li|tr|table|h\d|dd|div)>|<br\s*/?>", "\n\n", fragment)
+    return marked_paragraphs(fragment)
+
+
+def heading_sections(body: str, headings: str) -> list[tuple[str, str]]:
+    """(heading text, fragment) of ``body`` cut at the elements matched by ``headings`` (a
+    regular expression whose group 1 is the heading's inner HTML), the text before the first
+    under the heading ""."""
+    parts = re.split(headings, body)
+    return [("", parts[0])] + [(html_line(heading), fragment) for heading, fragment
+                               in zip(parts[1::2], parts[2::2], strict=False)]
+
+
+QT_DOC = Path("/usr/share/qt5/doc")
+QT_HEADINGS = r'(?s)<h[23][^>]*>(.*?)</h[23]>'
+
+
+def qt_rows() -> list[dict]:
+    rows = []
+    for path in sorted(QT_DOC.glob("*/*.html")):
+        if path.stem.endswith(("-members", "-obsolete", "-compat")):
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        page = re.search(r"(?s)<h1 class=\"title\">(.*?)</h1>", raw)
+        if page is None or '<div class="descr">' not in raw:
+            continue
+        body = raw.split('<div class="descr">', 1)[1].split('<div class="footer">')[0]
+        doc = f"qt/{path.parent.name}/{path.stem}"
+        for n, (heading, fragment) in enumerate(heading_sections(body, QT_HEADINGS)):
+            title = f"Qt {html_line(page.group(1))}" + (f": {heading}" if heading else "")
+            rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
+
+LLVM_DOC = Path("/usr/share/doc/llvm-19-doc/html")
+LLVM_HEADINGS = r'(?s)<h[1-4][^>]*>(.*?)</h[1-4]>'
+
+
+def llvm_rows() -> list[dict]:
+    rows = []
+    for path in sorted(LLVM_DOC.rglob("*.html")):
+        if path.name in ("genindex.html", "search.html") or "_" in path.parts[-2][:1]:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if '<div class="body" role="main">' not in raw:
+            continue
+        body = raw.split('<div class="body" role="main">', 1)[1]
+        body = re.split(r'<div class="(?:related|footer)"', body)[0]
+        page = re.search(LLVM_HEADINGS, body)
+        if page is None:
+            continue
+        name = html_line(re.sub(r'(?s)<a class="headerlink".*?</a>', "", page.group(1)))
+        doc = "llvm/" + path.relative_to(LLVM_DOC).with_suffix("").as_posix()
+        for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
+            heading = heading.rstrip("¶").strip()
+            page = name if name.startswith("LLVM") else f"LLVM {name}"
+            title = page + (f": {heading}" if heading and heading != name else "")
+            rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1711,7 +1795,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "prolog": prolog_rows, "erlang": erlang_rows,
             "racket": racket_rows, "gtkdoc": gtkdoc_rows, "ocaml": ocaml_rows,
             "haskell": haskell_rows, "tcl": tcl_rows, "sdl": sdl_rows,
-            "cppreference": cppreference_rows, "ada": ada_rows}
+            "cppreference": cppreference_rows, "ada": ada_rows, "qt": qt_rows,
+            "llvm": llvm_rows}
 
 
 def build(name: str) -> Path:
