@@ -2,7 +2,7 @@
 
 In a clause (``quantities``, ``times``, ``places``): each yields ``((answer start, answer end),
 question phrase, kind)``, the phrase being what replaces the answer ("how many days", "when").
-In a whole chunk (``acronyms``, ``tables``, ``key_values``): each returns finished questions as
+In a whole chunk (``acronyms``, ``tables``): each returns finished questions as
 ``(question, answer start, answer end, kind)``. Offsets are into the chunk text.
 """
 
@@ -177,45 +177,3 @@ YES_NO = frozenset("yes no y n true false x \u2713 \u2714 \u2717 -".split())
 def _is_name(cell: str) -> bool:
     first = cell.split()[0] if cell.split() else ""
     return any(c.isupper() for c in first[1:]) or any(c.isdigit() for c in first)
-
-
-KEY_STOPWORDS = frozenset("note notes warning caution important tip example examples see usage "
-                          "for the a an this that these to of in on at by with from and or if "
-                          "when".split())
-# Docstring section labels ("Args:", "Raises:"): the lines under them name parameters and
-# exceptions of the function, not terms of the passage.
-SECTION_LABELS = re.compile(
-    r"(?im)^[ \t]*(?:args|arguments|parameters|params|keyword args|returns?|yields?|raises|"
-    r"attributes|examples?|notes?)[ \t]*:[ \t]*$"
-)
-
-
-def key_values(text: str) -> list[Question]:
-    """"What is the <key>?" for each ``key: value`` line: a key of 1-3 words starting a line of
-    its own (not the wrapped end of a sentence: the line before ends a sentence or is another
-    ``key: value`` line), not a label such as "Note"."""
-    out = []
-    for match in re.finditer(r"(?m)^[ \t]*([A-Za-z][\w /-]{1,40}):[ \t]+(\S[^\n]{0,200})$", text):
-        key = match.group(1).strip().lower()
-        words = key.split()
-        before = text[:match.start()].rstrip(" \t")
-        previous = before.rsplit("\n", 1)[-1].strip() if before.endswith("\n") else ""
-        if previous and not previous.endswith((".", ":", "!", "?")) and not re.match(
-            r"^[A-Za-z][\w /-]{1,40}:\s", previous
-        ):
-            continue
-        if len(words) > 3 or words[0] in KEY_STOPWORDS or words[-1] in KEY_STOPWORDS:
-            continue
-        if re.fullmatch(r"[\dA-Fa-fx.:/+-]+", match.group(2).strip()):
-            continue  # a number or hex dump: example output, not documentation
-        if re.search(r"[_./]|[a-z][A-Z]", match.group(1)) or SECTION_LABELS.search(text) or \
-                re.match(r"(?i)(if|when|unless)\b", match.group(2)):
-            continue  # a code name with its description, a docstring section, a sentence
-        if re.search(rf"\([^)]*\b{re.escape(match.group(1).strip())}\b[^)]*\)",
-                     text[:match.start()]):
-            continue  # a parameter of the signature above: not a term of its own
-        if not re.fullmatch(r"[A-Z][A-Z0-9_]+|[A-Z]{2,}[\w-]*", match.group(1).strip()) or \
-                len(match.group(2).split()) < 3:
-            continue  # only a named key (PINENTRY_USER_DATA) with a value worth asking for
-        out.append((f"What is {match.group(1).strip()}?", match.start(2), match.end(2), "what"))
-    return out

@@ -37,11 +37,11 @@ _OPTION_OF = re.compile(r"^What does the (?P<name>\S+) (?P<noun>option|flag|swit
                         r"(?: of (?P<owner>[\w.:+-]+))? do\?$")
 CLASS_NOUNS = ("property|option|method|function|flag|field|parameter|argument|variable|setting|"
                "directive|attribute|event|macro|key")
-_NOUN_VERB = re.compile(rf"^What (?:does|do) the (?P<name>\S+) (?P<noun>{CLASS_NOUNS}) "
-                        r"(?:\w+)\?$")
+_NOUN_VERB = re.compile(rf"^What (?:does|do) the (?P<name>\S+) (?P<noun>{CLASS_NOUNS})"
+                        r"(?: of (?P<owner>[\w.:]+))? (?:\w+)\?$")
 _DOES_DO = re.compile(r"^What does (?P<name>\S+) do(?: in (?P<owner>[\w.:+-]+))?\?$")
-_RETURNS = re.compile(r"^What does (?P<name>\S+?)(?:\(\))? return(?P<on> on (?:error|success|"
-                      r"failure))?\?$")
+_RETURNS = re.compile(r"^What does (?:(?P<owner>[\w.:]+)'s )?(?P<name>\S+?)(?:\(\))? return"
+                      r"(?P<on> on (?:error|success|failure))?\?$")
 _ERROR = re.compile(r"^What does the error (?P<name>\S+) mean\?$")
 _FAILS = re.compile(r"^When does (?P<owner>\S+?)(?:\(\))? fail with (?P<name>\S+)\?$")
 _STANDS = re.compile(r"^What does (?P<name>[A-Z][A-Z0-9]{1,7}) stand for\?$")
@@ -68,10 +68,12 @@ def keyword_for(question: str) -> str | None:
         return " ".join(filter(None, (owner, m.group("name"), m.group("noun"))))
     m = _NOUN_VERB.match(q)
     if m and _code_like(m.group("name")) and not m.group("name").startswith("-"):
-        return f"{m.group('name').rstrip('()')} {m.group('noun')}"
+        return " ".join(filter(None, (m.group("owner"), m.group("name").rstrip("()"),
+                                      m.group("noun"))))
     m = _RETURNS.match(q)
     if m and _code_like(m.group("name")):
-        return f"{m.group('name').rstrip('()')} return value{m.group('on') or ''}"
+        name = " ".join(filter(None, (m.group("owner"), m.group("name").rstrip("()"))))
+        return f"{name} return value{m.group('on') or ''}"
     m = _ERROR.match(q) or _FAILS.match(q)
     if m and re.fullmatch(r"E[A-Z0-9]{2,}", m.group("name")):
         owner = m.groupdict().get("owner")

@@ -37,8 +37,10 @@ PARAMETER_WORDS = 5
 PARAMETER_NAME = 3  # characters: "a", "c", "e1" name no parameter a person asks about
 
 
-def owner_of(title: str | None) -> str | None:
-    """The member a passage title documents, as a call (see the module docstring)."""
+def owner_of(title: str | None, text: str = "") -> str | None:
+    """The member a passage title documents, as a call (see the module docstring); a name
+    with an underscore is a function only where the title or the passage ``text`` writes it as
+    a call ("QMAKE_CXXFLAGS", "Q_GADGET", "G_VSCALE" are a variable, a macro, an opcode)."""
     title = (title or "").strip()
     head, _, tail = title_parts(title)
     member = MEMBER.match(tail.strip())
@@ -47,15 +49,20 @@ def owner_of(title: str | None) -> str | None:
             return f"the {head.strip()}() constructor"
         return f"{head.strip()}.{member.group('name')}()"
     function = C_FUNCTION.match(tail.strip())
-    if function and " " in head.strip():  # "GIO GFile: g_file_get_uri", "SDL2 SDL_mouse.h: ..."
+    # "GIO GFile: g_file_get_uri", "SDL2 SDL_mouse.h: SDL_GetMouseState()"
+    if function and " " in head.strip() and _called(function.group("name"), tail + text):
         return f"{function.group('name')}()"
     topic = topic_of(title)  # a manual page of a function ("strtol(3)"), not of a command
     return topic.phrase if topic is not None and topic.kind == "function" else None
 
 
+def _called(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", text) is not None
+
+
 def from_labelled_lists(text: str, title: str | None) -> list[Draft]:
     """Drafts from the labelled lists of ``text`` (passage offsets as answers)."""
-    owner = owner_of(title)
+    owner = owner_of(title, text)
     if owner is None:
         return []
     subject = Subject(owner, owner.removeprefix("the ").split("(")[0], "function")

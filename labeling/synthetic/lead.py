@@ -32,10 +32,11 @@ DOCUMENT_FILE = re.compile(r"(?i)^(?:readme|copying|licen[cs]e|news|changes|chan
 KEY_OR_CODE = re.compile(r"^(?=.*[\d_])[A-Za-z][\w.-]*$")
 
 
-def entry_question(title: str | None) -> tuple[str, Subject] | None:
-    """The question a title's one thing gets, and that thing (see the module docstring)."""
+def entry_question(title: str | None, text: str = "") -> tuple[str, Subject] | None:
+    """The question a title's one thing gets, and that thing (see the module docstring);
+    ``text``, the passage's, says whether a name is written as a call."""
     title = (title or "").strip()
-    owner = owner_of(title)
+    owner = owner_of(title, text)
     if owner is not None:
         return f"What does {owner} do?", Subject(owner, owner.removeprefix("the "), "function")
     head, colon, tail = (part.strip() for part in title_parts(title))
@@ -63,7 +64,7 @@ def _purpose(words: list[str]) -> bool:
 
 def lead_draft(passage: Passage) -> Draft | None:
     """The lead question of ``passage``, or None (see the module docstring)."""
-    entry = entry_question(passage.title)
+    entry = entry_question(passage.title, passage.text)
     if entry is None or not passage.blocks or passage.blocks[0].kind != "prose" \
             or not passage.prose or not passage.prose[0].sentences:
         return None

@@ -55,6 +55,11 @@ from labeling.synthetic.lines import (
 )
 from labeling.synthetic.text import sentence_bounds
 
+# A line of an example that calls or defines a function, not a signature that heads its entry:
+# a call as a statement, with no type before it ("button.show();", "qSwap(this->first,
+# other.first);", "QCOMPARE(a, b);"), or a definition opening its body ("int func(int x) {").
+CODE_STATEMENT = re.compile(r"^[A-Za-z_][\w.:>-]*\(.*\)\s*;$|^.*\)\s*(?:const\s*)?\{$")
+
 
 @dataclass
 class Block:
@@ -236,7 +241,8 @@ def _line_kind(line: Line, blocks: list[Block], base: int, *, continuing: bool) 
         return "term"
     if KEY_TERM.match(text) or (ERRNO.match(text.split()[0]) and len(text.split()) <= 3):
         return "term"
-    if SIGNATURE.match(text) and "(" in text and not is_sentence_like(text.split("(")[0] + " x"):
+    if SIGNATURE.match(text) and "(" in text and not is_sentence_like(
+            text.split("(")[0] + " x") and not CODE_STATEMENT.match(text):
         return "signature"
     if is_code_line(text):
         return "code"

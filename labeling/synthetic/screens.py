@@ -114,8 +114,12 @@ LABEL_BEFORE_NAME = re.compile(r"^What (?:does|do|is|are) (?!(?:the|a|an|each|ev
                                r"[a-z]+ (?:[a-z]+[A-Z]\w*|[a-z]+_\w+)\b")
 # From round 41 (the Ada Reference Manual): a paragraph's number read into the subject ("What is
 # 2/3 a categorization pragma?", "What does 92 To_String return?", "15/2 CPU_Time_Unit").
+# From round 42 (Qt's reference): a table row's value read into the subject after the name
+# ("What does QStandardPaths::PicturesLocation 6 return?" of "QStandardPaths::PicturesLocation 6
+# Returns the directory ...").
 NUMBER_LABEL = re.compile(r"^\d+(?:\.\d+)*/\d+ |^What (?:is|are|does|do|shall|must|can|will) "
-                          r"\d+(?:\.\d+)*(?:/\d+)? (?!(?:mean|stand)\b)[A-Za-z]")
+                          r"(?:\d+(?:\.\d+)*(?:/\d+)? (?!(?:mean|stand)\b)[A-Za-z]|"
+                          r"\S*(?:::|_|\.)\S* (?:0x[\dA-Fa-f]+|\d+) [a-z])")
 # From round 19 (the Rust Reference): a generic head defined ("What is a common example?", "a
 # special case", "a square element": 0 of 6 over all rounds), an adverb copied between the
 # copula and its subject ("What is here the capture path?", 0 of 2), and a bracket left open by

@@ -155,12 +155,22 @@ def own_parameter(question: str, title: str | None) -> str:
     return UNOWNED_ARGUMENT.sub(rf"the \1 \2 of {function}", question, count=1)
 
 
+# A page title that declares what it documents, as QDoc and Doxygen title a class's page ("Qt
+# QColor Class", "QTest Namespace", "std::vector Class Template Reference"): the name before it.
+DECLARED = re.compile(r"(?:^|\s)([A-Za-z_][\w:]*) (?:Class|Struct|Namespace|Interface)"
+                      r"(?: Template)?(?: Reference)?$")
+
+
 def qualify(question: str, topic: Subject | None) -> str:
     """``question`` with the owner of an unowned member named (see the module docstring):
-    only on a page whose topic is a class (``ProcessBuilder``) or a name written as code, and
-    only when the question does not name the topic already."""
+    only on a page whose topic is a class (``ProcessBuilder``, or the one a title declares:
+    "Qt QColor Class") or a name written as code, and only when the question does not name the
+    topic already."""
     if topic is None or topic.name.lower() in question.lower():
         return question
+    declared = DECLARED.search(topic.name)
+    if declared:
+        return _own_call(question, declared.group(1))
     name = topic.name
     if CLASS_NAME.match(name):
         owned = NOUN_CALL.sub(rf"the \1 \2 of {name}", question, count=1)
@@ -169,6 +179,23 @@ def qualify(question: str, topic: Subject | None) -> str:
     if CLASS_NAME.match(name) or is_code_name(name):
         question = UNOWNED_ARGUMENT.sub(rf"the \1 \2 of {name}", question, count=1)
     return question
+
+
+# A call the question asks about, right after its verb ("What does the toFillPolygon() return?"),
+# not one a phrase qualifies ("an object's state() property", "the static trueMatrix() function").
+SUBJECT_CALL = re.compile(r"^(What (?:does|do|is|are)) (?:the )?([a-z_]\w*\(\))"
+                          r"(?! (?:function|method|accessor|property|member|signal|slot|call|"
+                          r"argument|parameter|value)s?\b)")
+
+
+def _own_call(question: str, name: str) -> str:
+    """``question`` with its unowned member given to the class ``name`` a page title declares:
+    "the name() function" -> "the name() function of QColor", "What does toUtf8() return?" ->
+    "What does QString's toUtf8() return?" (a call the question's words qualify is left)."""
+    if re.search(rf"(?<![\w:]){re.escape(name)}(?![\w:])", question):
+        return question
+    owned = NOUN_CALL.sub(rf"the \1 \2 of {name}", question, count=1)
+    return owned if owned != question else SUBJECT_CALL.sub(rf"\1 {name}'s \2", question)
 
 
 # A module or package as titles write it: "bufio", "encoding/hex", "tornado.web", "shutil".
