@@ -329,6 +329,21 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   words and at least 25, titled ``LLVM llc - LLVM static compiler: OPTIONS``: a compiler
   project's guides, language reference and tool manuals, a kind no round drew.
 
+- ``django`` (held out, issue 32's thirty-eighth pass, graded blind by another grader): Django
+  3.2's documentation as Debian's ``python-django-doc`` ships it (installed for it:
+  ``/usr/share/doc/python-django-doc/html``, Sphinx's HTML): the main text of each page of the
+  topic guides, how-tos, reference, FAQ and internals (release notes, module sources and indexes
+  left out) cut at its headings, passages of about 150 words and at least 25, titled ``Django
+  QuerySet API reference: filter()``: a web framework's guides and reference, a kind no round
+  drew.
+
+- ``octave`` (held out, issue 32's thirty-ninth pass, graded blind by another grader): GNU
+  Octave's manual as Debian's ``octave-doc`` ships it in HTML (installed for it:
+  ``/usr/share/doc/octave/octave.html/*.html``, makeinfo's HTML; the index pages left out): each
+  page cut at its headings and at each function's definition (its call forms a line each, then its
+  description), passages of about 150 words and at least 25, titled ``Octave 17.4 Sums and
+  Products: cumsum``: a numerical language's manual and function reference, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -338,7 +353,7 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   ruby, rhelp, gnuplot, prolog,
                                                   erlang, racket, gtkdoc, ocaml,
                                                   haskell, tcl, sdl, cppreference,
-                                                  ada, qt, llvm)
+                                                  ada, qt, llvm, django, octave)
 """
 
 from __future__ import annotations
@@ -1781,6 +1796,59 @@ def llvm_rows() -> list[dict]:
             rows += section_rows(doc, n, title, html_blocks(fragment))
     return rows
 
+
+DJANGO_DOC = Path("/usr/share/doc/python-django-doc/html")
+DJANGO_PARTS = ("faq", "howto", "internals", "intro", "misc", "ref", "topics")
+
+
+def django_rows() -> list[dict]:
+    rows = []
+    for part in DJANGO_PARTS:
+        for path in sorted((DJANGO_DOC / part).rglob("*.html")):
+            raw = path.read_text(encoding="utf-8", errors="replace")
+            body = re.split(r'<div class="yui-g" id="[^"]*">', raw, maxsplit=1)
+            if len(body) < 2:
+                continue
+            body = body[1].split('<div class="yui-b" id="sidebar">')[0]
+            page = re.search(LLVM_HEADINGS, body)
+            if page is None:
+                continue
+            name = html_line(re.sub(r'(?s)<a class="headerlink".*?</a>', "", page.group(1)))
+            doc = "django/" + path.relative_to(DJANGO_DOC).with_suffix("").as_posix()
+            for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
+                heading = heading.rstrip("¶").strip()
+                title = f"Django {name}" + (f": {heading}" if heading and heading != name else "")
+                rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
+
+OCTAVE_DOC = Path("/usr/share/doc/octave/octave.html")
+# A heading, or a function's definition list, whose first call form names it.
+OCTAVE_PARTS = (r'(?s)<h[2-4][^>]*>(.*?)</h[2-4]>|<dl class="def">\s*<dt[^>]*>.*?<strong[^>]*>'
+                r'(.*?)</strong>')
+
+
+def octave_rows() -> list[dict]:
+    rows = []
+    for path in sorted(OCTAVE_DOC.glob("*.html")):
+        if "Index" in path.stem or path.stem == "index":
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = raw.split("<hr>", 1)[-1].rsplit('<div class="header">', 1)[0]
+        body = re.sub(r'(?s)<span class="category">.*?</span>|<a [^>]*copiable-anchor.*?</a>', "",
+                      body)
+        marks = list(re.finditer(OCTAVE_PARTS, body))
+        page = next((html_line(m.group(1)) for m in marks if m.group(1)), path.stem)
+        doc = f"octave/{path.stem}"
+        for n, (here, after) in enumerate(zip(marks, [*marks[1:], None], strict=False)):
+            # a definition keeps its call forms: the text from its list's start
+            start = here.end() if here.group(1) else here.start()
+            fragment = body[start:after.start() if after else None]
+            heading = html_line(here.group(1) or here.group(2))
+            title = f"Octave {page}" + (f": {heading}" if heading != page else "")
+            rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1796,7 +1864,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "racket": racket_rows, "gtkdoc": gtkdoc_rows, "ocaml": ocaml_rows,
             "haskell": haskell_rows, "tcl": tcl_rows, "sdl": sdl_rows,
             "cppreference": cppreference_rows, "ada": ada_rows, "qt": qt_rows,
-            "llvm": llvm_rows}
+            "llvm": llvm_rows, "django": django_rows, "octave": octave_rows}
 
 
 def build(name: str) -> Path:
