@@ -169,11 +169,17 @@ def from_name_line(passage: Passage, topic: Subject | None) -> list[Draft]:
 def _owner(focus: Subject, topic: Subject | None) -> list[str]:
     """"in <topic>" after a question on a term or key of the topic, unless the focus names the
     topic already; a topic that ends with the focus's name ("PostgreSQL VACUUM" on the term
-    VACUUM) gives what comes before it ("in PostgreSQL"), not the term twice."""
+    VACUUM) gives what comes before it ("in PostgreSQL"), not the term twice, and a title in
+    words of more than three gives its first, the product ("What is CONTENT_LENGTH in Django?",
+    not "... in Django Request and response objects?", which reads as pasted: 0 of 5 accepted)."""
     if topic is None or topic.name.lower() in focus.phrase.lower():
         return []
     if topic.name.lower().endswith(" " + focus.name.lower()):
         return ["in", topic.name[:-len(focus.name)].strip()]
+    words = topic.name.split()
+    if len(words) > 3 and words[0][:1].isupper() and any(w.isalpha() and w.islower()
+                                                         for w in words[1:]):
+        return ["in", words[0]]  # a page's title in words ("Django Request and response ...")
     return ["in", topic.name]
 
 

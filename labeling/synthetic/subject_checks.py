@@ -226,7 +226,9 @@ def title_member(title: str | None) -> tuple[str, str] | None:
     if len(parts) > 1 and all(parts):
         return parts[-1], name
     if owner and re.fullmatch(r"\w+", name) and (name[:1].isupper() or is_code_name(name)) \
-            and MODULE_PATH.match(owner.split()[-1]):  # a name, not a word ("package")
+            and MODULE_PATH.match(owner.split()[-1]) and len(owner.split()) <= 3:
+        # a name, not a word ("package"), under a module, not a page's title in words ("Django
+        # PostgreSQL specific aggregation functions: JSONBAgg")
         return name, f"{name} in {owner}"
     return None
 
