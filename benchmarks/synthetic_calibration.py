@@ -104,7 +104,7 @@ GRADED = {
     "round34/heldout": "racket", "round35/heldout": "gtkdoc", "round36/heldout": "ocaml",
     "round37/heldout": "haskell", "round38/heldout": "tcl", "round39/heldout": "sdl",
     "round40/heldout": "cppreference", "round41/heldout": "ada", "round42/heldout": "qt",
-    "round43/heldout": "llvm",
+    "round43/heldout": "llvm", "round44/heldout": "django", "round45/heldout": "octave",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
@@ -115,7 +115,8 @@ CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme",
            "round29/heldout", "round30/heldout", "round31/heldout",
            "round32/heldout", "round33/heldout", "round34/heldout", "round35/heldout",
            "round36/heldout", "round37/heldout", "round38/heldout", "round39/heldout",
-           "round40/heldout", "round41/heldout", "round42/heldout", "round43/heldout")
+           "round40/heldout", "round41/heldout", "round42/heldout", "round43/heldout",
+           "round44/heldout", "round45/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).
