@@ -344,6 +344,22 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   description), passages of about 150 words and at least 25, titled ``Octave 17.4 Sums and
   Products: cumsum``: a numerical language's manual and function reference, a kind no round drew.
 
+- ``gimp`` (held out, issue 32's fortieth pass, graded blind by another grader): the GIMP 2.10
+  user manual as Debian's ``gimp-help-en`` ships it (installed for it:
+  ``/usr/share/gimp/2.0/help/en/*.html``, DocBook's HTML): each page's text between its
+  navigation bars cut at its headings, passages of about 150 words and at least 25, titled ``GIMP
+  3.10. Airbrush: 3.10.3. Options``: an end-user application's help (tools, menus, dialogs), a
+  kind no round drew.
+
+- ``lilypond`` (held out, issue 32's forty-first pass, graded blind by another grader): LilyPond
+  2.24's Notation Reference and Usage manual as Debian's ``lilypond-doc-html`` ships them
+  (installed for it: ``/usr/share/doc/lilypond/html/Documentation/{notation,usage}/*.html``,
+  makeinfo's HTML in LilyPond's theme; the English pages only, the
+  indexes left out): each page's text between its
+  navigation tables cut at its headings, passages of about 150 words and at least 25, titled
+  ``LilyPond Notation Reference: 2.8 Contemporary music``: a music typesetting language's manual,
+  a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -353,7 +369,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   ruby, rhelp, gnuplot, prolog,
                                                   erlang, racket, gtkdoc, ocaml,
                                                   haskell, tcl, sdl, cppreference,
-                                                  ada, qt, llvm, django, octave)
+                                                  ada, qt, llvm, django, octave,
+                                                  gimp, lilypond)
 """
 
 from __future__ import annotations
@@ -1849,6 +1866,47 @@ def octave_rows() -> list[dict]:
             rows += section_rows(doc, n, title, html_blocks(fragment))
     return rows
 
+
+GIMP_HELP = Path("/usr/share/gimp/2.0/help/en")
+
+
+def gimp_rows() -> list[dict]:
+    rows = []
+    for path in sorted(GIMP_HELP.glob("*.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        page = re.search(r"(?s)<title>(.*?)</title>", raw)
+        if page is None or '<div class="navheader">' not in raw:
+            continue
+        body = raw.split('<div class="navheader">', 1)[1].split('<div class="navfooter">')[0]
+        body = body.split("</div>", 1)[-1]  # after the top navigation bar
+        name = html_line(page.group(1))
+        for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
+            title = f"GIMP {name}" + (f": {heading}" if heading and heading != name else "")
+            rows += section_rows(f"gimp/{path.stem}", n, title, html_blocks(fragment))
+    return rows
+
+
+LILYPOND_DOC = Path("/usr/share/doc/lilypond/html/Documentation")
+LILYPOND_MANUALS = {"notation": "Notation Reference", "usage": "Usage"}
+
+
+def lilypond_rows() -> list[dict]:
+    rows = []
+    for folder, manual in LILYPOND_MANUALS.items():
+        for path in sorted((LILYPOND_DOC / folder).glob("*.html")):
+            if re.search(r"\.[a-z]{2}(?:_[a-z]{2})?\.html$", path.name) or "index" in path.stem:
+                continue  # a translation, the table of contents or the index
+            raw = path.read_text(encoding="utf-8", errors="replace")
+            parts = raw.split('<table class="nav_table">')
+            if len(parts) < 3:
+                continue
+            body = parts[1].split("</table>", 1)[-1]
+            doc = f"lilypond/{folder}/{path.stem}"
+            for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
+                title = f"LilyPond {manual}" + (f": {heading}" if heading else "")
+                rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -1864,7 +1922,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "racket": racket_rows, "gtkdoc": gtkdoc_rows, "ocaml": ocaml_rows,
             "haskell": haskell_rows, "tcl": tcl_rows, "sdl": sdl_rows,
             "cppreference": cppreference_rows, "ada": ada_rows, "qt": qt_rows,
-            "llvm": llvm_rows, "django": django_rows, "octave": octave_rows}
+            "llvm": llvm_rows, "django": django_rows, "octave": octave_rows,
+            "gimp": gimp_rows, "lilypond": lilypond_rows}
 
 
 def build(name: str) -> Path:
