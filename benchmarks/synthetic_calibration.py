@@ -319,14 +319,14 @@ def with_level(weights: dict[str, float], shift: float) -> dict[str, float]:
 
 
 def _first_contact(drawn: list[dict], rows: list[dict]
-                   ) -> tuple[list[str], int, int, float, tuple[np.ndarray, np.ndarray]]:
+                   ) -> tuple[list[str], int, int, float, list[tuple[np.ndarray, np.ndarray]]]:
     """Each held-out sample from round ``FORWARD_FROM`` on, every question as generated and
     graded, predicted by the fit on the rounds before it (still asked), as it is and with the
     level the earlier held-out samples put on it (``level_shift``). Returns the table, how many
     samples had a half ``calibration.KIND_ERROR`` points or more off with the level, how many
     samples, their offsets' spread beyond sampling (sqrt(mean(d^2) - mean(v)), ``d`` a sample's
-    offset from its prediction with the level, ``v`` its variance 1 / sum p(1 - p)), and every
-    (prediction with the level, outcome)."""
+    offset from its prediction with the level, ``v`` its variance 1 / sum p(1 - p)), and each
+    sample's (predictions with the level, outcomes)."""
     lines = ["", "## First contact: each held-out sample as generated, predicted by the fit "
              "before it", "", f"Every graded question of the held-out samples from round "
              f"{FORWARD_FROM} on, as the generator of the day wrote it (what a team's own "
@@ -337,7 +337,7 @@ def _first_contact(drawn: list[dict], rows: list[dict]
              "| sample | questions | offset | as fitted | with the first-contact level |",
              "|---|---|---|---|---|"]
     errors: dict[str, list[float]] = {"as fitted": [], "with the level": []}
-    off, samples, offsets, variances, pooled = 0, 0, [], [], ([], [])
+    off, samples, offsets, variances, predicted = 0, 0, [], [], []
     held = [f for f in CURRENT if f.endswith("heldout") and _round(f) >= FORWARD_FROM]
     for folder in held:
         test = [r for r in drawn if r["folder"] == folder]
@@ -358,15 +358,39 @@ def _first_contact(drawn: list[dict], rows: list[dict]
         d = calibration.kind_shift(q, y, prior_sd=float("inf"))
         offsets.append(d)
         variances.append(1 / float(np.sum(_shift(q, d) * (1 - _shift(q, d)))))
-        pooled[0].append(q)
-        pooled[1].append(y)
+        predicted.append((q, y))
         lines.append(f"| {folder} ({GRADED[folder]}) | {len(test)} | {shift:+.2f} | "
                      + " | ".join(cells) + " |")
     lines.append("| halves within 10 points (mean error, points) | | | " + " | ".join(
         f"{sum(e <= WITHIN for e in errs)} of {len(errs)} ({np.mean(errs) * 100:.1f})"
         for errs in errors.values()) + " |")
     spread = round(float(np.sqrt(max(np.mean(np.square(offsets)) - np.mean(variances), 0.0))), 2)
-    return lines, off, samples, spread, (np.concatenate(pooled[0]), np.concatenate(pooled[1]))
+    return lines, off, samples, spread, predicted
+
+
+def _within_reach(predicted: list[tuple[np.ndarray, np.ndarray]], sd: float) -> list[str]:
+    """How often a fresh kind's two halves land within 10 points of a score that is right on
+    average over kinds: for each first-contact sample, ``REPEATS`` seeded draws of its outcomes
+    from its own predictions (sampling alone), then from its predictions moved by a kind offset
+    drawn from N(0, sd^2) on the logit scale (the kinds' spread); against the samples observed."""
+    rng = np.random.default_rng(SEED)
+    alone, spread = [], []
+    for q, _ in predicted:
+        for _ in range(REPEATS):
+            alone.append(all(_within(q, (rng.random(len(q)) < q).astype(float))))
+            moved = _shift(q, rng.normal(0.0, sd))
+            spread.append(all(_within(q, (rng.random(len(q)) < moved).astype(float))))
+    observed = sum(all(_within(q, y)) for q, y in predicted)
+    return ["", "## Within reach: both halves within 10 points on a new kind", "",
+            f"Each of the {len(predicted)} first-contact samples' predictions (with the level), "
+            f"its outcomes drawn {REPEATS} times (seed {SEED}) from those predictions as they "
+            f"are, then moved by a kind's offset drawn from N(0, {sd:.2f}^2) on the logit scale: "
+            "how often both halves of a sample land within 10 points of the predictions.", "",
+            "| outcomes drawn from | both halves within 10 points |", "|---|---|",
+            f"| the predictions (sampling alone) | {np.mean(alone):.0%} |",
+            f"| the predictions moved by a kind's offset (the kinds' spread) | "
+            f"{np.mean(spread):.0%} |",
+            f"| observed (the samples as graded) | {observed} of {len(predicted)} |"]
 
 
 def _held_out(weights: dict[str, float]) -> list[str]:
@@ -415,8 +439,10 @@ def report() -> tuple[list[str], dict[str, float], dict[str, float]]:
     table, by_kind = _left_out(rows)
     lines += table
     lines += _time_forward(drawn, rows)
-    contact, off, samples, sd, (contact_p, contact_y) = _first_contact(drawn, rows)
+    contact, off, samples, sd, predicted = _first_contact(drawn, rows)
     lines += contact
+    lines += _within_reach(predicted, sd)
+    contact_p, contact_y = (np.concatenate(part) for part in zip(*predicted, strict=True))
     lines += ["", "## Corrected by a team's first decisions (a seeded simulation)", "",
               f"The left-out score corrected by `calibration.kind_shift` (prior spread "
               f"{sd:.2f} on the logit scale: the first-contact samples' offsets from their "
