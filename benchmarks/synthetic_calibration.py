@@ -4,15 +4,16 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
-help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 41, the AWS
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 47, the AWS
 CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the
 Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
 docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics, the Apache
 HTTP Server's module reference, SQLite's C interface reference, Go's doc comments, Ruby's ri
 reference, R's help pages, gnuplot's help, SWI-Prolog's reference, the Erlang/OTP module
-reference, the Racket Reference, the gtk-doc references, the OCaml standard library's
-reference, GHC's Haddock reference, Tcl's command reference, SDL2's Doxygen reference,
-cppreference's C++ reference and the Ada 2012 Reference Manual, development data since),
+reference, the Racket Reference, the gtk-doc references, the OCaml standard library's reference,
+GHC's Haddock reference, Tcl's command reference, SDL2's Doxygen reference, cppreference's C++
+reference, the Ada 2012 Reference Manual, Qt 5's class reference, LLVM's, Django's and GNU
+Octave's documentation, the GIMP user manual and LilyPond's manuals, development data since),
 those of their questions today's generator still asks (below). The earlier generator's samples
 (rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
 against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
@@ -41,6 +42,9 @@ Checks, written to ``benchmarks/results/synthetic_reliability.md``:
 - first contact: each held-out sample from round ``FORWARD_FROM`` on, every question as it was
   generated and graded (what a team's own documentation meets), predicted by the fit before it
   as it is and with the level (below) that the held-out samples before it put on that fit;
+- within reach: how often both halves of a first-contact sample land within 10 points, its
+  outcomes drawn from its own predictions (sampling alone) and from them moved by a kind's offset
+  of the kinds' spread (``KIND_SHIFT_SD``), against the samples as graded;
 - the held-out samples, predicted by the final model (graded after it was fitted);
 - the reliability curves: predicted vs observed accept rate by decile of the first-contact
   predictions, of the left-out predictions (every question predicted by a model that never saw
@@ -105,6 +109,7 @@ GRADED = {
     "round37/heldout": "haskell", "round38/heldout": "tcl", "round39/heldout": "sdl",
     "round40/heldout": "cppreference", "round41/heldout": "ada", "round42/heldout": "qt",
     "round43/heldout": "llvm", "round44/heldout": "django", "round45/heldout": "octave",
+    "round46/heldout": "gimp", "round47/heldout": "lilypond",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
@@ -116,7 +121,7 @@ CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme",
            "round32/heldout", "round33/heldout", "round34/heldout", "round35/heldout",
            "round36/heldout", "round37/heldout", "round38/heldout", "round39/heldout",
            "round40/heldout", "round41/heldout", "round42/heldout", "round43/heldout",
-           "round44/heldout", "round45/heldout")
+           "round44/heldout", "round45/heldout", "round46/heldout", "round47/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).
