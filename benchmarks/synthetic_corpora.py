@@ -360,6 +360,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   ``LilyPond Notation Reference: 2.8 Contemporary music``: a music typesetting language's manual,
   a kind no round drew.
 
+- ``sbcl`` (held out, issue 32's forty-second pass, graded blind by another grader): the SBCL
+  (Steel Bank Common Lisp) user manual as Debian's ``sbcl-doc`` ships it (installed for it:
+  ``/usr/share/doc/sbcl/sbcl.html``, makeinfo's HTML on one page; its navigation bars and indexes
+  left out): cut at its headings and at each function's definition, passages of about 150 words
+  and at least 25, titled ``SBCL 3.1 Starting and Stopping: exit``: a Lisp implementation's
+  manual, a kind no round drew.
+
+- ``postgis`` (held out, issue 32's forty-third pass, graded blind by another grader): the
+  PostGIS 3.3 manual as Debian's ``postgis-doc`` ships it (installed for it:
+  ``/usr/share/doc/postgis-doc/postgis.html``, DocBook's HTML on one page): its chapters cut at
+  their headings, then each reference entry cut at its headings (examples and see-also lists left
+  out), passages of about 150 words and at least 25, titled ``PostGIS ST_Area: Description``: a
+  spatial database extension's manual and function reference, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -370,7 +384,7 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   erlang, racket, gtkdoc, ocaml,
                                                   haskell, tcl, sdl, cppreference,
                                                   ada, qt, llvm, django, octave,
-                                                  gimp, lilypond)
+                                                  gimp, lilypond, sbcl, postgis)
 """
 
 from __future__ import annotations
@@ -1845,6 +1859,29 @@ OCTAVE_PARTS = (r'(?s)<h[2-4][^>]*>(.*?)</h[2-4]>|<dl class="def">\s*<dt[^>]*>.*
                 r'(.*?)</strong>')
 
 
+def makeinfo_rows(body: str, doc: str, label: str, page: str, *, one_page: bool = False
+                  ) -> list[dict]:
+    """The passages of makeinfo's HTML ``body``, cut at its headings and at each function's
+    definition (its call forms a line each, then its description), titled ``<label> <page>:
+    <heading or function>``: ``page`` the first heading (``page`` itself when there is none) or,
+    for a whole manual on ``one_page``, the latest heading."""
+    body = re.sub(r'(?s)<span class="category">.*?</span>|<a [^>]*copiable-anchor.*?</a>', "",
+                  body)
+    marks = list(re.finditer(OCTAVE_PARTS, body))
+    page = next((html_line(m.group(1)) for m in marks if m.group(1)), page)
+    rows = []
+    for n, (here, after) in enumerate(zip(marks, [*marks[1:], None], strict=False)):
+        if here.group(1):
+            page = html_line(here.group(1)) if one_page else page
+        # a definition keeps its call forms: the text from its list's start
+        start = here.end() if here.group(1) else here.start()
+        fragment = body[start:after.start() if after else None]
+        heading = html_line(here.group(1) or here.group(2))
+        title = f"{label} {page}" + (f": {heading}" if heading != page else "")
+        rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
+
 def octave_rows() -> list[dict]:
     rows = []
     for path in sorted(OCTAVE_DOC.glob("*.html")):
@@ -1852,17 +1889,50 @@ def octave_rows() -> list[dict]:
             continue
         raw = path.read_text(encoding="utf-8", errors="replace")
         body = raw.split("<hr>", 1)[-1].rsplit('<div class="header">', 1)[0]
-        body = re.sub(r'(?s)<span class="category">.*?</span>|<a [^>]*copiable-anchor.*?</a>', "",
-                      body)
-        marks = list(re.finditer(OCTAVE_PARTS, body))
-        page = next((html_line(m.group(1)) for m in marks if m.group(1)), path.stem)
-        doc = f"octave/{path.stem}"
-        for n, (here, after) in enumerate(zip(marks, [*marks[1:], None], strict=False)):
-            # a definition keeps its call forms: the text from its list's start
-            start = here.end() if here.group(1) else here.start()
-            fragment = body[start:after.start() if after else None]
-            heading = html_line(here.group(1) or here.group(2))
-            title = f"Octave {page}" + (f": {heading}" if heading != page else "")
+        rows += makeinfo_rows(body, f"octave/{path.stem}", "Octave", path.stem)
+    return rows
+
+
+SBCL_MANUAL = Path("/usr/share/doc/sbcl/sbcl.html")
+
+
+def sbcl_rows() -> list[dict]:
+    """The SBCL manual, one HTML page: its navigation bars left out, each chapter, section and
+    function definition a section (a definition titled by the section it is in)."""
+    raw = SBCL_MANUAL.read_text(encoding="utf-8", errors="replace")
+    body = re.sub(r'(?s)<div class="header">.*?</div>', "", raw.split("<hr>", 1)[-1])
+    body = re.split(r'<div class="(?:appendix|unnumbered)" id="(?:Concept|Function|Variable|'
+                    r'Type)-Index"', body)[0]
+    return makeinfo_rows(body, "sbcl/manual", "SBCL", "SBCL User Manual", one_page=True)
+
+
+POSTGIS_MANUAL = Path("/usr/share/doc/postgis-doc/postgis.html")
+POSTGIS_SKIPPED = frozenset({"See Also", "Examples"})
+
+
+def postgis_rows() -> list[dict]:
+    """The PostGIS manual, one DocBook HTML page: its chapters before the reference cut at their
+    headings, then each reference entry ("ST_Area — Returns the area of ...") cut at its headings
+    (its examples and see-also lists left out, and what follows its last entry: the release
+    notes), titled ``PostGIS ST_Area: Description``."""
+    raw = POSTGIS_MANUAL.read_text(encoding="utf-8", errors="replace")
+    chapters, *entries = raw.split('<div class="refentry">')
+    rows = []
+    for n, (heading, fragment) in enumerate(heading_sections(chapters, LLVM_HEADINGS)):
+        rows += section_rows("postgis/manual", n, f"PostGIS: {heading}" if heading else "PostGIS",
+                             html_blocks(fragment))
+    for number, entry in enumerate(entries, 1):
+        # an entry ends where the next chapter or an appendix (the release notes) begins
+        entry = re.split(r'<div class="(?:chapter|appendix)"', entry)[0]
+        name = re.search(r'(?s)<div class="refnamediv">.*?<p>(.*?)</p>', entry)
+        if name is None:
+            continue
+        entry_name = html_line(name.group(1)).split(" \u2014 ")[0].strip()
+        doc = f"postgis/{number:03d}-{entry_name}"
+        for n, (heading, fragment) in enumerate(heading_sections(entry, LLVM_HEADINGS)):
+            if heading.split(":")[0] in POSTGIS_SKIPPED:
+                continue
+            title = f"PostGIS {entry_name}" + (f": {heading}" if heading else "")
             rows += section_rows(doc, n, title, html_blocks(fragment))
     return rows
 
@@ -1923,7 +1993,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "haskell": haskell_rows, "tcl": tcl_rows, "sdl": sdl_rows,
             "cppreference": cppreference_rows, "ada": ada_rows, "qt": qt_rows,
             "llvm": llvm_rows, "django": django_rows, "octave": octave_rows,
-            "gimp": gimp_rows, "lilypond": lilypond_rows}
+            "gimp": gimp_rows, "lilypond": lilypond_rows, "sbcl": sbcl_rows,
+            "postgis": postgis_rows}
 
 
 def build(name: str) -> Path:
