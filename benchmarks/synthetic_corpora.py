@@ -1928,7 +1928,7 @@ def postgis_rows() -> list[dict]:
         if name is None:
             continue
         entry_name = html_line(name.group(1)).split(" \u2014 ")[0].strip()
-        doc = f"postgis/{number:03d}-{entry_name}"
+        doc = f"postgis/{number:03d}-" + re.sub(r"\W+", "_", entry_name).strip("_")
         for n, (heading, fragment) in enumerate(heading_sections(entry, LLVM_HEADINGS)):
             if heading.split(":")[0] in POSTGIS_SKIPPED:
                 continue
