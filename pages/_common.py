@@ -177,8 +177,8 @@ def _keep_page_name(key: str) -> None:
 
 
 def flash(kind: str, message: str, where: str) -> None:
-    """Queue a message (success / warning / error; plain text, ``show_flash`` escapes it) for
-    ``where`` to show on the next render."""
+    """Queue a message (success / info / warning / error; plain text, ``show_flash`` escapes
+    it) for ``where`` to show on the next render."""
     st.session_state.setdefault(FLASH_KEY, {}).setdefault(where, []).append((kind, message))
 
 
@@ -187,7 +187,8 @@ def show_flash(where: str) -> None:
     names, ids, file names and error text, all untrusted): they are escaped here, never as
     they are queued."""
     for kind, message in st.session_state.get(FLASH_KEY, {}).pop(where, []):
-        show = {"success": st.success, "warning": st.warning, "error": st.error}[kind]
+        show = {"success": st.success, "info": st.info, "warning": st.warning,
+                "error": st.error}[kind]
         show(escape_markdown(message))
 
 

@@ -123,6 +123,8 @@ def _finish(result: batches.BatchResult) -> None:
         _common.flash("warning", f"{result.unmatched} replies gave an answer that is not in "
                       "their passage; they are listed under Batches and were not queued.", WHERE)
     _common.flash("success", f"Queued {len(result.ids)} candidates for review.", WHERE)
+    if result.coverage_sentence():
+        _common.flash("info", result.coverage_sentence(), WHERE)
 
 
 def _run_batch(db, bar) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from labeling.commands.cli import main
 from labeling.errors import ScorecardError
+from labeling.files import importers as file_importers
 from labeling.files.demo import DEMO_DATA
 from labeling.judging import queue
 from labeling.synthetic import batches, importers, offline, quality, review, sampling
@@ -124,6 +125,41 @@ def test_the_sampler_draws_only_passages_the_generator_asks_something_of(db):
     assert offline.fact_sentences(abbreviations, "usr_24: Abbreviations") == []
     drawn = sampling.sample_chunks(db, 30, seed=5)
     assert drawn and all(offline.generate(c.id, c.text, title=c.title) for c in drawn)
+
+
+@pytest.mark.parametrize("strategy", ["random", "document"])
+def test_the_sampler_counts_the_passages_it_read_to_find_those_it_drew(db, strategy: str):
+    drawn = sampling.sample_chunks(db, 30, seed=5, strategy=strategy)
+    everything = sampling.sample_chunks(db, 10_000, seed=5, strategy=strategy, every=True)
+    read = everything[:drawn.looked_at]  # the same seeded order, every chunk kept
+    assert len(everything) == everything.looked_at  # nothing passed over
+    if strategy == "random":
+        assert [c.id for c in read if offline.fact_sentences(c.text, c.title)] == \
+            [c.id for c in drawn]
+    passed_over = [c for c in read if not offline.fact_sentences(c.text, c.title)]
+    assert drawn.looked_at == len(drawn) + len(passed_over)
+
+
+def test_a_batch_says_what_share_of_the_passages_read_the_rules_could_ask_about(db, tmp_path):
+    # passages with nothing to ask: the only draft of Vim's "Abbreviations" is screened
+    nothing = ("There is one thing to watch out for when defining an abbreviation: The\n"
+               "resulting string should not be mapped.  For example:\n\n"
+               "\t:abbreviate @a adder\n\t:imap dd disk-door\n")
+    assert offline.fact_sentences(nothing, "usr_24: Abbreviations") == []
+    path = tmp_path / "nothing.jsonl"
+    path.write_text("".join(json.dumps({"id": f"vim-{i}", "title": "usr_24: Abbreviations",
+                                        "text": nothing}) + "\n" for i in range(5)))
+    file_importers.import_chunks(db, path)
+    result = batches.run(db, 10_000, seed=5)
+    read, drawn = result.looked_at, result.drawn
+    assert drawn == len(sampling.sample_chunks(db, 10_000, seed=5)) and read >= drawn
+    assert read == len(sampling.eligible_chunks(db, every=True))  # all read: none left over
+    sentence = result.coverage_sentence()
+    assert read >= drawn + 5
+    assert f"found something to ask in {drawn} of the {read} passages read" in sentence
+    assert batches.BatchResult("b", drawn=4, looked_at=10).coverage_sentence().startswith(
+        "The offline rules found something to ask in 4 of the 10 passages read (40%)")
+    assert batches.BatchResult("b", drawn=4, looked_at=4).coverage_sentence() == ""
 
 
 def test_sampling_skips_short_chunks(db):

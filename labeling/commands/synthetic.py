@@ -116,6 +116,8 @@ def _report(db, result, what: str, k: int) -> int:
         line += (f"; {result.unmatched} replies whose answer is not in the passage were not "
                  "queued (shown on the Review page)")
     print(line)
+    if result.coverage_sentence():
+        print(result.coverage_sentence())
     from labeling.synthetic import settings
 
     shown, hidden = review.review_queue(db, mine)

@@ -47,7 +47,9 @@ GENERATORS = ("offline", "llm")
 @dataclass
 class BatchResult:
     """What a run stored: its batch id, the candidate ids, error messages, the calls made,
-    the replies whose answer was not found and the passages still waiting for a resume."""
+    the replies whose answer was not found and the passages still waiting for a resume; for
+    the offline rules, the passages ``drawn`` and how many the sampler read to find them
+    (``looked_at``: the others have nothing the rules ask about)."""
 
     batch: str
     ids: list[int] = field(default_factory=list)
@@ -55,6 +57,18 @@ class BatchResult:
     calls: int = 0
     unmatched: int = 0
     waiting: int = 0
+    drawn: int = 0
+    looked_at: int = 0
+
+    def coverage_sentence(self) -> str:
+        """What share of the passages read the offline rules could ask about ("" when they
+        could ask about all of them, or a model server generated)."""
+        if self.looked_at <= self.drawn:
+            return ""
+        return (f"The offline rules found something to ask in {self.drawn} of the "
+                f"{self.looked_at} passages read ({self.drawn / self.looked_at:.0%}); they ask "
+                "only where a question names its subject and its answer, so a model server can "
+                "cover the rest.")
 
 
 def plan(db: sqlite_utils.Database, n: int, *, generator: str = "offline", seed: int = 0,
@@ -131,7 +145,9 @@ def run(db: sqlite_utils.Database, n: int, *, generator: str = "offline", seed: 
     batch = _record(db, generator if generator == "offline" else client.generator, recorded,
                     chunks)
     if generator == "offline":
-        return _offline(db, batch, chunks, per_chunk, k, mix, progress)
+        result = _offline(db, batch, chunks, per_chunk, k, mix, progress)
+        result.drawn, result.looked_at = len(chunks), getattr(chunks, "looked_at", len(chunks))
+        return result
     return _llm(db, batch, client, progress)
 
 

@@ -68,6 +68,13 @@ def eligible_chunks(db: sqlite_utils.Database, *, min_words: int = 12, every: bo
     return chunks
 
 
+class Drawn(list):
+    """The chunks drawn (a list of ``Chunk``), and ``looked_at``: how many chunks the sampler
+    read to find them (the drawn ones and those the offline rules find nothing in)."""
+
+    looked_at: int = 0
+
+
 def sample_chunks(
     db: sqlite_utils.Database,
     n: int,
@@ -77,8 +84,9 @@ def sample_chunks(
     segment: str | None = None,
     min_words: int = 12,
     every: bool = False,
-) -> list[Chunk]:
-    """``n`` eligible chunks (fewer if the workspace has fewer), the same for the same seed.
+) -> Drawn:
+    """``n`` eligible chunks (fewer if the workspace has fewer), the same for the same seed, and
+    how many were read to find them (``Drawn.looked_at``).
 
     ``random``: the chunks in a seeded random order. ``document``: round-robin over documents
     in a seeded order, so every document is drawn before any is drawn twice. ``segment``: the
@@ -95,7 +103,7 @@ def sample_chunks(
     chunks = eligible_chunks(db, min_words=min_words, every=True)
     if strategy == "random":
         rng.shuffle(chunks)
-        return _take(iter(chunks), n, every)
+        return _take(chunks, n, every)
     if strategy == "document":
         key = {c.id: c.doc_id or "" for c in chunks}
     else:
@@ -110,31 +118,37 @@ def sample_chunks(
     rng.shuffle(order)
     for name in order:
         rng.shuffle(strata[name])
-    return _take(_round_robin(strata, order, every), n, True)
+    drawn = Drawn()
+    for chunk in _round_robin(strata, order, every, drawn):
+        drawn.append(chunk)
+        if len(drawn) >= n:
+            break
+    return drawn
 
 
-def _usable(chunk: Chunk, every: bool) -> bool:
+def _usable(chunk: Chunk, every: bool, drawn: Drawn) -> bool:
+    drawn.looked_at += 1
     return every or bool(offline.fact_sentences(chunk.text, chunk.title))
 
 
-def _take(chunks: Iterator[Chunk], n: int, every: bool) -> list[Chunk]:
-    picked: list[Chunk] = []
+def _take(chunks: list[Chunk], n: int, every: bool) -> Drawn:
+    drawn = Drawn()
     for chunk in chunks:
-        if len(picked) >= n:
-            break
-        if _usable(chunk, every):
-            picked.append(chunk)
-    return picked
+        if _usable(chunk, every, drawn):
+            drawn.append(chunk)
+            if len(drawn) >= n:
+                break
+    return drawn
 
 
-def _round_robin(strata: dict[str, list[Chunk]], order: list[str], every: bool
+def _round_robin(strata: dict[str, list[Chunk]], order: list[str], every: bool, drawn: Drawn
                  ) -> Iterator[Chunk]:
     """The strata in turn, each giving its next usable chunk (a stratum with none left is
-    skipped), until all are empty."""
+    skipped), until all are empty; ``drawn`` counts the chunks read."""
     while any(strata[name] for name in order):
         for name in order:
             while strata[name]:
                 chunk = strata[name].pop()
-                if _usable(chunk, every):
+                if _usable(chunk, every, drawn):
                     yield chunk
                     break
