@@ -4,7 +4,7 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
-help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 47, the AWS
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 50, the AWS
 CLI's and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the
 Cargo book, Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API
 docs, PostgreSQL's SQL reference, third-party Python docstrings, Perl's diagnostics, the Apache
@@ -13,12 +13,12 @@ reference, R's help pages, gnuplot's help, SWI-Prolog's reference, the Erlang/OT
 reference, the Racket Reference, the gtk-doc references, the OCaml standard library's reference,
 GHC's Haddock reference, Tcl's command reference, SDL2's Doxygen reference, cppreference's C++
 reference, the Ada 2012 Reference Manual, Qt 5's class reference, LLVM's, Django's and GNU
-Octave's documentation, the GIMP user manual and LilyPond's manuals, development data since),
-those of their questions today's generator still asks (below). The earlier generator's samples
-(rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41%
-against 62%); a fit on them predicted the new samples' halves 26 points off on average, so they
-are reported, not fitted. The held-out samples (``HELD_OUT``) are never fitted: the report
-predicts them by the final model.
+Octave's documentation, the GIMP user manual, LilyPond's, SBCL's, PostGIS's and zsh's manuals,
+development data since), those of their questions today's generator still asks (below). The
+earlier generator's samples (rounds 4 to 9) asked questions these rules no longer ask and were
+accepted less often (41% against 62%); a fit on them predicted the new samples' halves 26 points
+off on average, so they are reported, not fitted. The held-out samples (``HELD_OUT``) are never
+fitted: the report predicts them by the final model.
 
 Model: ``quality_model.fit`` (L2 logistic regression of "accepted as written" on the stored
 features) with C = ``C``, on the graded questions today's generator still asks (``still_asked``:
@@ -109,7 +109,8 @@ GRADED = {
     "round37/heldout": "haskell", "round38/heldout": "tcl", "round39/heldout": "sdl",
     "round40/heldout": "cppreference", "round41/heldout": "ada", "round42/heldout": "qt",
     "round43/heldout": "llvm", "round44/heldout": "django", "round45/heldout": "octave",
-    "round46/heldout": "gimp", "round47/heldout": "lilypond",
+    "round46/heldout": "gimp", "round47/heldout": "lilypond", "round48/heldout": "sbcl",
+    "round49/heldout": "postgis", "round50/heldout": "zsh",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
@@ -121,7 +122,8 @@ CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme",
            "round32/heldout", "round33/heldout", "round34/heldout", "round35/heldout",
            "round36/heldout", "round37/heldout", "round38/heldout", "round39/heldout",
            "round40/heldout", "round41/heldout", "round42/heldout", "round43/heldout",
-           "round44/heldout", "round45/heldout", "round46/heldout", "round47/heldout")
+           "round44/heldout", "round45/heldout", "round46/heldout", "round47/heldout",
+           "round48/heldout", "round49/heldout", "round50/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).
