@@ -1794,6 +1794,22 @@ def heading_sections(body: str, headings: str) -> list[tuple[str, str]]:
                                in zip(parts[1::2], parts[2::2], strict=False)]
 
 
+def titled_rows(doc: str, page: str, sections: list[tuple[str, str]], *, name: str | None = None,
+                skipped: frozenset[str] = frozenset()) -> list[dict]:
+    """The passages of ``sections`` (``heading_sections``'s), titled ``page: heading``: ``page``
+    alone before the first heading and under a heading that repeats ``name`` (the page's own);
+    a heading whose part before any colon is in ``skipped`` is left out, and a permalink mark
+    ("¶") is not part of a heading."""
+    rows = []
+    for n, (heading, fragment) in enumerate(sections):
+        heading = heading.rstrip("¶").strip()
+        if heading.split(":")[0] in skipped:
+            continue
+        title = page + (f": {heading}" if heading and heading != name else "")
+        rows += section_rows(doc, n, title, html_blocks(fragment))
+    return rows
+
+
 QT_DOC = Path("/usr/share/qt5/doc")
 QT_HEADINGS = r'(?s)<h[23][^>]*>(.*?)</h[23]>'
 
@@ -1809,9 +1825,8 @@ def qt_rows() -> list[dict]:
             continue
         body = raw.split('<div class="descr">', 1)[1].split('<div class="footer">')[0]
         doc = f"qt/{path.parent.name}/{path.stem}"
-        for n, (heading, fragment) in enumerate(heading_sections(body, QT_HEADINGS)):
-            title = f"Qt {html_line(page.group(1))}" + (f": {heading}" if heading else "")
-            rows += section_rows(doc, n, title, html_blocks(fragment))
+        rows += titled_rows(doc, f"Qt {html_line(page.group(1))}",
+                            heading_sections(body, QT_HEADINGS))
     return rows
 
 
@@ -1834,11 +1849,8 @@ def llvm_rows() -> list[dict]:
             continue
         name = html_line(re.sub(r'(?s)<a class="headerlink".*?</a>', "", page.group(1)))
         doc = "llvm/" + path.relative_to(LLVM_DOC).with_suffix("").as_posix()
-        for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
-            heading = heading.rstrip("¶").strip()
-            page = name if name.startswith("LLVM") else f"LLVM {name}"
-            title = page + (f": {heading}" if heading and heading != name else "")
-            rows += section_rows(doc, n, title, html_blocks(fragment))
+        rows += titled_rows(doc, name if name.startswith("LLVM") else f"LLVM {name}",
+                            heading_sections(body, LLVM_HEADINGS), name=name)
     return rows
 
 
@@ -1860,10 +1872,8 @@ def django_rows() -> list[dict]:
                 continue
             name = html_line(re.sub(r'(?s)<a class="headerlink".*?</a>', "", page.group(1)))
             doc = "django/" + path.relative_to(DJANGO_DOC).with_suffix("").as_posix()
-            for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
-                heading = heading.rstrip("¶").strip()
-                title = f"Django {name}" + (f": {heading}" if heading and heading != name else "")
-                rows += section_rows(doc, n, title, html_blocks(fragment))
+            rows += titled_rows(doc, f"Django {name}", heading_sections(body, LLVM_HEADINGS),
+                                name=name)
     return rows
 
 
@@ -1931,10 +1941,7 @@ def postgis_rows() -> list[dict]:
     notes), titled ``PostGIS ST_Area: Description``."""
     raw = POSTGIS_MANUAL.read_text(encoding="utf-8", errors="replace")
     chapters, *entries = raw.split('<div class="refentry">')
-    rows = []
-    for n, (heading, fragment) in enumerate(heading_sections(chapters, LLVM_HEADINGS)):
-        rows += section_rows("postgis/manual", n, f"PostGIS: {heading}" if heading else "PostGIS",
-                             html_blocks(fragment))
+    rows = titled_rows("postgis/manual", "PostGIS", heading_sections(chapters, LLVM_HEADINGS))
     for number, entry in enumerate(entries, 1):
         # an entry ends where the next chapter or an appendix (the release notes) begins
         entry = re.split(r'<div class="(?:chapter|appendix)"', entry)[0]
@@ -1943,11 +1950,8 @@ def postgis_rows() -> list[dict]:
             continue
         entry_name = html_line(name.group(1)).split(" \u2014 ")[0].strip()
         doc = f"postgis/{number:03d}-" + re.sub(r"\W+", "_", entry_name).strip("_")
-        for n, (heading, fragment) in enumerate(heading_sections(entry, LLVM_HEADINGS)):
-            if heading.split(":")[0] in POSTGIS_SKIPPED:
-                continue
-            title = f"PostGIS {entry_name}" + (f": {heading}" if heading else "")
-            rows += section_rows(doc, n, title, html_blocks(fragment))
+        rows += titled_rows(doc, f"PostGIS {entry_name}", heading_sections(entry, LLVM_HEADINGS),
+                            skipped=POSTGIS_SKIPPED)
     return rows
 
 
@@ -1964,9 +1968,8 @@ def gimp_rows() -> list[dict]:
         body = raw.split('<div class="navheader">', 1)[1].split('<div class="navfooter">')[0]
         body = body.split("</div>", 1)[-1]  # after the top navigation bar
         name = html_line(page.group(1))
-        for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
-            title = f"GIMP {name}" + (f": {heading}" if heading and heading != name else "")
-            rows += section_rows(f"gimp/{path.stem}", n, title, html_blocks(fragment))
+        rows += titled_rows(f"gimp/{path.stem}", f"GIMP {name}",
+                            heading_sections(body, LLVM_HEADINGS), name=name)
     return rows
 
 
@@ -1986,9 +1989,7 @@ def lilypond_rows() -> list[dict]:
                 continue
             body = parts[1].split("</table>", 1)[-1]
             doc = f"lilypond/{folder}/{path.stem}"
-            for n, (heading, fragment) in enumerate(heading_sections(body, LLVM_HEADINGS)):
-                title = f"LilyPond {manual}" + (f": {heading}" if heading else "")
-                rows += section_rows(doc, n, title, html_blocks(fragment))
+            rows += titled_rows(doc, f"LilyPond {manual}", heading_sections(body, LLVM_HEADINGS))
     return rows
 
 
@@ -2008,9 +2009,7 @@ def zsh_rows() -> list[dict]:
         body = body.rsplit("<hr>", 1)[0]
         sections = heading_sections(body, LLVM_HEADINGS)
         page = next((heading for heading, _ in sections if heading), path.stem)
-        for n, (heading, fragment) in enumerate(sections):
-            title = f"zsh {page}" + (f": {heading}" if heading and heading != page else "")
-            rows += section_rows(f"zsh/{path.stem}", n, title, html_blocks(fragment))
+        rows += titled_rows(f"zsh/{path.stem}", f"zsh {page}", sections, name=page)
     return rows
 
 
@@ -2035,10 +2034,7 @@ def libreoffice_rows() -> list[dict]:
             page = next((heading for heading, _ in sections if heading), path.stem)
             product = " ".join(filter(None, ("LibreOffice", label)))
             doc = "libreoffice/" + path.relative_to(LIBREOFFICE_HELP).with_suffix("").as_posix()
-            for n, (heading, fragment) in enumerate(sections):
-                title = f"{product} {page}" + (f": {heading}" if heading and heading != page
-                                               else "")
-                rows += section_rows(doc, n, title, html_blocks(fragment))
+            rows += titled_rows(doc, f"{product} {page}", sections, name=page)
     return rows
 
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
