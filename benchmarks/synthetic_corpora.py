@@ -1773,11 +1773,14 @@ def ada_rows() -> list[dict]:
 
 
 
+PERMALINK = re.compile(r'(?s)<a class="headerlink".*?</a>')  # Sphinx's "¶" after a heading
+
+
 def html_blocks(fragment: str) -> str:
     """Generated HTML as text: one paragraph a ``<p>``, list item, table row, heading or
     definition (its term a line above its description), code with its lines kept, comments and
     permalink marks left out."""
-    fragment = re.sub(r"(?s)<!--.*?-->|<a class=\"headerlink\".*?</a>", "", fragment)
+    fragment = PERMALINK.sub("", re.sub(r"(?s)<!--.*?-->", "", fragment))
     fragment = re.sub(r"(?s)<pre.*?</pre>", _pre_lines, fragment).replace("\n", " ")
     fragment = re.sub(r"(?i)</dt>", GTK_LINE, fragment)
     fragment = re.sub(r"(?i)</t[dh]>", " ", fragment)
@@ -1787,22 +1790,25 @@ def html_blocks(fragment: str) -> str:
 
 def heading_sections(body: str, headings: str) -> list[tuple[str, str]]:
     """(heading text, fragment) of ``body`` cut at the elements matched by ``headings`` (a
-    regular expression whose group 1 is the heading's inner HTML), the text before the first
-    under the heading ""."""
+    regular expression whose group 1 is the heading's inner HTML, its permalink mark left out),
+    the text before the first under the heading ""."""
     parts = re.split(headings, body)
-    return [("", parts[0])] + [(html_line(heading), fragment) for heading, fragment
-                               in zip(parts[1::2], parts[2::2], strict=False)]
+    return [("", parts[0])] + [(html_line(PERMALINK.sub("", heading)), fragment)
+                               for heading, fragment in zip(parts[1::2], parts[2::2], strict=False)]
+
+
+def page_heading(sections: list[tuple[str, str]]) -> str | None:
+    """The first heading of ``heading_sections``'s ``sections`` that has text (None: none)."""
+    return next((heading for heading, _ in sections if heading), None)
 
 
 def titled_rows(doc: str, page: str, sections: list[tuple[str, str]], *, name: str | None = None,
                 skipped: frozenset[str] = frozenset()) -> list[dict]:
     """The passages of ``sections`` (``heading_sections``'s), titled ``page: heading``: ``page``
     alone before the first heading and under a heading that repeats ``name`` (the page's own);
-    a heading whose part before any colon is in ``skipped`` is left out, and a permalink mark
-    ("¶") is not part of a heading."""
+    a heading whose part before any colon is in ``skipped`` is left out."""
     rows = []
     for n, (heading, fragment) in enumerate(sections):
-        heading = heading.rstrip("¶").strip()
         if heading.split(":")[0] in skipped:
             continue
         title = page + (f": {heading}" if heading and heading != name else "")
@@ -1831,7 +1837,8 @@ def qt_rows() -> list[dict]:
 
 
 LLVM_DOC = Path("/usr/share/doc/llvm-19-doc/html")
-LLVM_HEADINGS = r'(?s)<h[1-4][^>]*>(.*?)</h[1-4]>'
+# A heading of any of the first four levels, as most generated HTML writes them.
+HTML_HEADINGS = r'(?s)<h[1-4][^>]*>(.*?)</h[1-4]>'
 
 
 def llvm_rows() -> list[dict]:
@@ -1844,13 +1851,13 @@ def llvm_rows() -> list[dict]:
             continue
         body = raw.split('<div class="body" role="main">', 1)[1]
         body = re.split(r'<div class="(?:related|footer)"', body)[0]
-        page = re.search(LLVM_HEADINGS, body)
-        if page is None:
+        sections = heading_sections(body, HTML_HEADINGS)
+        name = page_heading(sections)
+        if name is None:
             continue
-        name = html_line(re.sub(r'(?s)<a class="headerlink".*?</a>', "", page.group(1)))
         doc = "llvm/" + path.relative_to(LLVM_DOC).with_suffix("").as_posix()
-        rows += titled_rows(doc, name if name.startswith("LLVM") else f"LLVM {name}",
-                            heading_sections(body, LLVM_HEADINGS), name=name)
+        rows += titled_rows(doc, name if name.startswith("LLVM") else f"LLVM {name}", sections,
+                            name=name)
     return rows
 
 
@@ -1867,19 +1874,18 @@ def django_rows() -> list[dict]:
             if len(body) < 2:
                 continue
             body = body[1].split('<div class="yui-b" id="sidebar">')[0]
-            page = re.search(LLVM_HEADINGS, body)
-            if page is None:
+            sections = heading_sections(body, HTML_HEADINGS)
+            name = page_heading(sections)
+            if name is None:
                 continue
-            name = html_line(re.sub(r'(?s)<a class="headerlink".*?</a>', "", page.group(1)))
             doc = "django/" + path.relative_to(DJANGO_DOC).with_suffix("").as_posix()
-            rows += titled_rows(doc, f"Django {name}", heading_sections(body, LLVM_HEADINGS),
-                                name=name)
+            rows += titled_rows(doc, f"Django {name}", sections, name=name)
     return rows
 
 
 OCTAVE_DOC = Path("/usr/share/doc/octave/octave.html")
 # A heading, or a function's definition list, whose first call form names it.
-OCTAVE_PARTS = (r'(?s)<h[2-4][^>]*>(.*?)</h[2-4]>|<dl class="def">\s*<dt[^>]*>.*?<strong[^>]*>'
+MAKEINFO_PARTS = (r'(?s)<h[2-4][^>]*>(.*?)</h[2-4]>|<dl class="def">\s*<dt[^>]*>.*?<strong[^>]*>'
                 r'(.*?)</strong>')
 
 
@@ -1891,7 +1897,7 @@ def makeinfo_rows(body: str, doc: str, label: str, page: str, *, one_page: bool 
     for a whole manual on ``one_page``, the latest heading."""
     body = re.sub(r'(?s)<span class="category">.*?</span>|<a [^>]*copiable-anchor.*?</a>', "",
                   body)
-    marks = list(re.finditer(OCTAVE_PARTS, body))
+    marks = list(re.finditer(MAKEINFO_PARTS, body))
     page = next((html_line(m.group(1)) for m in marks if m.group(1)), page)
     rows = []
     for n, (here, after) in enumerate(zip(marks, [*marks[1:], None], strict=False)):
@@ -1941,7 +1947,7 @@ def postgis_rows() -> list[dict]:
     notes), titled ``PostGIS ST_Area: Description``."""
     raw = POSTGIS_MANUAL.read_text(encoding="utf-8", errors="replace")
     chapters, *entries = raw.split('<div class="refentry">')
-    rows = titled_rows("postgis/manual", "PostGIS", heading_sections(chapters, LLVM_HEADINGS))
+    rows = titled_rows("postgis/manual", "PostGIS", heading_sections(chapters, HTML_HEADINGS))
     for number, entry in enumerate(entries, 1):
         # an entry ends where the next chapter or an appendix (the release notes) begins
         entry = re.split(r'<div class="(?:chapter|appendix)"', entry)[0]
@@ -1950,7 +1956,7 @@ def postgis_rows() -> list[dict]:
             continue
         entry_name = html_line(name.group(1)).split(" \u2014 ")[0].strip()
         doc = f"postgis/{number:03d}-" + re.sub(r"\W+", "_", entry_name).strip("_")
-        rows += titled_rows(doc, f"PostGIS {entry_name}", heading_sections(entry, LLVM_HEADINGS),
+        rows += titled_rows(doc, f"PostGIS {entry_name}", heading_sections(entry, HTML_HEADINGS),
                             skipped=POSTGIS_SKIPPED)
     return rows
 
@@ -1969,7 +1975,7 @@ def gimp_rows() -> list[dict]:
         body = body.split("</div>", 1)[-1]  # after the top navigation bar
         name = html_line(page.group(1))
         rows += titled_rows(f"gimp/{path.stem}", f"GIMP {name}",
-                            heading_sections(body, LLVM_HEADINGS), name=name)
+                            heading_sections(body, HTML_HEADINGS), name=name)
     return rows
 
 
@@ -1989,7 +1995,7 @@ def lilypond_rows() -> list[dict]:
                 continue
             body = parts[1].split("</table>", 1)[-1]
             doc = f"lilypond/{folder}/{path.stem}"
-            rows += titled_rows(doc, f"LilyPond {manual}", heading_sections(body, LLVM_HEADINGS))
+            rows += titled_rows(doc, f"LilyPond {manual}", heading_sections(body, HTML_HEADINGS))
     return rows
 
 
@@ -2007,8 +2013,8 @@ def zsh_rows() -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         body = re.sub(r'(?s)<table class="header".*?</table>', "", raw.split("<body", 1)[-1])
         body = body.rsplit("<hr>", 1)[0]
-        sections = heading_sections(body, LLVM_HEADINGS)
-        page = next((heading for heading, _ in sections if heading), path.stem)
+        sections = heading_sections(body, HTML_HEADINGS)
+        page = page_heading(sections) or path.stem
         rows += titled_rows(f"zsh/{path.stem}", f"zsh {page}", sections, name=page)
     return rows
 
@@ -2031,7 +2037,7 @@ def libreoffice_rows() -> list[dict]:
             body = raw.split('<div id="DisplayArea"', 1)[1].split("<footer")[0]
             body = body.split(">", 1)[-1]
             sections = heading_sections(body, r"(?s)<h[1-3](?! class=\"bug\")[^>]*>(.*?)</h[1-3]>")
-            page = next((heading for heading, _ in sections if heading), path.stem)
+            page = page_heading(sections) or path.stem
             product = " ".join(filter(None, ("LibreOffice", label)))
             doc = "libreoffice/" + path.relative_to(LIBREOFFICE_HELP).with_suffix("").as_posix()
             rows += titled_rows(doc, f"{product} {page}", sections, name=page)
