@@ -355,16 +355,16 @@ def _first_contact(drawn: list[dict], rows: list[dict]
         shift = level_shift(weights, first_contact(
             [r for r in drawn if _round(r["folder"]) < _round(folder)]))
         p, q = predict(weights, test), predict(with_level(weights, shift), test)
-        cells = []
-        for name, pred in (("as fitted", p), ("with the level", q)):
-            parts = halves(pred, y)
+        cells, leveled = [], halves(q, y)
+        for name, parts in (("as fitted", halves(p, y)), ("with the level", leveled)):
             errors[name] += [abs(a - b) for _, _, a, b in parts]
             cells.append(" · ".join(f"{a:.0%} / {b:.0%}" for _, _, a, b in parts))
         samples += 1
-        off += max(abs(a - b) for _, _, a, b in halves(q, y)) >= calibration.KIND_ERROR / 100
+        off += max(abs(a - b) for _, _, a, b in leveled) >= calibration.KIND_ERROR / 100
         d = calibration.kind_shift(q, y, prior_sd=float("inf"))
         offsets.append(d)
-        variances.append(1 / float(np.sum(_shift(q, d) * (1 - _shift(q, d)))))
+        moved = _shift(q, d)
+        variances.append(1 / float(np.sum(moved * (1 - moved))))
         predicted.append((q, y))
         lines.append(f"| {folder} ({GRADED[folder]}) | {len(test)} | {shift:+.2f} | "
                      + " | ".join(cells) + " |")
@@ -461,7 +461,8 @@ def report() -> tuple[list[str], dict[str, float], dict[str, float]]:
               "| decisions (k) | as it is | corrected | refitted |", "|---|---|---|---|",
               *_simulated(rows, by_kind, sd)]
     fitted = fit(rows)
-    shift = level_shift(fitted, first_contact(drawn))
+    held_out = first_contact(drawn)
+    shift = level_shift(fitted, held_out)
     weights = with_level(fitted, shift)
     lines += _held_out(weights)
     own_p, (_, own_y) = predict(weights, rows), matrix(rows)
@@ -475,14 +476,14 @@ def report() -> tuple[list[str], dict[str, float], dict[str, float]]:
     lines += _curve("the final model with the first-contact level, on the questions still "
                     "asked (which earlier rounds' mends made better than first contact)",
                     bins(own_p, own_y))
-    hidden = float(np.mean(predict(weights, first_contact(drawn)) < floor))
+    hidden = float(np.mean(predict(weights, held_out) < floor))
     lines += ["", f"Default floor: **{floor:.2f}**, the lowest score of the first decile of "
               "the first-contact curve, from the bottom, whose observed accept rate reaches "
               f"{FLOOR_RATE:.0%}; it hides {hidden:.0%} of the held-out samples' questions "
               "as generated.", "",
               f"Final model: {len(rows)} graded questions from {len(CURRENT)} samples of "
               f"{len(KINDS)} kinds of text, C = {C}, then the level of the "
-              f"{len(first_contact(drawn))} held-out questions as generated ({shift:+.2f} on the "
+              f"{len(held_out)} held-out questions as generated ({shift:+.2f} on the "
               "logit scale). Weights: " + ", ".join(
                   f"{k} {v:+.2f}" for k, v in weights.items()) + ".", ""]
     constants = {"GRADED_QUESTIONS": len(rows), "GRADED_SAMPLES": len(CURRENT),

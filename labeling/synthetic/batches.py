@@ -72,8 +72,9 @@ class BatchResult:
 
 
 def plan(db: sqlite_utils.Database, n: int, *, generator: str = "offline", seed: int = 0,
-         strategy: str = "random", segment: str | None = None) -> list[sampling.Chunk]:
-    """The passages a batch would send (the same for the same seed)."""
+         strategy: str = "random", segment: str | None = None) -> sampling.Drawn:
+    """The passages a batch would send (the same for the same seed), and how many the sampler
+    read to find them."""
     if generator not in GENERATORS:
         raise ScorecardError(f"generator must be offline or llm, not {generator!r}")
     return sampling.sample_chunks(db, n, strategy=strategy, seed=seed, segment=segment,
@@ -146,7 +147,7 @@ def run(db: sqlite_utils.Database, n: int, *, generator: str = "offline", seed: 
                     chunks)
     if generator == "offline":
         result = _offline(db, batch, chunks, per_chunk, k, mix, progress)
-        result.drawn, result.looked_at = len(chunks), getattr(chunks, "looked_at", len(chunks))
+        result.drawn, result.looked_at = len(chunks), chunks.looked_at
         return result
     return _llm(db, batch, client, progress)
 
