@@ -27,6 +27,12 @@ SIGNATURE = re.compile(
     r"(?P<name>[A-Za-z_][\w.:]*)\((?P<args>[^()]*(?:\([^()]*\)[^()]*)*)\)?\s*"
     r"(?:->\s*[\w\[\], .]+)?\s*[:;,{]?\s*$"
 )
+# A line of an example that calls or defines a function, not a signature that heads its entry:
+# a call as a statement, with no type before it ("button.show();", "qSwap(this->first,
+# other.first);", "QCOMPARE(a, b);"), or a definition opening its body ("int func(int x) {",
+# "class Person(models.Model):", "def myview(request):").
+CODE_STATEMENT = re.compile(r"^[A-Za-z_][\w.:>-]*\(.*\)\s*;$|^.*\)\s*(?:const\s*)?\{$|"
+                            r"^(?:async\s+)?(?:def|class)\s+\w+\(.*\)(?:\s*->\s*[^:]+)?\s*:$")
 NAME_LINE = re.compile(
     r"^(?P<names>[\w.+:@\[\]-]+(?:,\s*[\w.+:@\[\]-]+)*|[\w.+-]+(?:\s+[\w.+-]+){1,6})"
     r"\s+(?:-|\u2010|\u2013|\u2014|\\-)\s+(?P<summary>\S.*)$"

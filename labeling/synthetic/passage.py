@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from labeling.synthetic.lines import (
     BULLET,
+    CODE_STATEMENT,
     ERRNO,
     FENCE,
     HYPHENATION,
@@ -54,13 +55,6 @@ from labeling.synthetic.lines import (
     term_split,
 )
 from labeling.synthetic.text import sentence_bounds
-
-# A line of an example that calls or defines a function, not a signature that heads its entry:
-# a call as a statement, with no type before it ("button.show();", "qSwap(this->first,
-# other.first);", "QCOMPARE(a, b);"), or a definition opening its body ("int func(int x) {",
-# "class Person(models.Model):", "def myview(request):").
-CODE_STATEMENT = re.compile(r"^[A-Za-z_][\w.:>-]*\(.*\)\s*;$|^.*\)\s*(?:const\s*)?\{$|"
-                            r"^(?:async\s+)?(?:def|class)\s+\w+\(.*\)(?:\s*->\s*[^:]+)?\s*:$")
 
 
 @dataclass
