@@ -387,6 +387,29 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   its headings, passages of about 150 words and at least 25, titled ``LibreOffice Writer Creating
   Numbered or Bulleted Lists as You Type``: an office suite's help, a kind no round drew.
 
+- ``policy`` (built, not drawn: the generator asks of 17 of its 417 passages, too few to
+  test the halves): the Debian Policy Manual 4.6 as Debian's ``debian-policy`` ships it
+  (installed for it: ``/usr/share/doc/debian-policy/policy.html``, Sphinx's HTML, a page a
+  chapter or appendix; the index, the search page and the upgrading checklist, a change log,
+  left out): each page's main text cut at its headings, passages of about 150 words and at
+  least 25, titled ``Debian Policy 3. Binary packages: 3.1. The package name``: a normative
+  specification ("packages must ...").
+
+- ``kicad`` (held out, issue 32's forty-sixth pass, graded blind by another grader): KiCad 6's
+  manuals as Debian's ``kicad-doc-en`` ships them (installed for it:
+  ``/usr/share/doc/kicad/help/en/*.html``, Asciidoctor's HTML, a page a manual): each manual's
+  content cut at its headings, passages of about 150 words and at least 25, titled ``KiCad PCB
+  Editor: Routing tracks``: an electronics design application's manual, a kind no round drew.
+
+- ``handbook`` (held out, issue 32's forty-seventh pass, graded blind by another grader): The
+  Debian Administrator's Handbook (Debian 11) in English as Debian's ``debian-handbook`` ships it
+  (installed for it: ``/usr/share/doc/debian-handbook/html/en-US/*.html``, Publican's DocBook
+  HTML, a page a section; the navigation, the index, the foreword, the preface and the
+  conclusion left out): each page's
+  text cut at its headings, passages of about 150 words and at least 25, titled ``Debian
+  Handbook 6.2. aptitude, apt-get, and apt Commands: 6.2.1. Initialization``: a system
+  administrator's book, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -398,7 +421,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   haskell, tcl, sdl, cppreference,
                                                   ada, qt, llvm, django, octave,
                                                   gimp, lilypond, sbcl, postgis,
-                                                  zsh, libreoffice)
+                                                  zsh, libreoffice, policy, kicad,
+                                                  handbook)
 """
 
 from __future__ import annotations
@@ -2043,6 +2067,69 @@ def libreoffice_rows() -> list[dict]:
             rows += titled_rows(doc, f"{product} {page}", sections, name=page)
     return rows
 
+
+POLICY_DOC = Path("/usr/share/doc/debian-policy/policy.html")
+
+
+def policy_rows() -> list[dict]:
+    """The Debian Policy Manual (Sphinx's HTML, a page a chapter): each page's main text cut at
+    its headings, titled ``Debian Policy <chapter>: <heading>``."""
+    rows = []
+    for path in sorted(POLICY_DOC.glob("*.html")):
+        if path.stem in ("genindex", "search", "index", "upgrading-checklist"):
+            continue  # the checklist is a change log
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if '<div class="body" role="main">' not in raw:
+            continue
+        body = raw.split('<div class="body" role="main">', 1)[1]
+        body = re.split(r'<div class="(?:related|footer|sphinxsidebar)"', body)[0]
+        sections = heading_sections(body, HTML_HEADINGS)
+        page = page_heading(sections) or path.stem
+        rows += titled_rows(f"policy/{path.stem}", f"Debian Policy {page}", sections, name=page)
+    return rows
+
+
+KICAD_DOC = Path("/usr/share/doc/kicad/help/en")
+
+
+def kicad_rows() -> list[dict]:
+    """KiCad's manuals (Asciidoctor's HTML, a page a manual): each manual's content (its table
+    of contents and footer left out) cut at its headings, titled ``KiCad <manual>: <heading>``."""
+    rows = []
+    for path in sorted(KICAD_DOC.glob("*.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if '<div id="content">' not in raw:
+            continue
+        manual = html_line(re.search(r"(?s)<h1>(.*?)</h1>", raw).group(1)) \
+            if "<h1>" in raw else path.stem
+        body = raw.split('<div id="content">', 1)[1].split('<div id="footer">')[0]
+        sections = heading_sections(body, r'(?s)<h[2-5][^>]*>(.*?)</h[2-5]>')
+        page = manual if manual.startswith("KiCad") else f"KiCad {manual}"
+        rows += titled_rows(f"kicad/{path.stem}", page, sections)
+    return rows
+
+
+HANDBOOK_DOC = Path("/usr/share/doc/debian-handbook/html/en-US")
+HANDBOOK_SKIPPED = frozenset({"index", "foreword", "preface", "conclusion"})
+
+
+def handbook_rows() -> list[dict]:
+    """The Debian Administrator's Handbook (Publican's HTML, a page a section): each page's
+    text without its navigation, cut at its headings, titled ``Debian Handbook <section>:
+    <heading>``."""
+    rows = []
+    for path in sorted(HANDBOOK_DOC.glob("*.html")):
+        if path.stem in HANDBOOK_SKIPPED:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = re.sub(r'(?s)<ul class="docnav.*?</ul>', "", raw.split("<body", 1)[-1])
+        body = re.sub(r'(?s)<div class="toc">.*?</div>', "", body)
+        sections = heading_sections(body, r'(?s)<h[1-4] class="title"[^>]*>(.*?)</h[1-4]>')
+        page = page_heading(sections) or path.stem
+        rows += titled_rows(f"handbook/{path.stem}", f"Debian Handbook {page}", sections,
+                            name=page)
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2060,7 +2147,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "cppreference": cppreference_rows, "ada": ada_rows, "qt": qt_rows,
             "llvm": llvm_rows, "django": django_rows, "octave": octave_rows,
             "gimp": gimp_rows, "lilypond": lilypond_rows, "sbcl": sbcl_rows,
-            "postgis": postgis_rows, "zsh": zsh_rows, "libreoffice": libreoffice_rows}
+            "postgis": postgis_rows, "zsh": zsh_rows, "libreoffice": libreoffice_rows,
+            "policy": policy_rows, "kicad": kicad_rows, "handbook": handbook_rows}
 
 
 def build(name: str) -> Path:
