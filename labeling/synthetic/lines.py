@@ -7,6 +7,7 @@ names, bullets) are shared with the modules that name a passage's subjects.
 
 from __future__ import annotations
 
+import errno
 import re
 from dataclasses import dataclass
 
@@ -43,6 +44,15 @@ KEY_TERM = re.compile(
     r"[A-Z][A-Z0-9_]*(?:,\s*[A-Z][A-Z0-9_]*)+)$"
 )
 ERRNO = re.compile(r"^E[A-Z0-9]{2,}$")
+# The C library's error names, as this platform's Python knows them: a capitalised word that only
+# looks like one ("EXTRA Proprietary drivers", a sidebar's label and title) is not an error.
+ERROR_NAMES = frozenset(errno.errorcode.values())
+
+
+def is_errno(word: str) -> bool:
+    """Whether ``word`` names a C library error (``ENOENT``, ``EXDEV``), not a word in capitals
+    that is written like one (``EXTRA``, ``EXAMPLE``)."""
+    return bool(ERRNO.match(word)) and word in ERROR_NAMES
 BULLET = re.compile(r"^([\u2022\u2023\u25e6\u2043\u2219\u00b7*+\u2014\u2013]|-(?=\s)"
                     r"|o(?=\s{1,3}[A-Z])|\d{1,2}[.)](?=\s))\s+")
 GAP = re.compile(r"\S( {4,}|\t)\S")
@@ -133,9 +143,9 @@ def term_split(text: str) -> tuple[str, str] | None:
     if gap and (OPTION.match(gap.group(1)) or KEY_TERM.match(gap.group(1))) \
             and len(gap.group(1)) <= 40:
         return gap.group(1), gap.group(3)
-    errno = re.match(r"^(E[A-Z0-9]{2,})\s+(\(.*?\)\s+)?([A-Z].*)$", text)
-    if errno:
-        return errno.group(1), errno.group(3)
+    error = re.match(r"^(E[A-Z0-9]{2,})\s+(\(.*?\)\s+)?([A-Z].*)$", text)
+    if error and is_errno(error.group(1)):
+        return error.group(1), error.group(3)
     dash = re.match(r"^(\S+)\s+[-\u2013\u2014]\s+(\S.*)$", text)  # "DEV - specifies the device"
     if dash and (OPTION.match(dash.group(1)) or KEY_TERM.match(dash.group(1))):
         return dash.group(1), dash.group(2)
@@ -146,7 +156,7 @@ def is_term_label(text: str) -> bool:
     """A short label line that a definition follows."""
     if len(text) > 70 or text.endswith((".", ",", ";")):
         return False
-    if OPTION.match(text) or KEY_TERM.match(text) or ERRNO.match(text.split()[0]):
+    if OPTION.match(text) or KEY_TERM.match(text) or is_errno(text.split()[0]):
         return True
     return len(text.split()) <= 5 and text[-1] not in ":!?"
 

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from labeling.synthetic.lines import (
     BULLET,
     CODE_STATEMENT,
-    ERRNO,
     FENCE,
     HYPHENATION,
     INLINE_MARKUP,
@@ -47,6 +46,7 @@ from labeling.synthetic.lines import (
     Line,
     heading_text,
     is_code_line,
+    is_errno,
     is_sentence_like,
     is_table_line,
     is_term_label,
@@ -235,7 +235,7 @@ def _line_kind(line: Line, blocks: list[Block], base: int, *, continuing: bool) 
         return "term_inline"
     if OPTION.match(text) and not re.match(r"^-\s", text) and is_term_label(text):
         return "term"
-    if KEY_TERM.match(text) or (ERRNO.match(text.split()[0]) and len(text.split()) <= 3):
+    if KEY_TERM.match(text) or (is_errno(text.split()[0]) and len(text.split()) <= 3):
         return "term"
     if SIGNATURE.match(text) and "(" in text and not is_sentence_like(
             text.split("(")[0] + " x") and not CODE_STATEMENT.match(text):

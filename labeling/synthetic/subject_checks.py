@@ -26,6 +26,9 @@ CMake help graded blind in round 5 and of the round-4 development grades).
   generator's graded samples (33 of 138 over the earlier generators'); the copy of a sentence
   with a blank, precision first.
 - A question ending on a verb that needs a second object ("What does the property tell?").
+- A definition asked of a judgement, not a term ("What is a good entry point?", "What is a
+  better alternative?"), when nothing after it says of what (``EVALUATIVE``).
+- A Python special method named bare ("What does __iter__() do?"): every class has its own.
 - An answer that runs on into the next entry of a definition list, or carries reST roles.
 
 A question caught here is not asked, nor its keyword query: precision before recall.
@@ -46,7 +49,9 @@ samples' commonest reject, Go's doc comments and Ruby's reference): "What does f
 under "Ruby Zlib::GzipWriter#flush" -> "What does Zlib::GzipWriter#flush do?", "What does
 NewWriter return?" under "Go bufio: NewWriter" -> "What does NewWriter in Go bufio return?"; and
 a how-to answered by that bare name ("How do I flush all the internal buffers ...?" answered
-"flush") is not asked (``bare_member_answer``).
+"flush") is not asked (``bare_member_answer``). ``owned_by_class_signature`` gives a bare member
+to the one class the passage's signature lines declare ("class Area(**kwargs)" heads the entry
+of "What does Area's __getattr__() do?", Django's reference, round 44).
 """
 
 from __future__ import annotations
@@ -104,6 +109,13 @@ def names_subject(question: str, title: str | None, topic: Subject | None) -> bo
     return any(w and (w.lower().rstrip("s") in heading or is_code_name(w)) for w in words)
 
 
+# A definition asked of a judgement, not a term ("What is a good entry point?", "What is a
+# better alternative?", "What is a common example?"): 0 of 15 accepted over twelve kinds, where
+# nothing after it says of what ("What is a common use case for optional?" is asked).
+EVALUATIVE = re.compile(r"^What (?:is|are) (?:a|an|the) (?:(?:very|slightly|more|most) )*"
+                        r"(?:good|nice|great|better|best|typical|tricky|common|successful|"
+                        r"recommended|possible|usual|alternative|interesting|handy)\b"
+                        r"(?:(?! (?:for|of|in|to|with|on) ).)*\?$")
 OBJECT_LAST = re.compile(r"^What (?:does|do|will|did|can|may|must|should) .+ (\w+)\?$")
 KEPT_VERBS = frozenset({"do", "return", "mean", "stand"})
 ORDINALS = frozenset("first second third fourth last next other same following given".split())
@@ -196,6 +208,22 @@ def _own_call(question: str, name: str) -> str:
         return question
     owned = NOUN_CALL.sub(rf"the \1 \2 of {name}", question, count=1)
     return owned if owned != question else SUBJECT_CALL.sub(rf"\1 {name}'s \2", question)
+
+
+# A class's signature as API references head its entry ("class Area(**kwargs)[source]",
+# "class ModelChoiceIteratorValue(value, instance)"); not a class statement of example code,
+# which ends in a colon ("class Book(models.Model):").
+CLASS_SIGNATURE = re.compile(r"^class ([A-Z]\w*)\([^()]*\)(?:\[source\])?[ \t]*$", re.M)
+# A Python special method named bare: every class has its own ("What does __iter__() do?").
+BARE_DUNDER = re.compile(r"(?<![\w.:#'])(?<!'s )__\w+__\b")
+
+
+def owned_by_class_signature(question: str, text: str) -> str:
+    """``question`` with its unowned member given to the one class the passage's signature
+    lines declare: "What does __getattr__() do?" under "class Area(**kwargs)" -> "What does
+    Area's __getattr__() do?" (Django's reference, round 44)."""
+    classes = set(CLASS_SIGNATURE.findall(text))
+    return _own_call(question, classes.pop()) if len(classes) == 1 else question
 
 
 # A module or package as titles write it: "bufio", "encoding/hex", "tornado.web", "shutil".
@@ -293,4 +321,5 @@ def unnamed(question: str, answer: str, structured: bool, title: str | None,
     return vague or bare_member_answer(question, answer, title) or bool(
         ((POINTS_BACK.search(answer) or OPTION.search(question)) and not named)
         or POOR_FORM.match(question) or SECOND_OBJECT.search(question)
-        or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer))
+        or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer) or BARE_DUNDER.search(question)
+        or EVALUATIVE.match(question))
