@@ -25,6 +25,9 @@ the Python reference): an answer that only restates what the question names ("th
 tasks" for ``getTaskCount()``), a manual's argument placeholder in the question ("when {check}
 is omitted"), a FAQ's own label read as a term ("What is A1 in libc6?"), a pointing phrase
 ("related to this object"), a capital copied from mid-sentence ("What is As SO_SNDBUF?").
+
+From KiCad's manuals (round 51): an instruction to use a control the text shows only as a
+picture ("click the icon"), neither named nor placed.
 """
 
 from __future__ import annotations
@@ -166,6 +169,10 @@ ADVICE = re.compile(r"^(?:(?:one|you|users?|the user)\s+)?(?:\w+ly\s+)?(?:should
 POINTING_BACK = re.compile(r"^(?:\S+\s+){0,2}(?:these|those)\s", re.I)
 # An answer that is only a pointing word ("this": use what?).
 POINTING_WORD = re.compile(r"(?:this|that|these|those|it|here|there|below|above)\W*", re.I)
+# An instruction to use a control the text shows as a picture, neither named nor placed ("click
+# the icon", "click on the icon to show the dialog below": KiCad's manuals, round 51).
+UNSEEN_CONTROL = re.compile(r"(?:to\s+)?(?:click|press|select|tap)(?:\s+on)?\s+the\s+"
+                            r"(?:icon|button)(?:\s+(?:to|and)\b.*)?\W*", re.I | re.S)
 RUNS_ON = re.compile(r"[.!?]\s*\n\s*\S")  # past its sentence's end onto the next line
 # Sentence adverbs that only make sense next to the source sentence: "What does BBV also
 # count?", "What can the monitor command now control?", "What does chmod ignore in contrast?".
@@ -238,7 +245,8 @@ def unbalanced(question: str) -> bool:
 
 def bad_answer(question: str, answer: str) -> bool:
     """Whether ``answer`` is cut mid-phrase, a code fragment, a bare value ("to false"), a word
-    doubled, pointing back ("these options") or only a pointing word ("this"), advice where
+    doubled, pointing back ("these options") or only a pointing word ("this"), a control
+    shown only as a picture ("click the icon"), advice where
     a behaviour was asked ("What happens ...?"), or not what a thing is where that was asked
     (``NOT_WHAT_IT_IS``)."""
     words = answer.split()
@@ -246,6 +254,7 @@ def bad_answer(question: str, answer: str) -> bool:
         BARE_VALUE.match(answer) or CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
         or RUNS_ON.search(answer)
         or POINTING_BACK.search(answer) or POINTING_WORD.fullmatch(answer.strip())
+        or UNSEEN_CONTROL.fullmatch(answer.strip())
         or (question.startswith(("What happens", "What does")) and ADVICE.search(answer))
         or (question.startswith(("What is ", "What are ")) and NOT_WHAT_IT_IS.match(
             answer.strip())))

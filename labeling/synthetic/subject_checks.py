@@ -29,6 +29,8 @@ CMake help graded blind in round 5 and of the round-4 development grades).
 - A definition asked of a judgement, not a term ("What is a good entry point?", "What is a
   better alternative?"), when nothing after it says of what (``EVALUATIVE``).
 - A Python special method named bare ("What does __iter__() do?"): every class has its own.
+- "Either" with no "or" ("How do I edit either symbol library table?"): one of two things the
+  text named before.
 - An answer that runs on into the next entry of a definition list, or carries reST roles.
 
 A question caught here is not asked, nor its keyword query: precision before recall.
@@ -116,6 +118,9 @@ EVALUATIVE = re.compile(r"^What (?:is|are) (?:a|an|the) (?:(?:very|slightly|more
                         r"(?:good|nice|great|better|best|typical|tricky|common|successful|"
                         r"recommended|possible|usual|alternative|interesting|handy)\b"
                         r"(?:(?! (?:for|of|in|to|with|on) ).)*\?$")
+# "either" with no "or" after it: one of two things the text named before ("How do I edit
+# either symbol library table?", "What does std::unexpected call in either case?"): 0 of 5.
+EITHER_BACK = re.compile(r"\beither\b(?!.*\bor\b)", re.I)
 OBJECT_LAST = re.compile(r"^What (?:does|do|will|did|can|may|must|should) .+ (\w+)\?$")
 KEPT_VERBS = frozenset({"do", "return", "mean", "stand"})
 ORDINALS = frozenset("first second third fourth last next other same following given".split())
@@ -322,4 +327,4 @@ def unnamed(question: str, answer: str, structured: bool, title: str | None,
         ((POINTS_BACK.search(answer) or OPTION.search(question)) and not named)
         or POOR_FORM.match(question) or SECOND_OBJECT.search(question)
         or NEXT_ENTRY.search(answer) or REST_ROLE.search(answer) or BARE_DUNDER.search(question)
-        or EVALUATIVE.match(question))
+        or EVALUATIVE.match(question) or EITHER_BACK.search(question))
