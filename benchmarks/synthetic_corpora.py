@@ -1873,16 +1873,23 @@ LLVM_DOC = Path("/usr/share/doc/llvm-19-doc/html")
 HTML_HEADINGS = r'(?s)<h[1-4][^>]*>(.*?)</h[1-4]>'
 
 
+def sphinx_body(raw: str) -> str | None:
+    """The main text of a page of Sphinx's classic HTML (before its sidebar, bottom navigation and
+    footer), None for a page without one."""
+    if '<div class="body" role="main">' not in raw:
+        return None
+    body = raw.split('<div class="body" role="main">', 1)[1]
+    return re.split(r'<div class="(?:related|footer|sphinxsidebar)"', body)[0]
+
+
 def llvm_rows() -> list[dict]:
     rows = []
     for path in sorted(LLVM_DOC.rglob("*.html")):
         if path.name in ("genindex.html", "search.html") or "_" in path.parts[-2][:1]:
             continue
-        raw = path.read_text(encoding="utf-8", errors="replace")
-        if '<div class="body" role="main">' not in raw:
+        body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
+        if body is None:
             continue
-        body = raw.split('<div class="body" role="main">', 1)[1]
-        body = re.split(r'<div class="(?:related|footer)"', body)[0]
         sections = heading_sections(body, HTML_HEADINGS)
         name = page_heading(sections)
         if name is None:
@@ -2086,11 +2093,9 @@ def policy_rows() -> list[dict]:
     for path in sorted(POLICY_DOC.glob("*.html")):
         if path.stem in ("genindex", "search", "index", "upgrading-checklist"):
             continue  # the checklist is a change log
-        raw = path.read_text(encoding="utf-8", errors="replace")
-        if '<div class="body" role="main">' not in raw:
+        body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
+        if body is None:
             continue
-        body = raw.split('<div class="body" role="main">', 1)[1]
-        body = re.split(r'<div class="(?:related|footer|sphinxsidebar)"', body)[0]
         sections = heading_sections(body, HTML_HEADINGS)
         page = page_heading(sections) or path.stem
         rows += titled_rows(f"policy/{path.stem}", f"Debian Policy {page}", sections, name=page)
