@@ -13,26 +13,26 @@ messages, the Apache HTTP Server's module reference, SQLite's C interface refere
 comments, Ruby's ri reference, R's help pages, gnuplot's help, SWI-Prolog's reference, the
 Erlang/OTP module reference, the Racket Reference, the gtk-doc references of GTK, GLib and GIO, the
 OCaml standard library's reference, the Haddock reference of GHC's libraries, Tcl's command
-reference, SDL2's Doxygen reference, cppreference's C++ reference, the Ada 2012 Reference Manual,
-Qt 5's class reference, LLVM's documentation, Django's documentation, GNU Octave's manual, the GIMP
+reference, SDL2's Doxygen reference, cppreference's C++ reference, the Ada 2012 Reference Manual, Qt
+5's class reference, LLVM's documentation, Django's documentation, GNU Octave's manual, the GIMP
 user manual, LilyPond's manuals, the SBCL and PostGIS manuals, the zsh manual, KiCad's manuals, the
-Debian Administrator's Handbook). Graded questions
-the generator no longer asks are left out: they were accepted 35% of the time (of 1,301; 74% of the
-3,382 still asked) and pulled every prediction under what the generator's questions earn. A feature
-the generator's screens leave without spread (the critic, which no graded question had, and
-grammar) keeps its reasoned weight, and a weight the fit puts against its reasoned sign (standing
-alone: confounded with the others by the screens) weighs 0, so that a model's or an import's
-question that names nothing does not score higher for it. What a question asks for weighs most
-after the structure it came from: a return value (+1.15 on the logit scale) or a purpose (+0.10)
-above a fact, a behaviour ("What does X do?", -1.27), a how-to (-1.27) and a comparison (-2.12)
-below it. On the 31 kinds graded up to round 34, leaving one kind out put 24 of 62 halves within 10
-points without these shape features, and the top decile of the left-out predictions was accepted
-57% of the time (predicted 88%); with them, 30 of 62 and 93% (predicted 94%); with the 49 kinds of
-today, 49 of 98 and 85% (predicted 92%): a count that moves with a few questions (on 34 kinds, 33
-of 68 before six rejected questions were screened, 27 after). It is not tempered: a logistic
-model's mean prediction is its expected accept rate. ``benchmarks/synthetic_calibration.py`` fits
-it, checks it leaving one kind out (each kind predicted by a fit on the others) and writes the
-reliability curves (``benchmarks/results/synthetic_reliability.md``).
+Debian Administrator's Handbook). Graded questions the generator no longer asks are left out: they
+were accepted 35% of the time (of 1,301; 74% of the 3,382 still asked) and pulled every prediction
+under what the generator's questions earn. A feature the generator's screens leave without spread
+(the critic, which no graded question had, and grammar) keeps its reasoned weight, and a weight the
+fit puts against its reasoned sign (standing alone: confounded with the others by the screens)
+weighs 0, so that a model's or an import's question that names nothing does not score higher for it.
+What a question asks for weighs most after the structure it came from: a return value (+1.15 on the
+logit scale) or a purpose (+0.10) above a fact, a behaviour ("What does X do?", -1.27), a how-to
+(-1.27) and a comparison (-2.12) below it. On the 31 kinds graded up to round 34, leaving one kind
+out put 24 of 62 halves within 10 points without these shape features, and the top decile of the
+left-out predictions was accepted 57% of the time (predicted 88%); with them, 30 of 62 and 93%
+(predicted 94%); with the 49 kinds of today, 49 of 98 and 85% (predicted 92%): a count that moves
+with a few questions (on 34 kinds, 33 of 68 before six rejected questions were screened, 27 after).
+It is not tempered: a logistic model's mean prediction is its expected accept rate.
+``benchmarks/synthetic_calibration.py`` fits it, checks it leaving one kind out (each kind predicted
+by a fit on the others) and writes the reliability curves
+(``benchmarks/results/synthetic_reliability.md``).
 
 Its level is then set for text the generator has never seen, which is what a team's own
 documentation is: the questions still asked are those that earlier rounds' mends made better, so a

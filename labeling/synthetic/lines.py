@@ -48,11 +48,6 @@ ERRNO = re.compile(r"^E[A-Z0-9]{2,}$")
 # looks like one ("EXTRA Proprietary drivers", a sidebar's label and title) is not an error.
 ERROR_NAMES = frozenset(errno.errorcode.values())
 
-
-def is_errno(word: str) -> bool:
-    """Whether ``word`` names a C library error (``ENOENT``, ``EXDEV``), not a word in capitals
-    that is written like one (``EXTRA``, ``EXAMPLE``)."""
-    return bool(ERRNO.match(word)) and word in ERROR_NAMES
 BULLET = re.compile(r"^([\u2022\u2023\u25e6\u2043\u2219\u00b7*+\u2014\u2013]|-(?=\s)"
                     r"|o(?=\s{1,3}[A-Z])|\d{1,2}[.)](?=\s))\s+")
 GAP = re.compile(r"\S( {4,}|\t)\S")
@@ -134,6 +129,12 @@ def is_sentence_like(text: str) -> bool:
     """Prose-looking text: words, mostly letters, and a sentence end or enough words."""
     words = re.findall(r"[A-Za-z][a-z']+", text)
     return len(words) >= 3 and symbol_share(text) <= 0.1
+
+
+def is_errno(word: str) -> bool:
+    """Whether ``word`` names a C library error (``ENOENT``, ``EXDEV``), not a word in capitals
+    that is written like one (``EXTRA``, ``EXAMPLE``)."""
+    return bool(ERRNO.match(word)) and word in ERROR_NAMES
 
 
 def term_split(text: str) -> tuple[str, str] | None:

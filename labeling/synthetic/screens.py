@@ -246,9 +246,8 @@ def unbalanced(question: str) -> bool:
 def bad_answer(question: str, answer: str) -> bool:
     """Whether ``answer`` is cut mid-phrase, a code fragment, a bare value ("to false"), a word
     doubled, pointing back ("these options") or only a pointing word ("this"), a control
-    shown only as a picture ("click the icon"), advice where
-    a behaviour was asked ("What happens ...?"), or not what a thing is where that was asked
-    (``NOT_WHAT_IT_IS``)."""
+    shown only as a picture ("click the icon"), advice where a behaviour was asked ("What
+    happens ...?"), or not what a thing is where that was asked (``NOT_WHAT_IT_IS``)."""
     words = answer.split()
     return not words or words[-1].lower() in DANGLING or restates(question, answer) or bool(
         BARE_VALUE.match(answer) or CODE_ANSWER.search(answer) or NOTE_OR_DOUBLE.search(answer)
