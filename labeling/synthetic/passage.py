@@ -80,14 +80,16 @@ class Prose:
     """Prose with its lines joined. ``origin[i]`` is the passage offset of ``clean[i]``.
 
     ``heading``: the heading in effect; ``term``: the label this prose describes (an option,
-    a key); ``signature``: the nearest function name above; ``example``: the passage span of
-    the first command of the code block that follows the prose, if one does."""
+    a key); ``signature``: the nearest function name above, ``arguments`` its argument names;
+    ``example``: the passage span of the first command of the code block that follows the
+    prose, if one does."""
 
     clean: str
     origin: list[int]
     heading: str = ""
     term: str = ""
     signature: str = ""
+    arguments: tuple[str, ...] = ()  # the argument names of that signature
     example: tuple[int, int] | None = None
     sentences: list[tuple[int, int]] = field(default_factory=list)
     term_span: tuple[int, int] | None = None  # passage offsets of the term's label
@@ -334,11 +336,28 @@ def _unmarked(segment: str) -> list[bool]:
     return keep
 
 
+def argument_names(line: str) -> tuple[str, ...]:
+    """The argument names of a signature line: the last name in each argument before its
+    default or type ("REPT("Text"; Number)" -> Text, Number; "def f(a: int = 3, *rest)" -> a,
+    rest; "int open(const char *path, int flags)" -> path, flags)."""
+    match = SIGNATURE.match(line)
+    if match is None:
+        return ()
+    names = []
+    for argument in re.split(r"[;,]", match.group("args")):
+        argument = re.split(r"[=:]", argument)[0]
+        found = re.findall(r"[A-Za-z_]\w*", argument)
+        if found:
+            names.append(found[-1])
+    return tuple(names)
+
+
 def _prose_units(text: str, blocks: list[Block], heading: str = ""
                  ) -> tuple[list[Prose], list[tuple[Block, Prose | None]]]:
     units: list[Prose] = []
     terms: list[tuple[Block, Prose | None]] = []
     signature = ""
+    arguments: tuple[str, ...] = ()
     signature_span: tuple[int, int] | None = None
     signature_fresh = False
     term_block: Block | None = None
@@ -350,6 +369,7 @@ def _prose_units(text: str, blocks: list[Block], heading: str = ""
         if block.kind == "signature":
             signature, term_block = block.label, None
             line = block.lines[0]
+            arguments = argument_names(line.text)
             at = line.text.find(signature)
             signature_span = (line.start + at, line.start + at + len(signature))
             signature_fresh = True
@@ -380,6 +400,7 @@ def _prose_units(text: str, blocks: list[Block], heading: str = ""
         else:
             owner = list_owner(clean)
         if signature:
+            unit.arguments = arguments
             unit.signature_span = signature_span
             unit.first_of_signature = signature_fresh
             signature_fresh = False

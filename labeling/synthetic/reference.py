@@ -232,14 +232,23 @@ def from_term(passage: Passage, unit: Prose, topic: Subject | None) -> list[Draf
 def _signature_description(unit: Prose, a: int, b: int, focus: Subject | None) -> list[Draft]:
     """The first sentence under a function's signature, when it describes the function: "What
     does mapnew() do?" answered by "Like map() but instead of replacing items ... a new List or
-    Dictionary is created and returned" (``labeling.synthetic.descriptions``)."""
+    Dictionary is created and returned" (``labeling.synthetic.descriptions``); not one that
+    opens on an argument's name."""
     sentence = unit.clean[a:b].strip()
     if focus is None or focus.kind != "function" or not is_description(sentence) or \
-            not describes(sentence.split(), focus):
+            not describes(sentence.split(), focus) or _about_argument(sentence, unit.arguments):
         return []
     end = b - 1 if unit.clean[b - 1] == "." else b
     return [Draft(f"What does {focus.phrase} do?", unit.raw_span(a, end), "what", sentence,
                   focus)]
+
+
+def _about_argument(sentence: str, arguments: tuple[str, ...]) -> bool:
+    """Whether ``sentence`` opens on one of the signature's argument names: it says what the
+    argument is ("Text is the text to be repeated." under "REPT("Text"; Number)", LibreOffice's
+    help, round 53), not what the function does."""
+    first = sentence.split()[0].strip("\"'`\u2018\u2019\u201c\u201d,:").lower()
+    return first in {name.lower() for name in arguments}
 
 
 def _imperative(unit: Prose, toks: list[Tok], sentence: str, focus: Subject | None,

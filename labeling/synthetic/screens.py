@@ -26,6 +26,9 @@ tasks" for ``getTaskCount()``), a manual's argument placeholder in the question 
 is omitted"), a FAQ's own label read as a term ("What is A1 in libc6?"), a pointing phrase
 ("related to this object"), a capital copied from mid-sentence ("What is As SO_SNDBUF?").
 
+From SQLAlchemy's reference (round 54): a permalink mark or a Sphinx entry's object type left
+beside a name ("pool_timeout=30¶", "What do attribute sqlalchemy.orm...load_options return?").
+
 From KiCad's manuals (round 51): an instruction to use a control the text shows only as a
 picture ("click the icon"), neither named nor placed.
 """
@@ -45,6 +48,13 @@ from labeling.synthetic.words import ALL_VERBS, PREPOSITIONS
 # of::http::geturl", Tcl's "::http::geturl" glued to the word before it).
 ARTEFACTS = re.compile(r"\s--\s|[`*^]|\s=|(?:^|\s)'|'(?:\s|\?)|(?:^|\s)[-+]{1,2}\w[\w-]*,?\s+"
                        r"[-+]{1,2}\w|(?:^|[\s(]|\b(?:the|a|an|of|to|in|for|on|with|by))::\w", re.I)
+# What documentation generators leave beside a name: a permalink mark ("pool_timeout=30¶"), a
+# Sphinx entry's object type before a qualified name ("What do attribute
+# sqlalchemy.orm.ORMExecuteState.load_options return?": SQLAlchemy's reference, round 54; "What
+# is function rep.int?" is R's own wording).
+GENERATOR_MARK = re.compile(r"\u00b6|^What (?:do|does) (?:attribute|method|classmethod|"
+                            r"staticmethod|property|data|function|class|exception|module) "
+                            r"[A-Za-z_]\w*(?:\.\w+)+")
 # A question whose subject slot holds an adverb or a gerund: "What do always read?", "What
 # does using all for COMPONENT launch?" (a definition-list label or a clause misread).
 NO_SUBJECT = re.compile(r"^What (?:do|does|did|will|can|may) (?:always|never|not|only|also|"
@@ -212,7 +222,8 @@ def misread(question: str) -> bool:
                 or LABEL_BEFORE_NAME.search(question) or NUMBER_LABEL.match(question)
                 or preposition_twice(question) or verb_echoes_name(question)
                 or names_twice(question) or DESCRIBED_NAME.match(question)
-                or verb_as_subject(question) or CUT_RELATIVE.search(question))
+                or verb_as_subject(question) or CUT_RELATIVE.search(question)
+                or GENERATOR_MARK.search(question))
 
 
 def verb_as_subject(question: str) -> bool:
