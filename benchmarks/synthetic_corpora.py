@@ -381,7 +381,7 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   words and at least 25, titled ``zsh 17 Shell Builtin Commands``: a shell's manual, a kind no
   round drew.
 
-- ``libreoffice`` (held out, issue 32's forty-eighth pass, graded blind by another grader):
+- ``libreoffice`` (held out, issue 32's forty-seventh pass, graded blind by another grader):
   LibreOffice 7.4's help as Debian's ``libreoffice-help-en-us`` ships it (installed for it:
   ``/usr/share/libreoffice/help/en-US/text/<module>/**/*.html``): each page's display area cut at
   its headings, passages of about 150 words and at least 25, titled ``LibreOffice Writer Creating
@@ -410,7 +410,7 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   titled ``Debian Handbook 6.2. aptitude, apt-get, and apt Commands: 6.2.1. Initialization``: a
   system administrator's book, a kind no round drew.
 
-- ``sqlalchemy`` (held out, issue 32's forty-seventh pass, graded blind by another grader):
+- ``sqlalchemy`` (held out, issue 32's forty-eighth pass, graded blind by another grader):
   SQLAlchemy 1.4's documentation as Debian's ``python-sqlalchemy-doc`` ships it (installed for
   it: ``/usr/share/doc/python-sqlalchemy-doc/html``, Sphinx's HTML, a page a topic; the index,
   search, glossary, change logs and copyright pages left out): each page's main text (without
