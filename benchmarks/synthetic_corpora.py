@@ -418,6 +418,22 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   ``SQLAlchemy Session Basics: Opening and Closing a Session``: a database toolkit's guides and
   API reference, a kind no round drew.
 
+- ``ffmpeg`` (held out, issue 32's forty-ninth pass, graded blind by another grader): FFmpeg
+  5.1's manuals as Debian's ``ffmpeg-doc`` ships them (installed for it:
+  ``/usr/share/doc/ffmpeg/manual/*.html``, texi2any's HTML, a page a manual: the tools, filters,
+  codecs, formats, protocols, devices, utilities, the FAQ and the general guide; the ``-all``
+  pages that repeat the others, the developer, testing and mailing-list guides and the library
+  overviews left out): each manual's text after its table of contents cut at its headings,
+  passages of about 150 words and at least 25, titled ``FFmpeg Filters Documentation: 8.1
+  acompressor``: a multimedia tool's option and filter reference, a kind no round drew.
+
+- ``bind`` (held out, issue 32's fiftieth pass, graded blind by another grader): the BIND 9.18
+  Administrator Reference Manual as Debian's ``bind9-doc`` ships it (installed for it:
+  ``/usr/share/doc/bind9-doc/arm/*.html``, Sphinx's HTML, a page a chapter; the manual pages,
+  release notes, history, index and search pages left out): each page's main text cut at its
+  headings, passages of about 150 words and at least 25, titled ``BIND 9 Configurations and Zone
+  Files: 4.2. Load Balancing``: a DNS server's administrator manual, a kind no round drew.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -430,7 +446,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   ada, qt, llvm, django, octave,
                                                   gimp, lilypond, sbcl, postgis,
                                                   zsh, libreoffice, policy, kicad,
-                                                  handbook, sqlalchemy)
+                                                  handbook, sqlalchemy, ffmpeg,
+                                                  bind)
 """
 
 from __future__ import annotations
@@ -2168,6 +2185,53 @@ def sqlalchemy_rows() -> list[dict]:
                             f"SQLAlchemy {page}", sections, name=page)
     return rows
 
+
+FFMPEG_DOC = Path("/usr/share/doc/ffmpeg/manual")
+FFMPEG_SKIPPED = ("developer", "fate", "git-howto", "mailing-list-faq", "nut", "index")
+
+
+def ffmpeg_rows() -> list[dict]:
+    """FFmpeg's manuals (texi2any's HTML, a page a manual): each manual's text after its table
+    of contents cut at its headings, titled ``<manual's title>: <heading>``."""
+    rows = []
+    for path in sorted(FFMPEG_DOC.glob("*.html")):
+        if path.stem.endswith("-all") or path.stem.startswith("lib") \
+                or path.stem in FFMPEG_SKIPPED:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        title = re.search(r"(?s)<h1[^>]*>(.*?)</h1>", raw)
+        manual = html_line(title.group(1)) if title else path.stem
+        body = re.sub(r'(?s)<div class="(?:contents|Contents_element)".*?</ul>\s*</div>', "",
+                      raw.split("<body", 1)[-1])
+        body = body.split('<div class="footer"')[0]
+        body = re.sub(r'(?s)<span class="pull-right">.*?</span>', "", body)  # "# TOC" links
+        sections = heading_sections(body, r'(?s)<h[2-4][^>]*>(.*?)</h[2-4]>')
+        page = manual if manual.lower().startswith("ffmpeg") else f"FFmpeg {manual}"
+        rows += titled_rows(f"ffmpeg/{path.stem}", page, sections,
+                            skipped=frozenset({"Table of Contents"}))
+    return rows
+
+
+BIND_DOC = Path("/usr/share/doc/bind9-doc/arm")
+BIND_SKIPPED = frozenset({"manpages", "notes", "history", "genindex", "search", "index"})
+
+
+def bind_rows() -> list[dict]:
+    """The BIND 9 Administrator Reference Manual (Sphinx's HTML, a page a chapter): each page's
+    main text cut at its headings, titled ``BIND 9 <chapter>: <heading>``."""
+    rows = []
+    for path in sorted(BIND_DOC.glob("*.html")):
+        if path.stem in BIND_SKIPPED:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if 'role="main"' not in raw:
+            continue
+        body = raw.split('role="main"', 1)[1].split(">", 1)[1].split("<footer")[0]
+        sections = heading_sections(body, HTML_HEADINGS)
+        page = page_heading(sections) or path.stem
+        rows += titled_rows(f"bind/{path.stem}", f"BIND 9 {page}", sections, name=page)
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2187,7 +2251,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "gimp": gimp_rows, "lilypond": lilypond_rows, "sbcl": sbcl_rows,
             "postgis": postgis_rows, "zsh": zsh_rows, "libreoffice": libreoffice_rows,
             "policy": policy_rows, "kicad": kicad_rows, "handbook": handbook_rows,
-            "sqlalchemy": sqlalchemy_rows}
+            "sqlalchemy": sqlalchemy_rows, "ffmpeg": ffmpeg_rows, "bind": bind_rows}
 
 
 def build(name: str) -> Path:
