@@ -26,6 +26,11 @@ tasks" for ``getTaskCount()``), a manual's argument placeholder in the question 
 is omitted"), a FAQ's own label read as a term ("What is A1 in libc6?"), a pointing phrase
 ("related to this object"), a capital copied from mid-sentence ("What is As SO_SNDBUF?").
 
+From the BIND 9 manual (round 56): an answer that is a configuration block's opening line
+('zone "example.com" IN {'), a "When is ...?" that kept its participle ("When is EDNS a standard
+that was first specified?") and a how-to that runs on into a description's verb ("How do I
+connect to 127.0.0.1 port 953 and causes the name server to reload?").
+
 From SQLAlchemy's reference (round 54): a permalink mark or a Sphinx entry's object type left
 beside a name ("pool_timeout=30¶", "What do attribute sqlalchemy.orm...load_options return?").
 
@@ -149,6 +154,10 @@ SECTION_LABEL = re.compile(r"^[QA]\d{1,2}$")
 PLACEHOLDER_ARGUMENT = re.compile(r"(?<![=\w-])(?:\{[\w-]+\}|<[\w-]+>)")
 # "I are", "I has": the reader put where the source's "you" or a third person was.
 READER_AGREEMENT = re.compile(r"\bI (?:are|is|has|does|was not)\b")
+# A clause moved around "When is" that kept its participle: "When is Devuan a fork of Debian
+# started?", "When is EDNS a standard that was first specified?" (rounds 52 and 56; 0 of 6
+# "When is ...?" accepted over the held-out rounds).
+WHEN_IS_PARTICIPLE = re.compile(r"^When is \S+ (?:a|an|the) .+ \w+ed\?$")
 # "What is end={end-pattern} in syntax?": a template as the subject (an option's placeholder in
 # a condition, "if no --type=<type> is given", is how the source names it).
 TEMPLATE = re.compile(r"^What (?:is|are|does|do) (?:the )?\S+=[{<\[]")
@@ -173,7 +182,10 @@ API = re.compile(r"^(?:\w+\(\)|\w+(?:::|\.|->)\w[\w:.>-]*|--?\w[\w-]*|[A-Z][A-Z0
 # Answers: cut after a word that cannot end a phrase; code; advice; pointing back.
 DANGLING = frozenset("even also only the a an of to and or but with for from by as than that "
                      "which not just either both into on in at".split())
-CODE_ANSWER = re.compile(r"^\s*(?:[=;{}>]|->)|;\s*$|\s=\s")
+# Code for an answer: one that opens on an operator, ends on a statement's semicolon or a
+# block's opening brace ('zone "example.com" IN {', "controls {": BIND's manual, round 56), or
+# assigns.
+CODE_ANSWER = re.compile(r"^\s*(?:[=;{}>]|->)|[;{]\s*$|\s=\s")
 ADVICE = re.compile(r"^(?:(?:one|you|users?|the user)\s+)?(?:\w+ly\s+)?(?:should|must|ought to|"
                     r"needs? to|have to)\b", re.I)
 POINTING_BACK = re.compile(r"^(?:\S+\s+){0,2}(?:these|those)\s", re.I)
@@ -203,6 +215,14 @@ def points_away(answer: str) -> bool:
     return bool(POINTING_ANSWER.search(answer))
 
 
+def task_joins_description(question: str) -> bool:
+    """Whether a how-to runs on into a description's verb: "How do I connect to 127.0.0.1 port
+    953 and causes the name server to reload?" (a task and what the command does, one clause;
+    BIND's manual, round 56)."""
+    match = re.match(r"^How (?:do|can|should) I .+? and (\w+s)\b", question)
+    return bool(match) and (base_form(match.group(1)) or "") in ALL_VERBS
+
+
 def misread(question: str) -> bool:
     """Whether a screen catches ``question`` (see the module docstring)."""
     return bool(ARTEFACTS.search(question) or NO_SUBJECT.search(question)
@@ -223,7 +243,8 @@ def misread(question: str) -> bool:
                 or preposition_twice(question) or verb_echoes_name(question)
                 or names_twice(question) or DESCRIBED_NAME.match(question)
                 or verb_as_subject(question) or CUT_RELATIVE.search(question)
-                or GENERATOR_MARK.search(question))
+                or GENERATOR_MARK.search(question) or WHEN_IS_PARTICIPLE.match(question)
+                or task_joins_description(question))
 
 
 def verb_as_subject(question: str) -> bool:
