@@ -434,6 +434,30 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   headings, passages of about 150 words and at least 25, titled ``BIND 9 Configurations and Zone
   Files: 4.2. Load Balancing``: a DNS server's administrator manual, a kind no round drew.
 
+- ``haproxy`` (held out, issue 32's fifty-first pass, graded blind by another grader): the
+  HAProxy 2.6 configuration manual as Debian's ``haproxy-doc`` ships it (installed for it:
+  ``/usr/share/doc/haproxy/html/configuration.html``, one page generated from the text manual):
+  its text cut at its chapter and section headings, each keyword a line above its description,
+  passages of about 150 words and at least 25, titled ``HAProxy 3.2. Performance tuning``: a load
+  balancer's configuration reference, a kind no round drew.
+
+- ``gnucash`` (held out, issue 32's fifty-second pass, graded blind by another grader): GnuCash
+  4.13's Tutorial and Concepts Guide and its Help manual in English as Debian's ``gnucash-docs``
+  ships them (installed for it: ``/usr/share/doc/gnucash-docs/gnucash-{guide,help}-en/*.html``,
+  DocBook's chunked HTML, a page a section; the navigation, the licence and the index left out):
+  each page's text cut at its headings, passages of about 150 words and at least 25, titled
+  ``GnuCash Help 5.4. Creating a New Account``: a personal and small-business accounting
+  application's guide, a kind no round drew.
+
+- ``wireshark``, ``ant`` and ``weechat`` (built, not drawn: the generator asks of 53 of the
+  Wireshark User's Guide's 594 passages, 30 of Apache Ant's task and type manual's 1,333 and 14
+  of WeeChat 3.8's English guides' 1,169, too few to test the halves well):
+  ``/usr/share/doc/wireshark/wsug_html_chunked/*.html`` (DocBook's chunked HTML, the navigation
+  and the GPL appendix left out), titled ``Wireshark <section>: <heading>``;
+  ``/usr/share/doc/ant/manual/{Tasks,Types}/*.html`` (hand-written HTML), titled ``Apache Ant
+  <task>: <heading>``; ``/usr/share/doc/weechat-doc/html/weechat_*.en.html`` (Asciidoctor's
+  HTML), titled ``WeeChat <guide>: <heading>``.
+
     python benchmarks/synthetic_corpora.py <corpus>  (pydoc, info, readme, html, pod, cmake, vim,
                                                   javadoc, rustc, pyref, awscli, npm,
                                                   rustbook, pandas, edition, cargo,
@@ -447,7 +471,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   gimp, lilypond, sbcl, postgis,
                                                   zsh, libreoffice, policy, kicad,
                                                   handbook, sqlalchemy, ffmpeg,
-                                                  bind)
+                                                  bind, wireshark, ant, haproxy,
+                                                  weechat, gnucash)
 """
 
 from __future__ import annotations
@@ -2232,6 +2257,100 @@ def bind_rows() -> list[dict]:
         rows += titled_rows(f"bind/{path.stem}", f"BIND 9 {page}", sections, name=page)
     return rows
 
+
+WIRESHARK_GUIDE = Path("/usr/share/doc/wireshark/wsug_html_chunked")
+GNUCASH_DOC = Path("/usr/share/doc/gnucash-docs")
+
+
+def docbook_chunked_rows(folder: Path, doc: str, label: str, skipped: frozenset[str] = frozenset()
+                         ) -> list[dict]:
+    """A DocBook manual as chunked HTML (a page a section): each page's text without its
+    navigation and table of contents, cut at its headings, titled ``<label> <section>:
+    <heading>``; the pages named in ``skipped`` left out."""
+    rows = []
+    for path in sorted(folder.glob("*.html")):
+        if path.stem in skipped:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = re.sub(r'(?s)<div[^>]*class="nav(?:header|footer)"[^>]*>.*?</div>', "",
+                      raw.split("<body", 1)[-1])
+        body = re.sub(r'(?s)<div[^>]*class="toc"[^>]*>.*?</dl>\s*</div>', "", body)
+        sections = heading_sections(body, r'(?s)<h[1-4] class="title"[^>]*>(.*?)</h[1-4]>')
+        page = page_heading(sections) or path.stem
+        rows += titled_rows(f"{doc}/{path.stem}", f"{label} {page}", sections, name=page)
+    return rows
+
+
+def wireshark_rows() -> list[dict]:
+    """The Wireshark User's Guide, its GPL appendix left out."""
+    return docbook_chunked_rows(WIRESHARK_GUIDE, "wireshark", "Wireshark",
+                                frozenset({"index", "AppGPL"}))
+
+
+def gnucash_rows() -> list[dict]:
+    """GnuCash's Tutorial and Concepts Guide and its Help manual, in English; the licence and
+    index pages left out."""
+    skipped = frozenset({"index", "fdl", "gnucash-guide", "gnucash-help", "ix01"})
+    return [*docbook_chunked_rows(GNUCASH_DOC / "gnucash-guide-en", "gnucash/guide",
+                                  "GnuCash Guide", skipped),
+            *docbook_chunked_rows(GNUCASH_DOC / "gnucash-help-en", "gnucash/help",
+                                  "GnuCash Help", skipped)]
+
+
+ANT_MANUAL = Path("/usr/share/doc/ant/manual")
+
+
+def ant_rows() -> list[dict]:
+    """Apache Ant's manual of tasks and types (hand-written HTML, a page a task or type): each
+    page's text cut at its headings, titled ``Apache Ant <task>: <heading>``."""
+    rows = []
+    for part in ("Tasks", "Types"):
+        for path in sorted((ANT_MANUAL / part).glob("*.html")):
+            raw = path.read_text(encoding="utf-8", errors="replace")
+            body = raw.split("<body", 1)[-1].split(">", 1)[-1]
+            sections = heading_sections(body, HTML_HEADINGS)
+            page = page_heading(sections) or path.stem
+            rows += titled_rows(f"ant/{part}/{path.stem}", f"Apache Ant {page}", sections,
+                                name=page)
+    return rows
+
+
+HAPROXY_MANUAL = Path("/usr/share/doc/haproxy/html/configuration.html")
+
+
+def haproxy_rows() -> list[dict]:
+    """HAProxy's configuration manual (one page): its text cut at its chapter and section
+    headings (the section number's link read as text), titled ``HAProxy <heading>``."""
+    raw = HAPROXY_MANUAL.read_text(encoding="utf-8", errors="replace")
+    body = '<h1 id="chapter-1"' + raw.split('<h1 id="chapter-1"', 1)[-1]  # no contents
+    sections = heading_sections(body, r'(?s)<h[1-3][^>]*>(.*?)</h[1-3]>')
+    rows = []
+    for n, (heading, fragment) in enumerate(sections):
+        if heading:
+            rows += section_rows("haproxy/configuration", n, f"HAProxy {heading}",
+                                 html_blocks(fragment))
+    return rows
+
+
+WEECHAT_DOC = Path("/usr/share/doc/weechat-doc/html")
+
+
+def weechat_rows() -> list[dict]:
+    """WeeChat's English guides (Asciidoctor's HTML, a page a guide): each guide's content cut
+    at its headings, titled ``WeeChat <guide>: <heading>``."""
+    rows = []
+    for path in sorted(WEECHAT_DOC.glob("weechat_*.en.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if '<div id="content">' not in raw:
+            continue
+        title = re.search(r"(?s)<h1>(.*?)</h1>", raw)
+        guide = html_line(title.group(1)) if title else path.stem
+        body = raw.split('<div id="content">', 1)[1].split('<div id="footer">')[0]
+        sections = heading_sections(body, r'(?s)<h[2-5][^>]*>(.*?)</h[2-5]>')
+        page = guide if guide.startswith("WeeChat") else f"WeeChat {guide}"
+        rows += titled_rows(f"weechat/{path.stem}", page, sections)
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2251,7 +2370,9 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "gimp": gimp_rows, "lilypond": lilypond_rows, "sbcl": sbcl_rows,
             "postgis": postgis_rows, "zsh": zsh_rows, "libreoffice": libreoffice_rows,
             "policy": policy_rows, "kicad": kicad_rows, "handbook": handbook_rows,
-            "sqlalchemy": sqlalchemy_rows, "ffmpeg": ffmpeg_rows, "bind": bind_rows}
+            "sqlalchemy": sqlalchemy_rows, "ffmpeg": ffmpeg_rows, "bind": bind_rows,
+            "wireshark": wireshark_rows, "ant": ant_rows, "haproxy": haproxy_rows,
+            "weechat": weechat_rows, "gnucash": gnucash_rows}
 
 
 def build(name: str) -> Path:
