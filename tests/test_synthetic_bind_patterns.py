@@ -8,7 +8,9 @@ samples, passages read from the committed sheets:
 - a clause moved around "When is" that kept its participle ("When is EDNS a standard that was
   first specified?", "When is Devuan a fork of Debian started?");
 - a how-to that runs on into a description's verb ("How do I connect to 127.0.0.1 port 953 and
-  causes the name server to reload?").
+  causes the name server to reload?");
+- and, from GnuCash's guide (round 58), a numbered heading pasted as a term's owner ("What is
+  E_TAX1 in GnuCash Guide 13.5. Payroll?").
 """
 
 from __future__ import annotations
@@ -46,3 +48,11 @@ def test_a_when_question_keeps_no_participle(folder: str, chunk_id: str, rejecte
 ])
 def test_a_task_does_not_run_into_a_description(folder: str, chunk_id: str, rejected: str):
     assert rejected not in grading_sheets.questions(folder, chunk_id)
+
+
+def test_a_numbered_heading_is_not_pasted_as_the_owner():
+    """GnuCash's guide (round 58): "What is E_TAX1 in GnuCash Guide 13.5. Payroll?" carried a
+    section's number and heading; the product names the owner."""
+    questions = grading_sheets.questions("round58/heldout", "gnucash/guide/bus_payroll-05-01")
+    assert "What is E_TAX1 in GnuCash Guide 13.5. Payroll?" not in questions
+    assert "What is E_TAX1 in GnuCash?" in questions

@@ -166,12 +166,18 @@ def from_name_line(passage: Passage, topic: Subject | None) -> list[Draft]:
 # Definition lists
 
 
+# A section's number in a title: "13.5.", "8.", "2.4.1".
+SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*\.?$")
+
+
 def _owner(focus: Subject, topic: Subject | None) -> list[str]:
     """"in <topic>" after a question on a term or key of the topic, unless the focus names the
     topic already; a topic that ends with the focus's name ("PostgreSQL VACUUM" on the term
     VACUUM) gives what comes before it ("in PostgreSQL"), not the term twice, and a title in
     words of more than three gives its first, the product ("What is CONTENT_LENGTH in Django?",
-    not "... in Django Request and response objects?", which reads as pasted: 0 of 5 accepted)."""
+    not "... in Django Request and response objects?", which reads as pasted: 0 of 5 accepted),
+    as does a numbered heading ("What is E_TAX1 in GnuCash?", not "... in GnuCash Guide 13.5.
+    Payroll?")."""
     if topic is None or topic.name.lower() in focus.phrase.lower():
         return []
     if topic.name.lower().endswith(" " + focus.name.lower()):
@@ -180,6 +186,8 @@ def _owner(focus: Subject, topic: Subject | None) -> list[str]:
     if len(words) > 3 and words[0][:1].isupper() and any(w.isalpha() and w.islower()
                                                          for w in words[1:]):
         return ["in", words[0]]  # a page's title in words ("Django Request and response ...")
+    if len(words) > 1 and any(SECTION_NUMBER.match(w) for w in words[1:]):
+        return ["in", words[0]]  # a numbered heading ("GnuCash Guide 13.5. Payroll")
     return ["in", topic.name]
 
 
