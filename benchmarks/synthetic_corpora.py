@@ -449,6 +449,21 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   ``GnuCash Help 5.4. Creating a New Account``: a personal and small-business accounting
   application's guide, a kind no round drew.
 
+- ``maxima`` (held out, issue 32's fifty-third pass, graded blind by another grader): the Maxima
+  5.46 manual as Debian's ``maxima-doc`` ships it (installed for it:
+  ``/usr/share/doc/maxima-doc/html/maxima_*.html``, makeinfo's HTML, a page a node; the one-page
+  copy and the indexes left out): each page cut at its headings and at each function's or
+  variable's definition, passages of about 150 words and at least 25, titled ``Maxima 26.2
+  Functions and Variables for ctensor: symmetricp``: a computer algebra system's reference manual,
+  a kind no round drew.
+
+- ``exim`` (held out, issue 32's fifty-fourth pass, graded blind by another grader): the Exim 4.96
+  specification as Debian's ``exim4-doc-html`` ships it (installed for it:
+  ``/usr/share/doc/exim4-doc-html/spec_html/ch-*.html``, a page a chapter; the indexes left out):
+  each chapter's text cut at its section headings, passages of about 150 words and at least 25,
+  titled ``Exim Chapter 5 - The Exim command line: 3. Command line options``: a mail server's
+  specification, a kind no round drew.
+
 - ``wireshark``, ``ant`` and ``weechat`` (built, not drawn: the generator asks of 53 of the
   Wireshark User's Guide's 594 passages, 30 of Apache Ant's task and type manual's 1,333 and 14
   of WeeChat 3.8's English guides' 1,169, too few to test the halves well):
@@ -472,7 +487,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   zsh, libreoffice, policy, kicad,
                                                   handbook, sqlalchemy, ffmpeg,
                                                   bind, wireshark, ant, haproxy,
-                                                  weechat, gnucash)
+                                                  weechat, gnucash, maxima,
+                                                  exim)
 """
 
 from __future__ import annotations
@@ -2351,6 +2367,42 @@ def weechat_rows() -> list[dict]:
         rows += titled_rows(f"weechat/{path.stem}", page, sections)
     return rows
 
+
+MAXIMA_DOC = Path("/usr/share/doc/maxima-doc/html")
+
+
+def maxima_rows() -> list[dict]:
+    """The Maxima manual (makeinfo's HTML, a page a node), as ``makeinfo_rows`` reads it."""
+    rows = []
+    for path in sorted(MAXIMA_DOC.glob("maxima_*.html"), key=lambda p: p.stem):
+        if path.stem == "maxima_singlepage":
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if "Index" in raw.split("</title>", 1)[0]:
+            continue
+        body = re.sub(r'(?s)<div class="header">.*?</div>', "", raw.split("<body", 1)[-1])
+        rows += makeinfo_rows(body, f"maxima/{path.stem}", "Maxima", path.stem)
+    return rows
+
+
+EXIM_SPEC = Path("/usr/share/doc/exim4-doc-html/spec_html")
+
+
+def exim_rows() -> list[dict]:
+    """The Exim specification (a page a chapter): each chapter's text cut at its section
+    headings, titled ``Exim <chapter>: <section>``."""
+    rows = []
+    for path in sorted(EXIM_SPEC.glob("ch-*.html")):
+        if path.stem.endswith("_index"):
+            continue  # the option, variable and concept indexes
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = raw.split('<h1 id="header">', 1)[-1].split("</h1>", 1)[-1]
+        body = body.rsplit('<a class="previous_page"', 1)[0]
+        sections = heading_sections(body, r'(?s)<h[23][^>]*>(.*?)</h[23]>')
+        page = page_heading(sections) or path.stem
+        rows += titled_rows(f"exim/{path.stem}", f"Exim {page}", sections, name=page)
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2372,7 +2424,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "policy": policy_rows, "kicad": kicad_rows, "handbook": handbook_rows,
             "sqlalchemy": sqlalchemy_rows, "ffmpeg": ffmpeg_rows, "bind": bind_rows,
             "wireshark": wireshark_rows, "ant": ant_rows, "haproxy": haproxy_rows,
-            "weechat": weechat_rows, "gnucash": gnucash_rows}
+            "weechat": weechat_rows, "gnucash": gnucash_rows, "maxima": maxima_rows,
+            "exim": exim_rows}
 
 
 def build(name: str) -> Path:
