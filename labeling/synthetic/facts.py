@@ -119,7 +119,8 @@ def places(clause: Clause, text: str) -> Iterator[ClauseFact]:
 
 
 def acronyms(text: str) -> list[Question]:
-    """"What does PTO stand for?" for an acronym in brackets after the words it abbreviates."""
+    """"What does PTO stand for?" for an acronym in brackets after the words it abbreviates,
+    with or without a space before the bracket ("the General Public License(GPL)")."""
     out = []
     for match in re.finditer(r"\(([A-Z][A-Z0-9]{1,7})\)", text):
         acronym = match.group(1)
@@ -134,8 +135,9 @@ def acronyms(text: str) -> list[Question]:
                 break
         if expansion is None:
             continue
-        start = match.start() - len(" ".join(expansion)) - 1
-        out.append((f"What does {acronym} stand for?", start, match.start() - 1, "what"))
+        end = match.start() - (1 if before[-1] == "" else 0)  # "License(GPL)": no space
+        start = end - len(" ".join(expansion))
+        out.append((f"What does {acronym} stand for?", start, end, "what"))
     return out
 
 
