@@ -464,6 +464,37 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   titled ``Exim Chapter 5 - The Exim command line: 3. Command line options``: a mail server's
   specification, a kind no round drew.
 
+- ``scipy`` (held out, issue 32's fifty-fifth pass, graded blind by another grader): SciPy
+  1.10's API reference as Debian's ``python-scipy-doc`` ships it (installed for it:
+  ``/usr/share/doc/python-scipy-doc/html/reference/**/*.html``, Sphinx's HTML with numpydoc, a
+  page a module or a function, class or constant): each page's main text cut at its headings,
+  passages of about 150 words and at least 25, titled ``SciPy scipy.optimize.minimize``: a
+  scientific library's API reference, a kind no round drew.
+
+- ``postfix`` (held out, issue 32's fifty-sixth pass, graded blind by another grader): Postfix
+  3.7's README guides as Debian's ``postfix-doc`` ships them (installed for it:
+  ``/usr/share/doc/postfix/html/*_README.html``, hand-written HTML, a page a guide; not the manual
+  pages beside them): each guide's text cut at its headings, passages of about 150 words and at
+  least 25, titled ``Postfix Backscatter Howto: Blocking backscatter mail with forged sender
+  information``: a mail server's administration guides, a kind no round drew (Exim's
+  specification, round 60, is a reference, and no rule was written from it).
+
+- ``pyguides`` (built, not drawn: Python's tutorial, HOWTOs and FAQ,
+  ``/usr/share/doc/python3/html/{tutorial,howto,faq}/*.html``, are about the modules whose
+  docstrings the rules were written from), titled ``Python <page>: <heading>``.
+
+- ``githowto`` (built, not drawn: the generator asks of 11 of its 444 passages): Git 2.39's
+  how-tos, contributor guides and user manual (``/usr/share/doc/git-doc/howto/*.html`` and the
+  ``MyFirst*``, ``SubmittingPatches``, ``ReviewingGuidelines``, ``ToolsForGit`` and
+  ``user-manual`` pages), titled ``Git <page>: <heading>``.
+
+- ``grass`` and ``devref`` (built, not drawn: GRASS GIS 8.2's module manual,
+  ``/usr/share/doc/grass-doc/html/<module>.html``, reads as manual pages do, the kind the rules
+  were written from; the Debian Developer's Reference,
+  ``/usr/share/doc/developers-reference/docs/*.html``, has 24 passages the generator asks of, too
+  few), titled ``GRASS <module>: <heading>`` and ``Debian Developer's Reference <chapter>:
+  <heading>``.
+
 - ``wireshark``, ``ant`` and ``weechat`` (built, not drawn: the generator asks of 53 of the
   Wireshark User's Guide's 594 passages, 30 of Apache Ant's task and type manual's 1,333 and 14
   of WeeChat 3.8's English guides' 1,169, too few to test the halves well):
@@ -488,7 +519,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   handbook, sqlalchemy, ffmpeg,
                                                   bind, wireshark, ant, haproxy,
                                                   weechat, gnucash, maxima,
-                                                  exim)
+                                                  exim, grass, devref, scipy,
+                                                  githowto, pyguides, postfix)
 """
 
 from __future__ import annotations
@@ -2403,6 +2435,127 @@ def exim_rows() -> list[dict]:
         rows += titled_rows(f"exim/{path.stem}", f"Exim {page}", sections, name=page)
     return rows
 
+
+GRASS_DOC = Path("/usr/share/doc/grass-doc/html")
+GRASS_FAMILIES = ("r", "v", "i", "t", "d", "g", "r3", "db")
+
+
+def grass_rows() -> list[dict]:
+    """GRASS GIS's module manual (a page a module): each page's text without its table of
+    contents and footer, cut at its headings, titled ``GRASS <module>: <heading>``."""
+    rows = []
+    for path in sorted(GRASS_DOC.glob("*.html")):
+        if path.stem.split(".")[0] not in GRASS_FAMILIES or path.stem.count(".") == 0:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = raw.split("<body", 1)[-1].split(">", 1)[-1].split('<div class="footer"')[0]
+        body = re.sub(r'(?s)<script.*?</script>|<div class="toc">.*?</div>', "", body)
+        sections = heading_sections(body, HTML_HEADINGS)
+        rows += titled_rows(f"grass/{path.stem}", f"GRASS {path.stem}", sections,
+                            skipped=frozenset({"KEYWORDS", "SEE ALSO", "AUTHOR", "AUTHORS",
+                                               "SOURCE CODE", "REFERENCES"}))
+    return rows
+
+
+DEVREF_DOC = Path("/usr/share/doc/developers-reference/docs")
+
+
+def devref_rows() -> list[dict]:
+    """The Debian Developer's Reference (Sphinx's HTML, a page a chapter): each page's main
+    text cut at its headings, titled ``Debian Developer's Reference <chapter>: <heading>``."""
+    rows = []
+    for path in sorted(DEVREF_DOC.glob("*.html")):
+        if path.stem in ("index", "search", "genindex", "developers-reference"):
+            continue
+        body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
+        if body is None:
+            continue
+        sections = heading_sections(body, HTML_HEADINGS)
+        page = page_heading(sections) or path.stem
+        rows += titled_rows(f"devref/{path.stem}", f"Debian Developer's Reference {page}",
+                            sections, name=page)
+    return rows
+
+
+SCIPY_REFERENCE = Path("/usr/share/doc/python-scipy-doc/html/reference")
+
+
+def scipy_rows() -> list[dict]:
+    """SciPy's API reference (Sphinx's HTML, a page a module or object): each page's main text
+    cut at its headings, titled ``SciPy <page>: <heading>``."""
+    rows = []
+    for path in sorted(SCIPY_REFERENCE.rglob("*.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if 'role="main"' not in raw:
+            continue
+        body = raw.split('role="main"', 1)[1].split(">", 1)[1].split("</main>")[0]
+        body = body.split("<div class='prev-next-area'>")[0]
+        sections = heading_sections(body, HTML_HEADINGS)
+        page = page_heading(sections) or path.stem
+        doc = "scipy/" + path.relative_to(SCIPY_REFERENCE).with_suffix("").as_posix()
+        rows += titled_rows(doc, f"SciPy {page}", sections, name=page)
+    return rows
+
+
+GIT_DOC = Path("/usr/share/doc/git-doc")
+GIT_GUIDES = ("MyFirstContribution", "MyFirstObjectWalk", "ReviewingGuidelines",
+              "SubmittingPatches", "ToolsForGit", "user-manual")
+
+
+def githowto_rows() -> list[dict]:
+    """Git's how-tos, contributor guides and user manual (Asciidoc's and DocBook's HTML): each
+    page's content cut at its headings, titled ``Git <page>: <heading>``."""
+    paths = sorted((GIT_DOC / "howto").glob("*.html")) + [GIT_DOC / f"{n}.html" for n in GIT_GUIDES]
+    rows = []
+    for path in paths:
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = raw.split('<div id="content">', 1)[-1].split('<div id="footer">')[0]
+        body = body.split("<body", 1)[-1].split(">", 1)[-1] if body is raw else body
+        body = re.sub(r'(?s)<div class="toc">.*?</dl>\s*</div>', "", body)
+        title = re.search(r"(?s)<h1[^>]*>(.*?)</h1>|<title>(.*?)</title>", raw)
+        page = html_line(title.group(1) or title.group(2)) if title else path.stem
+        sections = heading_sections(body, r'(?s)<h[2-4][^>]*>(.*?)</h[2-4]>')
+        rows += titled_rows(f"git/{path.stem}", f"Git {page}", sections)
+    return rows
+
+
+PYTHON_GUIDES = Path("/usr/share/doc/python3/html")
+
+
+def pyguides_rows() -> list[dict]:
+    """The Python tutorial, HOWTOs and FAQ (Sphinx's HTML, a page a chapter): each page's main
+    text cut at its headings, titled ``Python <page>: <heading>``."""
+    rows = []
+    for part in ("tutorial", "howto", "faq"):
+        for path in sorted((PYTHON_GUIDES / part).glob("*.html")):
+            if path.stem == "index":
+                continue
+            body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
+            if body is None:
+                continue
+            sections = heading_sections(body, HTML_HEADINGS)
+            page = page_heading(sections) or path.stem
+            rows += titled_rows(f"pyguides/{part}/{path.stem}", f"Python {page}", sections,
+                                name=page)
+    return rows
+
+
+POSTFIX_DOC = Path("/usr/share/doc/postfix/html")
+
+
+def postfix_rows() -> list[dict]:
+    """Postfix's README guides (hand-written HTML, a page a guide): each guide's text cut at its
+    headings, titled ``Postfix <guide>: <heading>``."""
+    rows = []
+    for path in sorted(POSTFIX_DOC.glob("*_README.html")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        body = raw.split("<body", 1)[-1].split(">", 1)[-1]
+        sections = heading_sections(body, HTML_HEADINGS)
+        page = page_heading(sections) or path.stem
+        label = page if page.startswith("Postfix") else f"Postfix {page}"
+        rows += titled_rows(f"postfix/{path.stem}", label, sections, name=page)
+    return rows
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2425,7 +2578,9 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "sqlalchemy": sqlalchemy_rows, "ffmpeg": ffmpeg_rows, "bind": bind_rows,
             "wireshark": wireshark_rows, "ant": ant_rows, "haproxy": haproxy_rows,
             "weechat": weechat_rows, "gnucash": gnucash_rows, "maxima": maxima_rows,
-            "exim": exim_rows}
+            "exim": exim_rows, "grass": grass_rows, "devref": devref_rows,
+            "scipy": scipy_rows, "githowto": githowto_rows,
+            "pyguides": pyguides_rows, "postfix": postfix_rows}
 
 
 def build(name: str) -> Path:
