@@ -51,7 +51,10 @@ samples' commonest reject, Go's doc comments and Ruby's reference): "What does f
 under "Ruby Zlib::GzipWriter#flush" -> "What does Zlib::GzipWriter#flush do?", "What does
 NewWriter return?" under "Go bufio: NewWriter" -> "What does NewWriter in Go bufio return?"; and
 a how-to answered by that bare name ("How do I flush all the internal buffers ...?" answered
-"flush") is not asked (``bare_member_answer``). ``owned_by_class_signature`` gives a bare member
+"flush") is not asked (``bare_member_answer``). ``owned_by_qualified_title`` gives a member
+named bare the qualified name its page's title ends on or brackets ("What does reshape() do?"
+under "SciPy scipy.sparse.csc_array" -> "What does scipy.sparse.csc_array.reshape() do?": SciPy's
+reference, round 61). ``owned_by_class_signature`` gives a bare member
 to the one class the passage's signature lines declare ("class Area(**kwargs)" heads the entry
 of "What does Area's __getattr__() do?", Django's reference, round 44).
 """
@@ -285,6 +288,29 @@ def owned_by_title(question: str, title: str | None) -> str:
     if asked.search(question):
         return asked.sub(f"What does {qualified}", question, count=1)
     return question
+
+
+# A qualified name a title ends on ("SciPy scipy.sparse.csc_array") or gives its section in
+# brackets ("SciPy Linear algebra (scipy.linalg): Basics"): the owner of a member named bare.
+TITLE_OWNER = re.compile(r"(?:^|\s)([a-z_]\w*(?:\.[A-Za-z_]\w*)+)$|\(([a-z_]\w*(?:\.[a-z_]\w*)+)\)")
+BARE_SUBJECT = re.compile(r"^(What does )(?:the )?([a-z_]\w*)\(\)(?= (?:do|return)\?$)")
+
+
+def owned_by_qualified_title(question: str, title: str | None) -> str:
+    """``question`` with a member it names bare given the qualified name its page's title
+    ends on or brackets: "What does reshape() do?" under "SciPy scipy.sparse.csc_array" ->
+    "What does scipy.sparse.csc_array.reshape() do?", "What does solve() do?" under "SciPy
+    Linear algebra (scipy.linalg): Basics" -> "What does scipy.linalg.solve() do?" (a method
+    named bare is many classes' and modules': SciPy's reference, round 61). Not the title's own
+    member, which ``owned_by_title`` names."""
+    found = TITLE_OWNER.search(title or "")
+    asked = BARE_SUBJECT.match(question)
+    if found is None or asked is None:
+        return question
+    owner = found.group(1) or found.group(2)
+    if owner.rsplit(".", 1)[-1] == asked.group(2):
+        return question
+    return BARE_SUBJECT.sub(rf"\g<1>{owner}.\g<2>()", question, count=1)
 
 
 def bare_member_answer(question: str, answer: str, title: str | None) -> bool:
