@@ -1938,6 +1938,19 @@ def titled_rows(doc: str, page: str, sections: list[tuple[str, str]], *, name: s
     return rows
 
 
+# A heading of any of the first four levels, as most generated HTML writes them.
+HTML_HEADINGS = r'(?s)<h[1-4][^>]*>(.*?)</h[1-4]>'
+
+
+def headed_rows(doc: str, label: str, body: str, fallback: str,
+                headings: str = HTML_HEADINGS) -> list[dict]:
+    """``titled_rows`` of ``body`` cut at ``headings``, the page titled ``<label> <first
+    heading>`` (``fallback`` when it has none)."""
+    sections = heading_sections(body, headings)
+    page = page_heading(sections) or fallback
+    return titled_rows(doc, f"{label} {page}", sections, name=page)
+
+
 QT_DOC = Path("/usr/share/qt5/doc")
 QT_HEADINGS = r'(?s)<h[23][^>]*>(.*?)</h[23]>'
 
@@ -1959,8 +1972,6 @@ def qt_rows() -> list[dict]:
 
 
 LLVM_DOC = Path("/usr/share/doc/llvm-19-doc/html")
-# A heading of any of the first four levels, as most generated HTML writes them.
-HTML_HEADINGS = r'(?s)<h[1-4][^>]*>(.*?)</h[1-4]>'
 
 
 def sphinx_body(raw: str) -> str | None:
@@ -2142,9 +2153,7 @@ def zsh_rows() -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         body = re.sub(r'(?s)<table class="header".*?</table>', "", raw.split("<body", 1)[-1])
         body = body.rsplit("<hr>", 1)[0]
-        sections = heading_sections(body, HTML_HEADINGS)
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"zsh/{path.stem}", f"zsh {page}", sections, name=page)
+        rows += headed_rows(f"zsh/{path.stem}", "zsh", body, path.stem)
     return rows
 
 
@@ -2186,9 +2195,7 @@ def policy_rows() -> list[dict]:
         body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
         if body is None:
             continue
-        sections = heading_sections(body, HTML_HEADINGS)
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"policy/{path.stem}", f"Debian Policy {page}", sections, name=page)
+        rows += headed_rows(f"policy/{path.stem}", "Debian Policy", body, path.stem)
     return rows
 
 
@@ -2227,10 +2234,8 @@ def handbook_rows() -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         body = re.sub(r'(?s)<ul class="docnav.*?</ul>', "", raw.split("<body", 1)[-1])
         body = re.sub(r'(?s)<div class="toc">.*?</div>', "", body)
-        sections = heading_sections(body, r'(?s)<h[1-4] class="title"[^>]*>(.*?)</h[1-4]>')
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"handbook/{path.stem}", f"Debian Handbook {page}", sections,
-                            name=page)
+        rows += headed_rows(f"handbook/{path.stem}", "Debian Handbook", body, path.stem,
+                            r'(?s)<h[1-4] class="title"[^>]*>(.*?)</h[1-4]>')
     return rows
 
 
@@ -2252,10 +2257,8 @@ def sqlalchemy_rows() -> list[dict]:
             continue
         body = raw.split('id="docs-body"', 1)[1].split(">", 1)[1]
         body = body.split('<div id="docs-bottom-navigation"')[0]
-        sections = heading_sections(body, HTML_HEADINGS)
-        page = page_heading(sections) or path.stem
-        rows += titled_rows("sqlalchemy/" + relative.with_suffix("").as_posix(),
-                            f"SQLAlchemy {page}", sections, name=page)
+        rows += headed_rows("sqlalchemy/" + relative.with_suffix("").as_posix(), "SQLAlchemy",
+                            body, path.stem)
     return rows
 
 
@@ -2300,9 +2303,7 @@ def bind_rows() -> list[dict]:
         if 'role="main"' not in raw:
             continue
         body = raw.split('role="main"', 1)[1].split(">", 1)[1].split("<footer")[0]
-        sections = heading_sections(body, HTML_HEADINGS)
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"bind/{path.stem}", f"BIND 9 {page}", sections, name=page)
+        rows += headed_rows(f"bind/{path.stem}", "BIND 9", body, path.stem)
     return rows
 
 
@@ -2323,9 +2324,8 @@ def docbook_chunked_rows(folder: Path, doc: str, label: str, skipped: frozenset[
         body = re.sub(r'(?s)<div[^>]*class="nav(?:header|footer)"[^>]*>.*?</div>', "",
                       raw.split("<body", 1)[-1])
         body = re.sub(r'(?s)<div[^>]*class="toc"[^>]*>.*?</dl>\s*</div>', "", body)
-        sections = heading_sections(body, r'(?s)<h[1-4] class="title"[^>]*>(.*?)</h[1-4]>')
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"{doc}/{path.stem}", f"{label} {page}", sections, name=page)
+        rows += headed_rows(f"{doc}/{path.stem}", label, body, path.stem,
+                            r'(?s)<h[1-4] class="title"[^>]*>(.*?)</h[1-4]>')
     return rows
 
 
@@ -2356,10 +2356,7 @@ def ant_rows() -> list[dict]:
         for path in sorted((ANT_MANUAL / part).glob("*.html")):
             raw = path.read_text(encoding="utf-8", errors="replace")
             body = raw.split("<body", 1)[-1].split(">", 1)[-1]
-            sections = heading_sections(body, HTML_HEADINGS)
-            page = page_heading(sections) or path.stem
-            rows += titled_rows(f"ant/{part}/{path.stem}", f"Apache Ant {page}", sections,
-                                name=page)
+            rows += headed_rows(f"ant/{part}/{path.stem}", "Apache Ant", body, path.stem)
     return rows
 
 
@@ -2430,9 +2427,8 @@ def exim_rows() -> list[dict]:
         raw = path.read_text(encoding="utf-8", errors="replace")
         body = raw.split('<h1 id="header">', 1)[-1].split("</h1>", 1)[-1]
         body = body.rsplit('<a class="previous_page"', 1)[0]
-        sections = heading_sections(body, r'(?s)<h[23][^>]*>(.*?)</h[23]>')
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"exim/{path.stem}", f"Exim {page}", sections, name=page)
+        rows += headed_rows(f"exim/{path.stem}", "Exim", body, path.stem,
+                            r'(?s)<h[23][^>]*>(.*?)</h[23]>')
     return rows
 
 
@@ -2470,10 +2466,8 @@ def devref_rows() -> list[dict]:
         body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
         if body is None:
             continue
-        sections = heading_sections(body, HTML_HEADINGS)
-        page = page_heading(sections) or path.stem
-        rows += titled_rows(f"devref/{path.stem}", f"Debian Developer's Reference {page}",
-                            sections, name=page)
+        rows += headed_rows(f"devref/{path.stem}", "Debian Developer's Reference", body,
+                            path.stem)
     return rows
 
 
@@ -2490,10 +2484,8 @@ def scipy_rows() -> list[dict]:
             continue
         body = raw.split('role="main"', 1)[1].split(">", 1)[1].split("</main>")[0]
         body = body.split("<div class='prev-next-area'>")[0]
-        sections = heading_sections(body, HTML_HEADINGS)
-        page = page_heading(sections) or path.stem
         doc = "scipy/" + path.relative_to(SCIPY_REFERENCE).with_suffix("").as_posix()
-        rows += titled_rows(doc, f"SciPy {page}", sections, name=page)
+        rows += headed_rows(doc, "SciPy", body, path.stem)
     return rows
 
 
@@ -2533,10 +2525,7 @@ def pyguides_rows() -> list[dict]:
             body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
             if body is None:
                 continue
-            sections = heading_sections(body, HTML_HEADINGS)
-            page = page_heading(sections) or path.stem
-            rows += titled_rows(f"pyguides/{part}/{path.stem}", f"Python {page}", sections,
-                                name=page)
+            rows += headed_rows(f"pyguides/{part}/{path.stem}", "Python", body, path.stem)
     return rows
 
 
