@@ -1983,6 +1983,18 @@ def sphinx_body(raw: str) -> str | None:
     return re.split(r'<div class="(?:related|footer|sphinxsidebar)"', body)[0]
 
 
+def sphinx_rows(folder: Path, doc: str, label: str, skipped: frozenset[str]) -> list[dict]:
+    """``headed_rows`` of the main text of each page of Sphinx's classic HTML in ``folder``, the
+    pages named in ``skipped`` left out."""
+    rows = []
+    for path in sorted(folder.glob("*.html")):
+        body = None if path.stem in skipped else sphinx_body(
+            path.read_text(encoding="utf-8", errors="replace"))
+        if body is not None:
+            rows += headed_rows(f"{doc}/{path.stem}", label, body, path.stem)
+    return rows
+
+
 def llvm_rows() -> list[dict]:
     rows = []
     for path in sorted(LLVM_DOC.rglob("*.html")):
@@ -2188,15 +2200,9 @@ POLICY_DOC = Path("/usr/share/doc/debian-policy/policy.html")
 def policy_rows() -> list[dict]:
     """The Debian Policy Manual (Sphinx's HTML, a page a chapter): each page's main text cut at
     its headings, titled ``Debian Policy <chapter>: <heading>``."""
-    rows = []
-    for path in sorted(POLICY_DOC.glob("*.html")):
-        if path.stem in ("genindex", "search", "index", "upgrading-checklist"):
-            continue  # the checklist is a change log
-        body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
-        if body is None:
-            continue
-        rows += headed_rows(f"policy/{path.stem}", "Debian Policy", body, path.stem)
-    return rows
+    # the upgrading checklist is a change log
+    return sphinx_rows(POLICY_DOC, "policy", "Debian Policy",
+                       frozenset({"genindex", "search", "index", "upgrading-checklist"}))
 
 
 KICAD_DOC = Path("/usr/share/doc/kicad/help/en")
@@ -2459,16 +2465,8 @@ DEVREF_DOC = Path("/usr/share/doc/developers-reference/docs")
 def devref_rows() -> list[dict]:
     """The Debian Developer's Reference (Sphinx's HTML, a page a chapter): each page's main
     text cut at its headings, titled ``Debian Developer's Reference <chapter>: <heading>``."""
-    rows = []
-    for path in sorted(DEVREF_DOC.glob("*.html")):
-        if path.stem in ("index", "search", "genindex", "developers-reference"):
-            continue
-        body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
-        if body is None:
-            continue
-        rows += headed_rows(f"devref/{path.stem}", "Debian Developer's Reference", body,
-                            path.stem)
-    return rows
+    return sphinx_rows(DEVREF_DOC, "devref", "Debian Developer's Reference",
+                       frozenset({"index", "search", "genindex", "developers-reference"}))
 
 
 SCIPY_REFERENCE = Path("/usr/share/doc/python-scipy-doc/html/reference")
@@ -2517,16 +2515,9 @@ PYTHON_GUIDES = Path("/usr/share/doc/python3/html")
 def pyguides_rows() -> list[dict]:
     """The Python tutorial, HOWTOs and FAQ (Sphinx's HTML, a page a chapter): each page's main
     text cut at its headings, titled ``Python <page>: <heading>``."""
-    rows = []
-    for part in ("tutorial", "howto", "faq"):
-        for path in sorted((PYTHON_GUIDES / part).glob("*.html")):
-            if path.stem == "index":
-                continue
-            body = sphinx_body(path.read_text(encoding="utf-8", errors="replace"))
-            if body is None:
-                continue
-            rows += headed_rows(f"pyguides/{part}/{path.stem}", "Python", body, path.stem)
-    return rows
+    return [row for part in ("tutorial", "howto", "faq")
+            for row in sphinx_rows(PYTHON_GUIDES / part, f"pyguides/{part}", "Python",
+                                   frozenset({"index"}))]
 
 
 POSTFIX_DOC = Path("/usr/share/doc/postfix/html")
