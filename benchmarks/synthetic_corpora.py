@@ -2208,21 +2208,28 @@ def policy_rows() -> list[dict]:
 KICAD_DOC = Path("/usr/share/doc/kicad/help/en")
 
 
-def kicad_rows() -> list[dict]:
-    """KiCad's manuals (Asciidoctor's HTML, a page a manual): each manual's content (its table
-    of contents and footer left out) cut at its headings, titled ``KiCad <manual>: <heading>``."""
+def asciidoctor_rows(paths: list[Path], doc: str, product: str) -> list[dict]:
+    """Asciidoctor's HTML manuals (a page a manual): each manual's content (its table of
+    contents and footer left out) cut at its headings, titled ``<title>: <heading>``, the title
+    ``<product> <title>`` unless it names the product."""
     rows = []
-    for path in sorted(KICAD_DOC.glob("*.html")):
+    for path in paths:
         raw = path.read_text(encoding="utf-8", errors="replace")
         if '<div id="content">' not in raw:
             continue
-        manual = html_line(re.search(r"(?s)<h1>(.*?)</h1>", raw).group(1)) \
-            if "<h1>" in raw else path.stem
+        title = re.search(r"(?s)<h1>(.*?)</h1>", raw)
+        manual = html_line(title.group(1)) if title else path.stem
         body = raw.split('<div id="content">', 1)[1].split('<div id="footer">')[0]
         sections = heading_sections(body, r'(?s)<h[2-5][^>]*>(.*?)</h[2-5]>')
-        page = manual if manual.startswith("KiCad") else f"KiCad {manual}"
-        rows += titled_rows(f"kicad/{path.stem}", page, sections)
+        page = manual if manual.startswith(product) else f"{product} {manual}"
+        rows += titled_rows(f"{doc}/{path.stem}", page, sections)
     return rows
+
+
+def kicad_rows() -> list[dict]:
+    """KiCad's manuals (Asciidoctor's HTML, a page a manual): each manual's content (its table
+    of contents and footer left out) cut at its headings, titled ``KiCad <manual>: <heading>``."""
+    return asciidoctor_rows(sorted(KICAD_DOC.glob("*.html")), "kicad", "KiCad")
 
 
 HANDBOOK_DOC = Path("/usr/share/doc/debian-handbook/html/en-US")
@@ -2389,18 +2396,7 @@ WEECHAT_DOC = Path("/usr/share/doc/weechat-doc/html")
 def weechat_rows() -> list[dict]:
     """WeeChat's English guides (Asciidoctor's HTML, a page a guide): each guide's content cut
     at its headings, titled ``WeeChat <guide>: <heading>``."""
-    rows = []
-    for path in sorted(WEECHAT_DOC.glob("weechat_*.en.html")):
-        raw = path.read_text(encoding="utf-8", errors="replace")
-        if '<div id="content">' not in raw:
-            continue
-        title = re.search(r"(?s)<h1>(.*?)</h1>", raw)
-        guide = html_line(title.group(1)) if title else path.stem
-        body = raw.split('<div id="content">', 1)[1].split('<div id="footer">')[0]
-        sections = heading_sections(body, r'(?s)<h[2-5][^>]*>(.*?)</h[2-5]>')
-        page = guide if guide.startswith("WeeChat") else f"WeeChat {guide}"
-        rows += titled_rows(f"weechat/{path.stem}", page, sections)
-    return rows
+    return asciidoctor_rows(sorted(WEECHAT_DOC.glob("weechat_*.en.html")), "weechat", "WeeChat")
 
 
 MAXIMA_DOC = Path("/usr/share/doc/maxima-doc/html")
