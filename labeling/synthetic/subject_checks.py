@@ -37,26 +37,25 @@ A question caught here is not asked, nor its keyword query: precision before rec
 
 Before the checks, ``qualify`` names the owner of a member the question names without it (the
 Javadoc held-out round's commonest reject): on a class's page, a bare call becomes the class's
-("What does the start() method create?" on ``ProcessBuilder`` -> "What does the start()
-method of ProcessBuilder create?", "What does insert() do ...?" -> "What does
-AbstractStringBuilder's insert() do ...?": the owner in words, not in one language's syntax),
-and an argument or parameter gets its owner ("the backlog argument" on ``ServerSocket`` ->
-"the backlog argument of ServerSocket"). ``own_arguments`` does the same for a passage under a
-call signature (a title ending "http2session.setLocalWindowSize(windowSize)", as API references
-head a function's section): "the windowSize" and "the length parameter" named without their
-function (Node.js's API docs, round 22) become "the windowSize of
-http2session.setLocalWindowSize()". ``owned_by_title`` names a method or function the way its
-page's title does, where the question names it bare (the round-28 and round-29 held-out
-samples' commonest reject, Go's doc comments and Ruby's reference): "What does flush() do?"
-under "Ruby Zlib::GzipWriter#flush" -> "What does Zlib::GzipWriter#flush do?", "What does
-NewWriter return?" under "Go bufio: NewWriter" -> "What does NewWriter in Go bufio return?"; and
-a how-to answered by that bare name ("How do I flush all the internal buffers ...?" answered
-"flush") is not asked (``bare_member_answer``). ``owned_by_qualified_title`` gives a member
-named bare the qualified name its page's title ends on or brackets ("What does reshape() do?"
-under "SciPy scipy.sparse.csc_array" -> "What does scipy.sparse.csc_array.reshape() do?": SciPy's
-reference, round 61). ``owned_by_class_signature`` gives a bare member
-to the one class the passage's signature lines declare ("class Area(**kwargs)" heads the entry
-of "What does Area's __getattr__() do?", Django's reference, round 44).
+("What does the start() method create?" on ``ProcessBuilder`` -> "What does the start() method of
+ProcessBuilder create?", "What does insert() do ...?" -> "What does AbstractStringBuilder's insert()
+do ...?": the owner in words, not in one language's syntax), and an argument or parameter gets its
+owner ("the backlog argument" on ``ServerSocket`` -> "the backlog argument of ServerSocket").
+``own_arguments`` does the same for a passage under a call signature (a title ending
+"http2session.setLocalWindowSize(windowSize)", as API references head a function's section): "the
+windowSize" and "the length parameter" named without their function (Node.js's API docs, round 22)
+become "the windowSize of http2session.setLocalWindowSize()". ``owned_by_title`` names a method or
+function the way its page's title does, where the question names it bare (the round-28 and round-29
+held-out samples' commonest reject, Go's doc comments and Ruby's reference): "What does flush() do?"
+under "Ruby Zlib::GzipWriter#flush" -> "What does Zlib::GzipWriter#flush do?", "What does NewWriter
+return?" under "Go bufio: NewWriter" -> "What does NewWriter in Go bufio return?"; and a how-to
+answered by that bare name ("How do I flush all the internal buffers ...?" answered "flush") is not
+asked (``bare_member_answer``). ``owned_by_qualified_title`` gives a member named bare the qualified
+name its page's title ends on or brackets ("What does reshape() do?" under "SciPy
+scipy.sparse.csc_array" -> "What does scipy.sparse.csc_array.reshape() do?": SciPy's reference,
+round 61). ``owned_by_class_signature`` gives a bare member to the one class the passage's signature
+lines declare ("class Area(**kwargs)" heads the entry of "What does Area's __getattr__() do?",
+Django's reference, round 44).
 """
 
 from __future__ import annotations
