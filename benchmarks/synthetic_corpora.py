@@ -483,6 +483,20 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   ``/usr/share/doc/python3/html/{tutorial,howto,faq}/*.html``, are about the modules whose
   docstrings the rules were written from), titled ``Python <page>: <heading>``.
 
+- ``jinja`` (held out, issue 32's fifty-seventh pass, graded blind by another grader): Jinja 3.1's
+  documentation as Debian's ``python-jinja2-doc`` ships it (installed for it:
+  ``/usr/share/doc/python-jinja2-doc/html/*.html``, Sphinx's HTML, a page a topic; the change log,
+  licence, module index, index and search pages left out): each page's main text cut at its
+  headings, passages of about 150 words and at least 25, titled ``Jinja Template Designer
+  Documentation: Filters``: a template language's reference and API, a kind no round drew.
+
+- ``werkzeug`` (held out, issue 32's fifty-eighth pass, graded blind by another grader): Werkzeug
+  2.2's documentation as Debian's ``python-werkzeug-doc`` ships it (installed for it:
+  ``/usr/share/doc/python-werkzeug-doc/html/*.html``, Sphinx's HTML, a page a topic; the change
+  log, licence, module index, index and search pages left out): each page's main text cut at its
+  headings, passages of about 150 words and at least 25, titled ``Werkzeug URL Routing: Rule
+  Format``: a WSGI and HTTP toolkit's guide and API reference, a kind no round drew.
+
 - ``githowto`` (built, not drawn: the generator asks of 11 of its 444 passages): Git 2.39's
   how-tos, contributor guides and user manual (``/usr/share/doc/git-doc/howto/*.html`` and the
   ``MyFirst*``, ``SubmittingPatches``, ``ReviewingGuidelines``, ``ToolsForGit`` and
@@ -520,7 +534,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   bind, wireshark, ant, haproxy,
                                                   weechat, gnucash, maxima,
                                                   exim, grass, devref, scipy,
-                                                  githowto, pyguides, postfix)
+                                                  githowto, pyguides, postfix,
+                                                  jinja, werkzeug)
 """
 
 from __future__ import annotations
@@ -2532,6 +2547,23 @@ def postfix_rows() -> list[dict]:
         rows += titled_rows(f"postfix/{path.stem}", label, sections, name=page)
     return rows
 
+
+JINJA_DOC = Path("/usr/share/doc/python-jinja2-doc/html")
+WERKZEUG_DOC = Path("/usr/share/doc/python-werkzeug-doc/html")
+# The pages of a Sphinx project that are not its documentation.
+SPHINX_SKIPPED = frozenset({"404", "changes", "genindex", "index", "search", "license",
+                            "py-modindex"})
+
+
+def jinja_rows() -> list[dict]:
+    """Jinja's documentation (Sphinx's HTML, a page a topic), as ``sphinx_rows`` reads it."""
+    return sphinx_rows(JINJA_DOC, "jinja", "Jinja", SPHINX_SKIPPED)
+
+
+def werkzeug_rows() -> list[dict]:
+    """Werkzeug's documentation (Sphinx's HTML, a page a topic), as ``sphinx_rows`` reads it."""
+    return sphinx_rows(WERKZEUG_DOC, "werkzeug", "Werkzeug", SPHINX_SKIPPED)
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2556,7 +2588,8 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "weechat": weechat_rows, "gnucash": gnucash_rows, "maxima": maxima_rows,
             "exim": exim_rows, "grass": grass_rows, "devref": devref_rows,
             "scipy": scipy_rows, "githowto": githowto_rows,
-            "pyguides": pyguides_rows, "postfix": postfix_rows}
+            "pyguides": pyguides_rows, "postfix": postfix_rows, "jinja": jinja_rows,
+            "werkzeug": werkzeug_rows}
 
 
 def build(name: str) -> Path:
