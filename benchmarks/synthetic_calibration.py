@@ -117,6 +117,7 @@ GRADED = {
     "round57/heldout": "haproxy", "round58/heldout": "gnucash",
     "round59/heldout": "maxima", "round60/heldout": "exim",
     "round61/heldout": "scipy", "round62/heldout": "postfix",
+    "round63/heldout": "jinja", "round64/heldout": "werkzeug",
 }
 CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme", "round11/html",
            "round11/vim", "round11/cmake", "round12/pod", "round12/manpages", "round12/heldout",
@@ -132,7 +133,8 @@ CURRENT = ("round10/javadoc", "round10/pyref", "round10/info", "round11/readme",
            "round48/heldout", "round49/heldout", "round50/heldout", "round51/heldout",
            "round52/heldout", "round53/heldout", "round54/heldout", "round55/heldout",
            "round56/heldout", "round57/heldout", "round58/heldout", "round59/heldout",
-           "round60/heldout", "round61/heldout", "round62/heldout")
+           "round60/heldout", "round61/heldout", "round62/heldout", "round63/heldout",
+           "round64/heldout")
 KINDS = tuple(dict.fromkeys(GRADED[f] for f in CURRENT))  # the kinds of CURRENT
 # Samples drawn and graded after the fit, never fitted (an earlier held-out round's figures,
 # taken before it joined CURRENT, are in its folder's figures.md).

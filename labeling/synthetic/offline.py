@@ -109,7 +109,7 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
             subject_checks.owned_by_class_signature(subject_checks.owned_by_title(
                 subject_checks.own_parameter(subject_checks.own_arguments(
                     subject_checks.qualify(draft.question, topic), title), title), title),
-                text), title)
+                text[:span[0]]), title)
         if _screened(draft, text[span[1]:span[1] + 40], topic) or \
                 not _bound(draft.question, draft.answer, names, topic) or \
                 subject_checks.unnamed(draft.question, draft.answer, draft.structured, title,

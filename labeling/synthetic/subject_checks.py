@@ -218,19 +218,22 @@ def _own_call(question: str, name: str) -> str:
 
 
 # A class's signature as API references head its entry ("class Area(**kwargs)[source]",
-# "class ModelChoiceIteratorValue(value, instance)"); not a class statement of example code,
-# which ends in a colon ("class Book(models.Model):").
-CLASS_SIGNATURE = re.compile(r"^class ([A-Z]\w*)\([^()]*\)(?:\[source\])?[ \t]*$", re.M)
+# "class werkzeug.datastructures.MultiDict(mapping=None)"); not a class statement of example
+# code, which ends in a colon ("class Book(models.Model):").
+CLASS_SIGNATURE = re.compile(r"^class (?:[a-z_]\w*\.)*([A-Z]\w*)\([^()]*\)(?:\[source\])?[ \t]*$",
+                             re.M)
 # A Python special method named bare: every class has its own ("What does __iter__() do?").
 BARE_DUNDER = re.compile(r"(?<![\w.:#'])(?<!'s )__\w+__\b")
 
 
-def owned_by_class_signature(question: str, text: str) -> str:
-    """``question`` with its unowned member given to the one class the passage's signature
-    lines declare: "What does __getattr__() do?" under "class Area(**kwargs)" -> "What does
-    Area's __getattr__() do?" (Django's reference, round 44)."""
-    classes = set(CLASS_SIGNATURE.findall(text))
-    return _own_call(question, classes.pop()) if len(classes) == 1 else question
+def owned_by_class_signature(question: str, above: str) -> str:
+    """``question`` with its unowned member given to the class whose signature line is the
+    last above its answer (``above``: the passage before the answer): "What does __getattr__()
+    do?" under "class Area(**kwargs)" -> "What does Area's __getattr__() do?" (Django's
+    reference, round 44). A passage that opens inside another entry names no class above it,
+    and the member stays unowned."""
+    classes = CLASS_SIGNATURE.findall(above)
+    return _own_call(question, classes[-1]) if classes else question
 
 
 # A module or package as titles write it: "bufio", "encoding/hex", "tornado.web", "shutil".
