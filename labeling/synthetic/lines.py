@@ -144,7 +144,7 @@ def term_split(text: str) -> tuple[str, str] | None:
     if gap and (OPTION.match(gap.group(1)) or KEY_TERM.match(gap.group(1))) \
             and len(gap.group(1)) <= 40:
         return gap.group(1), gap.group(3)
-    error = re.match(r"^(E[A-Z0-9]{2,})\s+(\(.*?\)\s+)?([A-Z].*)$", text)
+    error = re.match(r"^(\S+)\s+(\(.*?\)\s+)?([A-Z].*)$", text)
     if error and is_errno(error.group(1)):
         return error.group(1), error.group(3)
     dash = re.match(r"^(\S+)\s+[-\u2013\u2014]\s+(\S.*)$", text)  # "DEV - specifies the device"

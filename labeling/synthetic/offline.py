@@ -105,11 +105,8 @@ def generate(chunk_id: str, text: str, *, title: str | None = None,
             continue  # an answer cut short that cannot be made whole: not asked
         draft.span = span
         draft.answer = text[span[0]:span[1]]
-        draft.question = subject_checks.owned_by_qualified_title(
-            subject_checks.owned_by_class_signature(subject_checks.owned_by_title(
-                subject_checks.own_parameter(subject_checks.own_arguments(
-                    subject_checks.qualify(draft.question, topic), title), title), title),
-                text[:span[0]]), title)
+        draft.question = subject_checks.name_owners(draft.question, topic, title,
+                                                    text[:span[0]])
         if _screened(draft, text[span[1]:span[1] + 40], topic) or \
                 not _bound(draft.question, draft.answer, names, topic) or \
                 subject_checks.unnamed(draft.question, draft.answer, draft.structured, title,

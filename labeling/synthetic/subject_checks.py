@@ -53,9 +53,9 @@ answered by that bare name ("How do I flush all the internal buffers ...?" answe
 asked (``bare_member_answer``). ``owned_by_qualified_title`` gives a member named bare the qualified
 name its page's title ends on or brackets ("What does reshape() do?" under "SciPy
 scipy.sparse.csc_array" -> "What does scipy.sparse.csc_array.reshape() do?": SciPy's reference,
-round 61). ``owned_by_class_signature`` gives a bare member to the one class the passage's signature
-lines declare ("class Area(**kwargs)" heads the entry of "What does Area's __getattr__() do?",
-Django's reference, round 44).
+round 61). ``owned_by_class_signature`` gives a bare member to the class whose signature line is the
+last above its answer ("class Area(**kwargs)" heads the entry of "What does Area's __getattr__()
+do?", Django's reference, round 44). ``name_owners`` applies all of these in that order.
 """
 
 from __future__ import annotations
@@ -313,6 +313,16 @@ def owned_by_qualified_title(question: str, title: str | None) -> str:
     if owner.rsplit(".", 1)[-1] == asked.group(2):
         return question
     return BARE_SUBJECT.sub(rf"\g<1>{owner}.\g<2>()", question, count=1)
+
+
+def name_owners(question: str, topic: Subject | None, title: str | None, above: str) -> str:
+    """``question`` with the owners of what it names given, as the module docstring says, by
+    ``qualify``, ``own_arguments``, ``own_parameter``, ``owned_by_title``,
+    ``owned_by_class_signature`` (``above``: the passage before the answer) and
+    ``owned_by_qualified_title``, in that order."""
+    question = own_parameter(own_arguments(qualify(question, topic), title), title)
+    question = owned_by_class_signature(owned_by_title(question, title), above)
+    return owned_by_qualified_title(question, title)
 
 
 def bare_member_answer(question: str, answer: str, title: str | None) -> bool:
