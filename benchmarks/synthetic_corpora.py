@@ -497,6 +497,22 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
   headings, passages of about 150 words and at least 25, titled ``Werkzeug URL Routing: Rule
   Format``: a WSGI and HTTP toolkit's guide and API reference, a kind no round drew.
 
+- ``libvirt`` (held out, issue 32's fifty-ninth pass, graded blind by three other graders):
+  libvirt 9.0's documentation as Debian's ``libvirt-doc`` ships it (installed for it:
+  ``/usr/share/doc/libvirt-doc/html/*.html`` and ``kbase/*.html``, the project's own HTML, a page
+  a topic; the manual pages, the generated C API reference, the release notes, the download and
+  not-found pages left out): each page's ``<main>`` element cut at its headings, passages of
+  about 150 words and at least 25, titled ``libvirt Domain XML format: CPU model and topology``:
+  a virtualization library's guides, driver notes and XML format reference, a kind no round
+  drew.
+
+- ``rsyslog`` (held out, issue 32's sixtieth pass, graded blind by three other graders):
+  rsyslog 8.2302's documentation as Debian's ``rsyslog-doc`` ships it (installed for it:
+  ``/usr/share/doc/rsyslog-doc/html/**/*.html``, Sphinx's HTML in folders by part; the index and
+  search pages and Sphinx's own folders left out): each page's main text cut at its headings,
+  passages of about 150 words and at least 25, titled ``rsyslog omfile: File Output Module``: a
+  logging daemon's configuration language, module reference and tutorials, a kind no round drew.
+
 - ``githowto`` (built, not drawn: the generator asks of 11 of its 444 passages): Git 2.39's
   how-tos, contributor guides and user manual (``/usr/share/doc/git-doc/howto/*.html`` and the
   ``MyFirst*``, ``SubmittingPatches``, ``ReviewingGuidelines``, ``ToolsForGit`` and
@@ -535,7 +551,8 @@ Each builder writes ``chunks.jsonl`` (``id``, ``doc_id``, ``title``, ``text``) u
                                                   weechat, gnucash, maxima,
                                                   exim, grass, devref, scipy,
                                                   githowto, pyguides, postfix,
-                                                  jinja, werkzeug)
+                                                  jinja, werkzeug, libvirt,
+                                                  rsyslog)
 """
 
 from __future__ import annotations
@@ -2564,6 +2581,45 @@ def werkzeug_rows() -> list[dict]:
     """Werkzeug's documentation (Sphinx's HTML, a page a topic), as ``sphinx_rows`` reads it."""
     return sphinx_rows(WERKZEUG_DOC, "werkzeug", "Werkzeug", SPHINX_SKIPPED)
 
+
+LIBVIRT_DOC = Path("/usr/share/doc/libvirt-doc/html")
+# The not-found page, the release notes and the download page are no prose to ask about; the
+# manual pages (``manpages/``) and the generated C API reference (``html/``) are other kinds.
+LIBVIRT_SKIPPED = frozenset({"404", "news", "downloads"})
+
+
+def libvirt_rows() -> list[dict]:
+    """libvirt's documentation: each page's ``<main>`` element (its own HTML, a page a topic)
+    cut at its headings, the top-level pages and the knowledge base's."""
+    rows = []
+    for path in sorted([*LIBVIRT_DOC.glob("*.html"), *LIBVIRT_DOC.glob("kbase/*.html")]):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        main = re.search(r"(?s)<main[^>]*>(.*?)</main>", raw)
+        if path.stem in LIBVIRT_SKIPPED or main is None:
+            continue
+        doc = "libvirt/" + path.relative_to(LIBVIRT_DOC).with_suffix("").as_posix()
+        rows += headed_rows(doc, "libvirt", main.group(1), path.stem)
+    return rows
+
+
+RSYSLOG_DOC = Path("/usr/share/doc/rsyslog-doc/html")
+
+
+def rsyslog_rows() -> list[dict]:
+    """rsyslog's documentation (Sphinx's HTML, a page a topic, in folders by part), each
+    page's main text as ``sphinx_rows`` reads it; the folders Sphinx keeps its own files in
+    (``_static``, ``_sources``) and the index and search pages left out."""
+    rows = []
+    for path in sorted(RSYSLOG_DOC.rglob("*.html")):
+        part = path.relative_to(RSYSLOG_DOC)
+        body = None if part.parts[0].startswith("_") or path.stem in SPHINX_SKIPPED else (
+            sphinx_body(path.read_text(encoding="utf-8", errors="replace")))
+        if body is not None:
+            rows += headed_rows("rsyslog/" + part.with_suffix("").as_posix(), "rsyslog", body,
+                                path.stem)
+    return rows
+
+
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
             "pod": pod_rows, "cmake": cmake_rows, "vim": vim_rows, "javadoc": javadoc_rows,
             "rustc": rustc_rows, "pyref": pyref_rows, "awscli": awscli_rows,
@@ -2589,7 +2645,7 @@ BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html
             "exim": exim_rows, "grass": grass_rows, "devref": devref_rows,
             "scipy": scipy_rows, "githowto": githowto_rows,
             "pyguides": pyguides_rows, "postfix": postfix_rows, "jinja": jinja_rows,
-            "werkzeug": werkzeug_rows}
+            "werkzeug": werkzeug_rows, "libvirt": libvirt_rows, "rsyslog": rsyslog_rows}
 
 
 def build(name: str) -> Path:
