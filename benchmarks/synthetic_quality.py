@@ -128,20 +128,21 @@ def _write_sheet(folder: Path, rows: list[dict], texts: dict[str, tuple[str, str
     return by_chunk
 
 
-def load(folder: Path) -> list[dict]:
-    """Graded candidates: the candidate rows with ``accepted`` (bool) and ``reason``."""
+def load(folder: Path, grades: str = "grades.tsv") -> list[dict]:
+    """Graded candidates: the candidate rows with ``accepted`` (bool) and ``reason``, from the
+    grades file ``grades`` of ``folder`` (``grades.tsv``: the grades that count)."""
     candidates = {}
     for line in (folder / "candidates.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         candidates[row["key"]] = row
     graded = []
-    for number, line in enumerate((folder / "grades.tsv").read_text(
+    for number, line in enumerate((folder / grades).read_text(
             encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("\t")
         if len(parts) < 2 or parts[1] not in ("accept", "reject") or parts[0] not in candidates:
-            raise SystemExit(f"grades.tsv, line {number}: expected a known key, then accept or "
+            raise SystemExit(f"{grades}, line {number}: expected a known key, then accept or "
                              f"reject: {line!r}")
         row = dict(candidates[parts[0]])
         row["accepted"] = parts[1] == "accept"
