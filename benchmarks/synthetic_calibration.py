@@ -4,7 +4,7 @@ kinds, and choose the review queue's default floor from its reliability curve.
 Data: every graded sample under ``benchmarks/synthetic_grading`` (``GRADED``). The fit uses the
 samples of the precision-first generator (``CURRENT``: rounds 10 to 12, each graded blind by an
 independent grader: Javadoc, the Python Language Reference, GNU Info, READMEs, HTML manuals, Vim
-help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 64, the AWS CLI's
+help, CMake help, Perl POD, manual pages, and the held-out samples of rounds 12 to 66, the AWS CLI's
 and npm's documentation, the Rust book, pandas's docstrings, the Rust edition guide, the Cargo book,
 Rust's standard library docs, the Rust Reference, the rustc book, Node.js's API docs, PostgreSQL's
 SQL reference, third-party Python docstrings, Perl's diagnostics, the Apache HTTP Server's module
@@ -16,12 +16,12 @@ reference, SDL2's Doxygen reference, cppreference's C++ reference, the Ada 2012 
 LilyPond's, SBCL's, PostGIS's, zsh's and KiCad's manuals, the Debian Administrator's Handbook,
 LibreOffice's help, SQLAlchemy's documentation, FFmpeg's manuals, the BIND 9 manual, HAProxy's
 configuration manual, GnuCash's guide and help, the Maxima manual, the Exim specification, SciPy's
-API reference, Postfix's guides, Jinja's and Werkzeug's documentation, development data since),
-those of their questions today's generator still asks (below). The earlier generator's samples
-(rounds 4 to 9) asked questions these rules no longer ask and were accepted less often (41% against
-62%); a fit on them predicted the new samples' halves 26 points off on average, so they are
-reported, not fitted. The held-out samples (``HELD_OUT``) are never fitted: the report predicts them
-by the final model.
+API reference, Postfix's guides, Jinja's, Werkzeug's, libvirt's and rsyslog's documentation,
+development data since), those of their questions today's generator still asks (below). The earlier
+generator's samples (rounds 4 to 9) asked questions these rules no longer ask and were accepted less
+often (41% against 62%); a fit on them predicted the new samples' halves 26 points off on average,
+so they are reported, not fitted. The held-out samples (``HELD_OUT``) are never fitted: the report
+predicts them by the final model.
 
 Model: ``quality_model.fit`` (L2 logistic regression of "accepted as written" on the stored
 features) with C = ``C``, on the graded questions today's generator still asks (``still_asked``:
@@ -121,6 +121,7 @@ GRADED = {
     "round59/heldout": "maxima", "round60/heldout": "exim",
     "round61/heldout": "scipy", "round62/heldout": "postfix",
     "round63/heldout": "jinja", "round64/heldout": "werkzeug",
+    "round65/heldout": "libvirt", "round66/heldout": "rsyslog",
 }
 # The precision-first generator's samples: every graded sample from this round on.
 FIRST_CURRENT_ROUND = 10
