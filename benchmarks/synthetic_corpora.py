@@ -2015,15 +2015,19 @@ def sphinx_body(raw: str) -> str | None:
     return re.split(r'<div class="(?:related|footer|sphinxsidebar)"', body)[0]
 
 
-def sphinx_rows(folder: Path, doc: str, label: str, skipped: frozenset[str]) -> list[dict]:
-    """``headed_rows`` of the main text of each page of Sphinx's classic HTML in ``folder``, the
-    pages named in ``skipped`` left out."""
+def sphinx_rows(folder: Path, doc: str, label: str, skipped: frozenset[str],
+                pages: str = "*.html") -> list[dict]:
+    """``headed_rows`` of the main text of each page of Sphinx's classic HTML in ``folder`` that
+    ``pages`` matches (``**/*.html``: its subfolders too), the pages named in ``skipped`` and the
+    folders Sphinx keeps its own files in (``_static``, ``_sources``) left out; a page's id is
+    its path under ``folder`` without the suffix."""
     rows = []
-    for path in sorted(folder.glob("*.html")):
-        body = None if path.stem in skipped else sphinx_body(
+    for path in sorted(folder.glob(pages)):
+        part = path.relative_to(folder)
+        body = None if path.stem in skipped or part.parts[0].startswith("_") else sphinx_body(
             path.read_text(encoding="utf-8", errors="replace"))
         if body is not None:
-            rows += headed_rows(f"{doc}/{path.stem}", label, body, path.stem)
+            rows += headed_rows(f"{doc}/{part.with_suffix('').as_posix()}", label, body, path.stem)
     return rows
 
 
@@ -2606,18 +2610,9 @@ RSYSLOG_DOC = Path("/usr/share/doc/rsyslog-doc/html")
 
 
 def rsyslog_rows() -> list[dict]:
-    """rsyslog's documentation (Sphinx's HTML, a page a topic, in folders by part), each
-    page's main text as ``sphinx_rows`` reads it; the folders Sphinx keeps its own files in
-    (``_static``, ``_sources``) and the index and search pages left out."""
-    rows = []
-    for path in sorted(RSYSLOG_DOC.rglob("*.html")):
-        part = path.relative_to(RSYSLOG_DOC)
-        body = None if part.parts[0].startswith("_") or path.stem in SPHINX_SKIPPED else (
-            sphinx_body(path.read_text(encoding="utf-8", errors="replace")))
-        if body is not None:
-            rows += headed_rows("rsyslog/" + part.with_suffix("").as_posix(), "rsyslog", body,
-                                path.stem)
-    return rows
+    """rsyslog's documentation (Sphinx's HTML, a page a topic, in folders by part), as
+    ``sphinx_rows`` reads it."""
+    return sphinx_rows(RSYSLOG_DOC, "rsyslog", "rsyslog", SPHINX_SKIPPED, "**/*.html")
 
 
 BUILDERS = {"pydoc": pydoc_rows, "info": info_rows, "readme": readme_rows, "html": html_rows,
