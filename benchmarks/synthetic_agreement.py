@@ -51,17 +51,28 @@ def grader_files(folder: Path) -> list[str]:
     return numbered if numbered[0] == "grades-1.tsv" else ["grades.tsv", *numbered]
 
 
-def votes(folder: Path, files: list[str]) -> tuple[list[dict], np.ndarray]:
-    """The candidates of ``folder`` (in the first grader's order) and an array of their grades,
-    one row per grader (1 accepted as written, 0 not). Every grader must grade every question
-    once: a missing or extra key stops with the file's name."""
-    graded = [load(folder, name) for name in files]
-    keys = [row["key"] for row in graded[0]]
-    for name, rows in zip(files, graded, strict=True):
+def graded(folder: Path, files: list[str]) -> list[dict[str, dict]]:
+    """Each grader's graded candidates of ``folder`` by key (in the first grader's order). Every
+    grader must grade every question once: a missing or extra key stops with the file's name."""
+    loaded = [load(folder, name) for name in files]
+    keys = [row["key"] for row in loaded[0]]
+    for name, rows in zip(files, loaded, strict=True):
         if sorted(row["key"] for row in rows) != sorted(keys) or len(rows) != len(set(keys)):
             raise SystemExit(f"{folder / name}: its keys are not the first grader's, once each")
-    accepted = [{row["key"]: row["accepted"] for row in rows} for rows in graded]
-    return graded[0], np.array([[float(a[k]) for k in keys] for a in accepted])
+    return [{row["key"]: row for row in rows} for rows in loaded]
+
+
+def majority_vote(grades: np.ndarray) -> np.ndarray:
+    """1 where most graders (``grades``' rows) accepted the question as written, else 0."""
+    return (grades.sum(axis=0) * 2 > len(grades)).astype(float)
+
+
+def votes(by_key: list[dict[str, dict]]) -> tuple[list[dict], np.ndarray]:
+    """The candidates that ``graded`` returned (in the first grader's order) and an array of
+    their grades, one row per grader (1 accepted as written, 0 not)."""
+    keys = list(by_key[0])
+    return ([by_key[0][k] for k in keys],
+            np.array([[float(rows[k]["accepted"]) for k in keys] for rows in by_key]))
 
 
 def majority(folder: Path) -> Path:
@@ -70,13 +81,13 @@ def majority(folder: Path) -> Path:
     files = grader_files(folder)
     if len(files) < 3 or files[0] != "grades-1.tsv":
         raise SystemExit(f"{folder}: a majority needs grades-1.tsv and two or more graders more")
-    graded = [{row["key"]: row for row in load(folder, name)} for name in files]
+    by_key = graded(folder, files)
+    rows, grades = votes(by_key)
     lines = []
-    for key in graded[0]:
-        rows = [grades[key] for grades in graded]
-        accepted = sum(row["accepted"] for row in rows) * 2 > len(rows)
-        reason = "ok" if accepted else next(r["reason"] for r in rows if not r["accepted"])
-        lines.append(f"{key}\t{'accept' if accepted else 'reject'}\t{reason}")
+    for row, accepted in zip(rows, majority_vote(grades), strict=True):
+        reason = "ok" if accepted else next(
+            g[row["key"]]["reason"] for g in by_key if not g[row["key"]]["accepted"])
+        lines.append(f"{row['key']}\t{'accept' if accepted else 'reject'}\t{reason}")
     out = folder / "grades.tsv"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
@@ -90,9 +101,9 @@ def offset(scores: np.ndarray, accepted: np.ndarray) -> float:
 def sample_lines(name: str, folder: Path) -> tuple[list[str], list[float]]:
     """The report's lines for one sample and its graders' offsets."""
     files = grader_files(folder)
-    rows, grades = votes(folder, files)
+    rows, grades = votes(graded(folder, files))
     scores = np.array([row["quality"] for row in rows])
-    vote = (grades.sum(axis=0) * 2 > len(files)).astype(float)
+    vote = majority_vote(grades)
     offsets = [offset(scores, g) for g in grades]
     lines = [f"### {name} ({len(rows)} questions, {len(files)} graders)", "",
              "| grader | accepted | offset (logit) |", "|---|---|---|"]

@@ -64,4 +64,4 @@ def test_a_grader_who_left_out_a_question_is_named(agreement, tmp_path) -> None:
     text = folder.joinpath("grades-2.tsv").read_text(encoding="utf-8")
     folder.joinpath("grades-2.tsv").write_text(text.split("\n", 1)[1], encoding="utf-8")
     with pytest.raises(SystemExit, match="grades-2.tsv"):
-        agreement.votes(folder, agreement.grader_files(folder))
+        agreement.graded(folder, agreement.grader_files(folder))
