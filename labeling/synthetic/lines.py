@@ -43,7 +43,6 @@ KEY_TERM = re.compile(
     r"^(?:[A-Z][A-Z0-9_]{2,}(?:\s*\([\w ,-]+\))?|[A-Za-z][\w.-]*=\S*|[/~$][\w/.*${}~+-]+|"
     r"[A-Z][A-Z0-9_]*(?:,\s*[A-Z][A-Z0-9_]*)+)$"
 )
-ERRNO = re.compile(r"^E[A-Z0-9]{2,}$")
 # The C library's error names, as this platform's Python knows them: a capitalised word that only
 # looks like one ("EXTRA Proprietary drivers", a sidebar's label and title) is not an error.
 ERROR_NAMES = frozenset(errno.errorcode.values())
@@ -134,7 +133,7 @@ def is_sentence_like(text: str) -> bool:
 def is_errno(word: str) -> bool:
     """Whether ``word`` names a C library error (``ENOENT``, ``EXDEV``), not a word in capitals
     that is written like one (``EXTRA``, ``EXAMPLE``)."""
-    return bool(ERRNO.match(word)) and word in ERROR_NAMES
+    return word in ERROR_NAMES
 
 
 def term_split(text: str) -> tuple[str, str] | None:
